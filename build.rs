@@ -1,0 +1,3 @@
+//! Facade build script.
+
+fn main() {}

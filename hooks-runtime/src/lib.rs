@@ -1,0 +1,1 @@
+//! `hooks-runtime`: the shared runtime of agent-hooks.

@@ -1,0 +1,222 @@
+//! The canonical phases of an agent run (DESIGN.md section 5).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A point in an agent's run at which hooks are dispatched.
+///
+/// The names are this project's canonical phases; the table in the README
+/// maps them to rig's `StepEvent` variants and to Claude Code's hook events.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The run starts (Claude Code `SessionStart`).
+    RunStart,
+    /// The user submitted a prompt (Claude Code `UserPromptSubmit`); hooks may rewrite it.
+    UserPrompt,
+    /// A completion request is about to be sent to the model; hooks may patch it.
+    BeforeCompletion,
+    /// The model answered a completion request.
+    AfterCompletion,
+    /// A streamed text fragment arrived (high frequency).
+    TextDelta,
+    /// A streamed tool-call fragment arrived (high frequency).
+    ToolCallDelta,
+    /// A streamed response finished.
+    StreamFinish,
+    /// The model finished a reasoning block.
+    AfterReasoning,
+    /// The model finished its turn (rig `ModelTurnFinished`).
+    AfterAssistant,
+    /// A tool is about to run (Claude Code `PreToolUse`); hooks may block it or rewrite its arguments.
+    BeforeTool,
+    /// A tool ran, successfully or not (Claude Code `PostToolUse`); hooks may rewrite its result or inject context.
+    AfterTool,
+    /// The model called a tool that does not exist or with arguments that do not parse.
+    InvalidToolCall,
+    /// The agent is about to stop (Claude Code `Stop`); a hook may ask it to keep working.
+    Stop,
+    /// The run ended normally (Claude Code `SessionEnd`).
+    RunEnd,
+    /// The run ended with an error.
+    RunError,
+}
+
+impl Phase {
+    /// Every phase, in the order of DESIGN.md section 5.
+    pub const ALL: [Phase; 15] = [
+        Phase::RunStart,
+        Phase::UserPrompt,
+        Phase::BeforeCompletion,
+        Phase::AfterCompletion,
+        Phase::TextDelta,
+        Phase::ToolCallDelta,
+        Phase::StreamFinish,
+        Phase::AfterReasoning,
+        Phase::AfterAssistant,
+        Phase::BeforeTool,
+        Phase::AfterTool,
+        Phase::InvalidToolCall,
+        Phase::Stop,
+        Phase::RunEnd,
+        Phase::RunError,
+    ];
+
+    /// The snake_case name used in configs, payloads and records.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::RunStart => "run_start",
+            Phase::UserPrompt => "user_prompt",
+            Phase::BeforeCompletion => "before_completion",
+            Phase::AfterCompletion => "after_completion",
+            Phase::TextDelta => "text_delta",
+            Phase::ToolCallDelta => "tool_call_delta",
+            Phase::StreamFinish => "stream_finish",
+            Phase::AfterReasoning => "after_reasoning",
+            Phase::AfterAssistant => "after_assistant",
+            Phase::BeforeTool => "before_tool",
+            Phase::AfterTool => "after_tool",
+            Phase::InvalidToolCall => "invalid_tool_call",
+            Phase::Stop => "stop",
+            Phase::RunEnd => "run_end",
+            Phase::RunError => "run_error",
+        }
+    }
+
+    /// The phase with this config name, if any.
+    pub fn from_name(name: &str) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// Whether events of this phase concern one tool call (`include_tools`,
+    /// `exclude_tools` and `rewrite` are allowed only on these).
+    pub const fn is_tool_phase(self) -> bool {
+        matches!(self, Phase::BeforeTool | Phase::AfterTool)
+    }
+
+    /// Whether this phase comes after something happened (`inject` is allowed only on these).
+    pub const fn is_after_phase(self) -> bool {
+        matches!(
+            self,
+            Phase::AfterCompletion
+                | Phase::AfterReasoning
+                | Phase::AfterAssistant
+                | Phase::AfterTool
+        )
+    }
+
+    /// Whether hooks of this phase can change what happens next. Hooks of an
+    /// observe-only phase may run concurrently; mutating phases run their
+    /// hooks one after another.
+    pub const fn is_mutating(self) -> bool {
+        matches!(
+            self,
+            Phase::UserPrompt
+                | Phase::BeforeCompletion
+                | Phase::BeforeTool
+                | Phase::AfterTool
+                | Phase::InvalidToolCall
+                | Phase::Stop
+        )
+    }
+
+    /// The failure policy a hook of this phase gets when it names none:
+    /// `block` for `before_tool` (fail closed where a hook gates), `warn` elsewhere.
+    pub const fn default_failure_policy(self) -> FailurePolicy {
+        match self {
+            Phase::BeforeTool => FailurePolicy::Block,
+            _ => FailurePolicy::Warn,
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the runtime does when a hook *fails* (spawn failure, nonzero exit,
+/// signal, timeout, invalid output, output too large, cancellation).
+///
+/// Explicit decisions (block, skip, terminate) are always honoured; the policy
+/// applies only to failures.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FailurePolicy {
+    /// Continue as if the hook had returned no decision; record the failure.
+    Ignore,
+    /// Continue, record the failure and emit a visible diagnostic.
+    Warn,
+    /// Skip the tool call (fail closed). Allowed only on `before_tool`.
+    Block,
+    /// Terminate the run.
+    Fail,
+}
+
+impl FailurePolicy {
+    /// The snake_case name used in configs and records.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailurePolicy::Ignore => "ignore",
+            FailurePolicy::Warn => "warn",
+            FailurePolicy::Block => "block",
+            FailurePolicy::Fail => "fail",
+        }
+    }
+}
+
+/// Whether a hook's decision takes effect.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The hook's decision takes effect.
+    #[default]
+    Enforce,
+    /// The hook decides and its would-be decision is recorded, but the run
+    /// continues as if it had returned `Continue`.
+    Audit,
+}
+
+/// How much of an event a shell hook receives on stdin.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PayloadMode {
+    /// Everything in the event, binary data replaced by metadata.
+    #[default]
+    Full,
+    /// Credential-like keys masked and sensitive values summarized.
+    Redacted,
+}
+
+/// The stdin/stdout protocol a shell hook speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// This project's payload envelope v1 on stdin and its output object on stdout.
+    #[default]
+    Native,
+    /// Claude Code's hook protocol (`hook_event_name`, `tool_input`, `decision`,
+    /// `hookSpecificOutput`, exit code 2 = block), so existing scripts run unmodified.
+    Claude,
+}
+
+/// Why a tool call did not succeed, as seen by `after_tool` hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeKind {
+    /// The tool ran and succeeded.
+    Success,
+    /// The tool ran out of time.
+    Timeout,
+    /// The tool, or what it was asked to act on, does not exist.
+    NotFound,
+    /// The tool call was refused (by a hook, a permission or the tool).
+    Denied,
+    /// Any other failure.
+    Error,
+}

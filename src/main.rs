@@ -1,0 +1,3 @@
+//! The `agent-hooks` command-line tool.
+
+fn main() {}
