@@ -1,0 +1,171 @@
+//! The native hook stdout output object (DESIGN.md section 6).
+//!
+//! A shell hook of protocol `native` may print one JSON object of type
+//! [`HookOutput`] on stdout. Empty stdout, or `{}`, means "no decision"
+//! (`continue`). The generated JSON Schema ([`output_schema`]) is committed as
+//! `schema/output.schema.json`.
+//!
+//! Which fields an event's phase accepts is checked by the runtime: a field
+//! that does not apply to the phase is an `invalid_output` failure, never
+//! silently ignored.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The stable `$id` of the output schema.
+pub const OUTPUT_SCHEMA_ID: &str = "https://agent-hooks.invalid/schema/output-v1.json";
+
+/// The JSON object a shell hook (protocol `native`) may print on stdout.
+///
+/// `decision` selects the flow; the rewrite fields, `patch` and
+/// `context_items` change what happens next and go only with `continue` (or
+/// no `decision`). At most one of `rewrite_args`, `rewrite_result`,
+/// `rewrite_prompt`, `patch` and `context_items` may be present.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "agent-hooks hook output v1")]
+pub struct HookOutput {
+    /// What should happen next. Absent means `continue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<OutputDecision>,
+    /// Why: required with `block`, `terminate`, `resume` and `fail`; the text
+    /// the model (block, resume) or the operator (terminate, fail) sees.
+    /// Not allowed with other decisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `before_tool` only: the tool's new arguments, replacing the old ones whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite_args: Option<serde_json::Value>,
+    /// `after_tool` only: the tool's new model-visible result, replacing the old one whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite_result: Option<serde_json::Value>,
+    /// `user_prompt` only: the new prompt text, replacing the old one whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite_prompt: Option<String>,
+    /// `before_completion` only: changes to the completion request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch: Option<OutputPatch>,
+    /// After-phases only (`after_tool`, `after_completion`, `after_reasoning`,
+    /// `after_assistant`): context items to add to the conversation. Role
+    /// `user` only; their total content size is capped by the config's limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context_items: Vec<OutputContextItem>,
+    /// With `retry` (`invalid_tool_call` only): the feedback the model gets
+    /// with the request to try again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// With `repair` (`invalid_tool_call` only): the tool the call is meant for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+}
+
+/// A hook's decision, selecting a flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputDecision {
+    /// Go on (optionally with the rewrite, patch or context items given).
+    Continue,
+    /// `before_tool` only: the tool does not run; `reason` is what the model sees.
+    Block,
+    /// End the run; `reason` says why.
+    Terminate,
+    /// `stop` only: the agent keeps working; `reason` is what it is told to do.
+    /// Capped per turn by the config's limits.
+    Resume,
+    /// `invalid_tool_call` only: fail the invalid call; `reason` says why.
+    Fail,
+    /// `invalid_tool_call` only: ask the model to try again with `feedback`.
+    Retry,
+    /// `invalid_tool_call` only: route the call to the tool named `tool_name`.
+    Repair,
+}
+
+impl OutputDecision {
+    /// The snake_case name used in output objects and records.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OutputDecision::Continue => "continue",
+            OutputDecision::Block => "block",
+            OutputDecision::Terminate => "terminate",
+            OutputDecision::Resume => "resume",
+            OutputDecision::Fail => "fail",
+            OutputDecision::Retry => "retry",
+            OutputDecision::Repair => "repair",
+        }
+    }
+}
+
+/// Changes a `before_completion` hook makes to the completion request.
+/// Merging with other hooks' patches follows DESIGN.md section 5.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputPatch {
+    /// The new system preamble, replacing the old one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preamble: Option<String>,
+    /// The sampling temperature, from 0.0 to 2.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 2.0))]
+    pub temperature: Option<f64>,
+    /// The most tokens the model may generate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// The tool choice: `auto`, `none`, `required`, or the name of one tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<String>,
+    /// The tools the model may call; narrows (intersects with) the current set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_tools: Option<Vec<String>>,
+    /// Provider-specific request parameters, shallow-merged (later keys win).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_params: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Extra context documents appended to the request, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_context: Vec<String>,
+}
+
+/// One context item a hook adds to the conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputContextItem {
+    /// Who the item speaks as: always `user` (hooks cannot speak as the
+    /// system or the assistant).
+    pub role: ContextRole,
+    /// The item's text (UTF-8).
+    pub content: String,
+}
+
+/// The role of a hook-provided context item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextRole {
+    /// A user-role message.
+    User,
+}
+
+/// The JSON Schema (draft 2020-12) of [`HookOutput`], with `$id`
+/// [`OUTPUT_SCHEMA_ID`]. Generated from the Rust types; the committed copy is
+/// `schema/output.schema.json`.
+pub fn output_schema() -> serde_json::Value {
+    finish_schema(
+        schemars::generate::SchemaSettings::draft2020_12()
+            .into_generator()
+            .into_root_schema_for::<HookOutput>(),
+        OUTPUT_SCHEMA_ID,
+    )
+}
+
+/// Puts `$id` right after `$schema` in a generated root schema.
+pub(crate) fn finish_schema(schema: schemars::Schema, id: &str) -> serde_json::Value {
+    let mut value = schema.to_value();
+    if let serde_json::Value::Object(map) = &mut value {
+        let mut out = serde_json::Map::new();
+        if let Some(s) = map.remove("$schema") {
+            out.insert("$schema".to_owned(), s);
+        }
+        out.insert("$id".to_owned(), serde_json::Value::String(id.to_owned()));
+        out.append(map);
+        *map = out;
+    }
+    value
+}
