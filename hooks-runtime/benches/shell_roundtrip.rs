@@ -1,0 +1,43 @@
+//! Round trip of `true` through `Executor::run` next to a bare
+//! `tokio::process::Command::new("true").output()`, measured in one run.
+//!
+//! Run: `cargo bench -p hooks-runtime --bench shell_roundtrip`.
+
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use hooks_runtime::{CancellationToken, ExecRequest, Executor};
+
+fn roundtrip(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let root = std::env::temp_dir();
+    let executor = Executor::new(&root).expect("executor");
+    let request = ExecRequest::exec(["true"]);
+    let cancel = CancellationToken::new();
+
+    let mut group = c.benchmark_group("true_roundtrip");
+    group.bench_function("executor_run", |b| {
+        b.iter(|| {
+            let outcome = rt.block_on(executor.run(&request, &cancel));
+            assert!(outcome.status.is_success());
+        });
+    });
+    group.bench_function("bare_tokio_command", |b| {
+        b.iter(|| {
+            let output = rt
+                .block_on(tokio::process::Command::new("true").output())
+                .expect("spawn true");
+            assert!(output.status.success());
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, roundtrip);
+criterion_main!(benches);

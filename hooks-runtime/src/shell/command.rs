@@ -1,0 +1,95 @@
+//! What to run: the command form, its environment, its limits.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How the command is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandForm {
+    /// Shell form: run as `/bin/sh -c <text>`. No `-l`, no `-i`: no profile
+    /// or rc file is sourced (and `ENV`/`BASH_ENV` are never passed).
+    Shell(String),
+    /// Exec form: `argv[0]` is the program (looked up in the child's `PATH`
+    /// when it has no `/`), the rest are its arguments; no shell is involved.
+    /// An empty vector is refused as [`FailureKind::SpawnFailed`](super::FailureKind::SpawnFailed).
+    Exec(Vec<String>),
+}
+
+/// The child's environment on top of the executor's base allowlist
+/// ([`BASE_ENV`](super::BASE_ENV)).
+///
+/// The child never inherits the parent's environment wholesale: it gets the
+/// base names that are set in the parent, then the names in `pass` that are
+/// set in the parent, then the `set` pairs (later entries override earlier
+/// ones). `BASH_ENV` and `ENV` are dropped from `pass` and `set` alike:
+/// they make a shell source a file before running the command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvSpec {
+    /// Names copied from the parent's environment when set there.
+    pub pass: Vec<String>,
+    /// Pairs set in the child's environment, overriding inherited values.
+    pub set: Vec<(String, String)>,
+}
+
+/// One request to the [`Executor`](super::Executor).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecRequest {
+    /// What to run.
+    pub form: CommandForm,
+    /// Working directory: absolute, or relative to the executor's workspace
+    /// root; `None` means the workspace root. It is canonicalized (symlinks
+    /// resolved) and must lie inside the workspace root.
+    pub cwd: Option<PathBuf>,
+    /// Environment additions on top of the base allowlist.
+    pub env: EnvSpec,
+    /// Deadline for the whole invocation, measured on the parent's clock from
+    /// the start of `run`. Termination (SIGTERM, the executor's kill grace,
+    /// SIGKILL) happens after it.
+    pub timeout: Duration,
+    /// The payload for stdin. `Some(p)`: `p` followed by one `"\n"` is written
+    /// to the child's stdin concurrently with reading its output, then stdin
+    /// is closed. `None`: stdin is `/dev/null`.
+    pub stdin: Option<Vec<u8>>,
+    /// Bytes of stdout kept; the rest is read, counted and dropped.
+    pub stdout_cap: usize,
+    /// Bytes of stderr kept; the rest is read, counted and dropped.
+    pub stderr_cap: usize,
+}
+
+impl ExecRequest {
+    /// Default per-stream cap: 1 MiB (1_048_576 bytes).
+    pub const DEFAULT_CAP: usize = 1 << 20;
+    /// Default timeout: 60 s.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// A request for `form` with no cwd (the workspace root), no extra
+    /// environment, no stdin, [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) and
+    /// [`DEFAULT_CAP`](Self::DEFAULT_CAP) for both streams.
+    pub fn new(form: CommandForm) -> Self {
+        ExecRequest {
+            form,
+            cwd: None,
+            env: EnvSpec::default(),
+            timeout: Self::DEFAULT_TIMEOUT,
+            stdin: None,
+            stdout_cap: Self::DEFAULT_CAP,
+            stderr_cap: Self::DEFAULT_CAP,
+        }
+    }
+
+    /// A shell-form request (`/bin/sh -c command`), see [`ExecRequest::new`].
+    pub fn shell(command: impl Into<String>) -> Self {
+        Self::new(CommandForm::Shell(command.into()))
+    }
+
+    /// An exec-form request, see [`ExecRequest::new`].
+    pub fn exec<I, S>(argv: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self::new(CommandForm::Exec(
+            argv.into_iter().map(Into::into).collect(),
+        ))
+    }
+}

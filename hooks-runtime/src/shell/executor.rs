@@ -1,0 +1,380 @@
+//! The executor: preflight, spawn, concurrent stdin/stdout/stderr, deadline,
+//! termination, reaping.
+
+use std::future::Future;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::pin::pin;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::process::{ChildStdin, Command};
+use tokio::time::{Instant, sleep_until, timeout};
+use tokio_util::sync::CancellationToken;
+
+use super::command::{CommandForm, ExecRequest};
+use super::env::build_env;
+use super::group::Running;
+use super::outcome::{Captured, ExecFailure, ExecOutcome, ExecStatus, FailureKind};
+use super::preflight::{PreflightError, canonical_root, check_form, resolve_cwd};
+use super::read::{BoundedCapture, drain_into};
+
+/// How long to wait for the direct child to be reaped after SIGKILL before
+/// leaving it to a background reaper (a process in uninterruptible sleep
+/// cannot die until its system call returns).
+const REAP_LIMIT: Duration = Duration::from_secs(5);
+
+/// Runs commands for hooks and for an agent's own bash tool: one safety path
+/// for both (DESIGN.md section 6).
+///
+/// Every child:
+/// - runs in the canonical cwd, which must lie inside the workspace root;
+/// - gets an environment built from an allowlist
+///   ([`BASE_ENV`](super::BASE_ENV) plus the request's
+///   [`EnvSpec`](super::EnvSpec)), never `BASH_ENV` or `ENV`;
+/// - leads its own process group; the whole group is killed when the
+///   invocation ends, however it ends, so background processes started by a
+///   hook (`sleep 30 &`) never outlive it;
+/// - has its stdout and stderr read by bounded readers while its stdin is
+///   written, so no pipe can deadlock it.
+///
+/// Cloning is cheap (the configuration is shared).
+///
+/// Known limitation: without `pre_exec` (unsafe code is forbidden in this
+/// workspace) the executor cannot set Linux's parent-death signal, so if the
+/// agent process itself is killed with SIGKILL, a running hook is not killed
+/// with it. Every other exit path of the agent (dropping the `run` future,
+/// runtime shutdown, normal exit through drop) kills the group.
+#[derive(Debug, Clone)]
+pub struct Executor {
+    root: Arc<Path>,
+    kill_grace: Duration,
+    drain_grace: Duration,
+}
+
+enum End {
+    Exited(io::Result<ExitStatus>),
+    TimedOut,
+    Cancelled,
+}
+
+impl Executor {
+    /// Default time between SIGTERM and SIGKILL on timeout or cancellation:
+    /// 200 ms.
+    pub const DEFAULT_KILL_GRACE: Duration = Duration::from_millis(200);
+    /// Default time the pipe readers get after the direct child exits (for
+    /// output still in the pipes): 100 ms.
+    pub const DEFAULT_DRAIN_GRACE: Duration = Duration::from_millis(100);
+
+    /// An executor confined to `workspace_root` (canonicalized here), with
+    /// the default kill and drain graces.
+    ///
+    /// # Errors
+    ///
+    /// [`PreflightError::WorkspaceRoot`] when the root cannot be
+    /// canonicalized (e.g. it does not exist),
+    /// [`PreflightError::RootNotDirectory`] when it is not a directory.
+    pub fn new(workspace_root: impl AsRef<Path>) -> Result<Self, PreflightError> {
+        let root = canonical_root(workspace_root.as_ref())?;
+        Ok(Executor {
+            root: Arc::from(root),
+            kill_grace: Self::DEFAULT_KILL_GRACE,
+            drain_grace: Self::DEFAULT_DRAIN_GRACE,
+        })
+    }
+
+    /// Sets the time between SIGTERM and SIGKILL to the group on timeout or
+    /// cancellation.
+    #[must_use]
+    pub fn with_kill_grace(mut self, grace: Duration) -> Self {
+        self.kill_grace = grace;
+        self
+    }
+
+    /// Sets how long the pipe readers may keep reading after the direct
+    /// child exited (a grandchild may hold the pipes open).
+    #[must_use]
+    pub fn with_drain_grace(mut self, grace: Duration) -> Self {
+        self.drain_grace = grace;
+        self
+    }
+
+    /// The canonical workspace root.
+    pub fn workspace_root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The time between SIGTERM and SIGKILL.
+    pub fn kill_grace(&self) -> Duration {
+        self.kill_grace
+    }
+
+    /// The readers' grace after the direct child exits.
+    pub fn drain_grace(&self) -> Duration {
+        self.drain_grace
+    }
+
+    /// Runs `req` to completion, timeout or cancellation.
+    ///
+    /// Sequence: preflight (cwd, argv, environment names); spawn in a new
+    /// process group; write stdin while reading stdout and stderr; race the
+    /// direct child's exit against `req.timeout` (on the parent's clock) and
+    /// `cancel`.
+    /// - The child exits: the readers get the drain grace to finish, then the
+    ///   group is sent SIGKILL (leftover background processes die) and the
+    ///   readers stop. Status: [`ExecStatus::Exited`] with the code, or
+    ///   [`FailureKind::Signalled`] when a signal killed it.
+    /// - The deadline passes or `cancel` fires: SIGTERM and SIGCONT to the
+    ///   group, up to the kill grace for the child to exit, SIGKILL to the
+    ///   group, reap. Status: [`FailureKind::TimedOut`] or
+    ///   [`FailureKind::Cancelled`], whatever the child did meanwhile. A
+    ///   stopped child, a child ignoring SIGTERM or a grandchild holding the
+    ///   pipes cannot extend this: the call returns within about
+    ///   `timeout + kill_grace + drain_grace`.
+    ///
+    /// Writing stdin stops silently on any error: `EPIPE` from a child that
+    /// exits without reading its stdin is expected and not a failure.
+    ///
+    /// # Errors
+    ///
+    /// None as a `Result`: every failure is in [`ExecOutcome::status`].
+    /// Preflight refusals and OS spawn errors (program not found, cwd
+    /// missing) are [`FailureKind::SpawnFailed`] with the reason in
+    /// [`ExecFailure::detail`]; nothing is spawned then and
+    /// [`ExecOutcome::pid`] is `None`. A `cancel` already fired at the start
+    /// gives [`FailureKind::Cancelled`] without spawning.
+    ///
+    /// # Panics
+    ///
+    /// Never panics; must be polled inside a tokio runtime with the `time`
+    /// and `process` drivers (any runtime built with `enable_all`).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the returned future at any await point kills the child's
+    /// whole process group with SIGKILL and hands the child to a background
+    /// task that reaps it; no process of the invocation is left running and
+    /// no zombie remains. The captured output is lost.
+    pub fn run<'a>(
+        &'a self,
+        req: &'a ExecRequest,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = ExecOutcome> + Send + 'a {
+        self.run_inner(req, cancel)
+    }
+
+    async fn run_inner(&self, req: &ExecRequest, cancel: &CancellationToken) -> ExecOutcome {
+        let start = Instant::now();
+        let failed = |failure: ExecFailure| ExecOutcome {
+            status: ExecStatus::Failed(failure),
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            elapsed: start.elapsed(),
+            pid: None,
+        };
+        if cancel.is_cancelled() {
+            return failed(ExecFailure::new(
+                FailureKind::Cancelled,
+                "cancelled before the process was started",
+            ));
+        }
+        let mut command = match self.command(req) {
+            Ok(command) => command,
+            Err(err) => return failed(ExecFailure::new(FailureKind::SpawnFailed, err.to_string())),
+        };
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return failed(ExecFailure::new(
+                    FailureKind::SpawnFailed,
+                    format!("cannot start the process: {err}"),
+                ));
+            }
+        };
+        let pid = child.id();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let mut running = Running::new(child);
+        let deadline = start
+            .checked_add(req.timeout)
+            .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600));
+
+        let mut out = BoundedCapture::new(req.stdout_cap);
+        let mut err = BoundedCapture::new(req.stderr_cap);
+        let (end, reaped) = {
+            let io = async {
+                let read_out = async {
+                    if let Some(stdout) = stdout {
+                        drain_into(stdout, &mut out).await;
+                    }
+                };
+                let read_err = async {
+                    if let Some(stderr) = stderr {
+                        drain_into(stderr, &mut err).await;
+                    }
+                };
+                tokio::join!(feed_stdin(stdin, req.stdin.as_deref()), read_out, read_err);
+            };
+            let mut io = pin!(io);
+            let mut io_done = false;
+            let end = loop {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => break End::Cancelled,
+                    status = running.wait() => break End::Exited(status),
+                    () = sleep_until(deadline) => break End::TimedOut,
+                    () = &mut io, if !io_done => io_done = true,
+                }
+            };
+            let mut reaped = matches!(end, End::Exited(_));
+            if reaped {
+                if !io_done {
+                    io_done = timeout(self.drain_grace, &mut io).await.is_ok();
+                }
+            } else {
+                running.terminate();
+                let grace_end = Instant::now() + self.kill_grace;
+                loop {
+                    tokio::select! {
+                        biased;
+                        status = running.wait() => {
+                            reaped = status.is_ok();
+                            break;
+                        }
+                        () = sleep_until(grace_end) => break,
+                        () = &mut io, if !io_done => io_done = true,
+                    }
+                }
+            }
+            // Always: leftovers of the group (background jobs, a child that
+            // ignored SIGTERM, a stopped child) die now.
+            running.kill();
+            if !reaped {
+                reaped = matches!(timeout(REAP_LIMIT, running.wait()).await, Ok(Ok(_)));
+            }
+            if !io_done {
+                // The group is dead, so its pipe ends are closed unless a
+                // process escaped the group (setsid): read what is buffered,
+                // then stop.
+                let _ = timeout(self.drain_grace, &mut io).await;
+            }
+            (end, reaped)
+        };
+        if reaped {
+            running.settle();
+        } else {
+            drop(running);
+        }
+
+        let status = match end {
+            End::Exited(Ok(status)) => exit_status(status),
+            End::Exited(Err(err)) => ExecStatus::Failed(ExecFailure::new(
+                FailureKind::SpawnFailed,
+                format!("cannot wait for the process: {err}"),
+            )),
+            End::TimedOut => ExecStatus::Failed(ExecFailure::new(
+                FailureKind::TimedOut,
+                format!("timed out after {} ms", req.timeout.as_millis()),
+            )),
+            End::Cancelled => ExecStatus::Failed(ExecFailure::new(
+                FailureKind::Cancelled,
+                "cancelled while the process was running",
+            )),
+        };
+        ExecOutcome {
+            status,
+            stdout: out.finish(),
+            stderr: err.finish(),
+            elapsed: start.elapsed(),
+            pid,
+        }
+    }
+
+    /// Preflight plus the `Command` to spawn.
+    fn command(&self, req: &ExecRequest) -> Result<Command, PreflightError> {
+        check_form(req)?;
+        let cwd = resolve_cwd(&self.root, req.cwd.as_deref())?;
+        let env = build_env(&req.env, |name| std::env::var_os(name))?;
+        let mut command = match &req.form {
+            CommandForm::Shell(text) => {
+                let mut command = Command::new("/bin/sh");
+                command.arg("-c").arg(text);
+                command
+            }
+            CommandForm::Exec(argv) => {
+                let Some((program, args)) = argv.split_first() else {
+                    return Err(PreflightError::EmptyArgv);
+                };
+                let mut command = Command::new(program);
+                command.args(args);
+                command
+            }
+        };
+        command
+            .env_clear()
+            .envs(env)
+            .current_dir(cwd)
+            .stdin(if req.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        Ok(command)
+    }
+}
+
+/// Writes `payload` and one `"\n"`, then closes stdin. Any write error ends
+/// the write silently (`EPIPE`: the child does not read its stdin).
+async fn feed_stdin(stdin: Option<ChildStdin>, payload: Option<&[u8]>) {
+    let (Some(mut stdin), Some(payload)) = (stdin, payload) else {
+        return;
+    };
+    if stdin.write_all(payload).await.is_ok() && stdin.write_all(b"\n").await.is_ok() {
+        let _ = stdin.shutdown().await;
+    }
+}
+
+fn exit_status(status: ExitStatus) -> ExecStatus {
+    if let Some(code) = status.code() {
+        return ExecStatus::Exited(code);
+    }
+    match status.signal() {
+        Some(signal) => ExecStatus::Failed(
+            ExecFailure::new(
+                FailureKind::Signalled,
+                format!("killed by signal {signal}{}", signal_name(signal)),
+            )
+            .with_signal(signal),
+        ),
+        None => ExecStatus::Failed(ExecFailure::new(
+            FailureKind::Signalled,
+            "ended without an exit code or a signal",
+        )),
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        1 => " (`SIGHUP`)",
+        2 => " (`SIGINT`)",
+        3 => " (`SIGQUIT`)",
+        4 => " (`SIGILL`)",
+        6 => " (`SIGABRT`)",
+        7 => " (`SIGBUS`)",
+        8 => " (`SIGFPE`)",
+        9 => " (`SIGKILL`)",
+        11 => " (`SIGSEGV`)",
+        13 => " (`SIGPIPE`)",
+        14 => " (`SIGALRM`)",
+        15 => " (`SIGTERM`)",
+        _ => "",
+    }
+}

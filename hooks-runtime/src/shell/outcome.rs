@@ -1,0 +1,197 @@
+//! What a finished invocation reports: status, captured streams, timing.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The named failure kinds of the shared shell runtime (DESIGN.md section 6).
+///
+/// This is the one list of failure kinds for the whole runtime: the executor
+/// produces [`SpawnFailed`](Self::SpawnFailed), [`Signalled`](Self::Signalled),
+/// [`TimedOut`](Self::TimedOut) and [`Cancelled`](Self::Cancelled); the hook
+/// layer produces [`NonzeroExit`](Self::NonzeroExit) (the executor reports a
+/// nonzero exit as [`ExecStatus::Exited`] and lets the hook layer decide),
+/// [`InvalidOutput`](Self::InvalidOutput) and
+/// [`OutputTooLarge`](Self::OutputTooLarge).
+///
+/// Serializes as the snake_case name returned by [`FailureKind::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The process could not be started: preflight refused the request (cwd
+    /// outside the workspace root, empty `argv`, ...) or the OS refused the
+    /// spawn (program not found, not executable, cwd missing).
+    SpawnFailed,
+    /// The process exited with a code the protocol does not treat as a
+    /// decision (set by the hook layer, never by the executor).
+    NonzeroExit,
+    /// The process was killed by a signal it did not receive from us
+    /// (e.g. SIGSEGV); the signal number is in [`ExecFailure::signal`].
+    Signalled,
+    /// The deadline passed; the process group was terminated.
+    TimedOut,
+    /// The hook's output did not follow the output protocol (set by the hook
+    /// layer).
+    InvalidOutput,
+    /// The hook's output exceeded a cap the protocol cannot accept truncated
+    /// (set by the hook layer).
+    OutputTooLarge,
+    /// The caller cancelled the invocation; the process group was terminated.
+    Cancelled,
+}
+
+impl FailureKind {
+    /// All kinds, in the order DESIGN.md section 6 lists them.
+    pub const ALL: [FailureKind; 7] = [
+        FailureKind::SpawnFailed,
+        FailureKind::NonzeroExit,
+        FailureKind::Signalled,
+        FailureKind::TimedOut,
+        FailureKind::InvalidOutput,
+        FailureKind::OutputTooLarge,
+        FailureKind::Cancelled,
+    ];
+
+    /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::SpawnFailed => "spawn_failed",
+            FailureKind::NonzeroExit => "nonzero_exit",
+            FailureKind::Signalled => "signalled",
+            FailureKind::TimedOut => "timed_out",
+            FailureKind::InvalidOutput => "invalid_output",
+            FailureKind::OutputTooLarge => "output_too_large",
+            FailureKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure of one invocation: its kind plus a short, human-readable detail.
+///
+/// `detail` never contains the command text or the process's output; it may
+/// contain a path (e.g. the refused cwd) or an OS error message, so the hook
+/// layer still passes it through redaction before recording it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExecFailure {
+    /// Which named failure this is.
+    pub kind: FailureKind,
+    /// Lowercase, rustc-style description, e.g. ``timed out after 1000 ms``.
+    pub detail: String,
+    /// The terminating signal number for [`FailureKind::Signalled`]
+    /// (e.g. `11` for SIGSEGV), otherwise `None`.
+    pub signal: Option<i32>,
+    /// The exit code when one is known (e.g. for [`FailureKind::NonzeroExit`]),
+    /// otherwise `None`.
+    pub exit_code: Option<i32>,
+}
+
+impl ExecFailure {
+    /// A failure of `kind` with `detail` and no signal or exit code.
+    pub fn new(kind: FailureKind, detail: impl Into<String>) -> Self {
+        ExecFailure {
+            kind,
+            detail: detail.into(),
+            signal: None,
+            exit_code: None,
+        }
+    }
+
+    /// Sets [`ExecFailure::signal`].
+    #[must_use]
+    pub fn with_signal(mut self, signal: i32) -> Self {
+        self.signal = Some(signal);
+        self
+    }
+
+    /// Sets [`ExecFailure::exit_code`].
+    #[must_use]
+    pub fn with_exit_code(mut self, code: i32) -> Self {
+        self.exit_code = Some(code);
+        self
+    }
+}
+
+impl fmt::Display for ExecFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}
+
+impl std::error::Error for ExecFailure {}
+
+/// How an invocation ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExecStatus {
+    /// The process exited by itself with this code (0..=255).
+    ///
+    /// Any code is reported here, including nonzero ones: the hook layer
+    /// decides what a code means (native protocol: `0` = success, `2` = an
+    /// explicit deny, anything else = a [`FailureKind::NonzeroExit`] failure).
+    /// A shell-form command whose program does not exist is `Exited(127)`
+    /// (the shell's "not found" code), not a spawn failure.
+    Exited(i32),
+    /// The invocation failed; see [`ExecFailure::kind`].
+    Failed(ExecFailure),
+}
+
+impl ExecStatus {
+    /// The exit code if the process exited by itself, otherwise `None`.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self {
+            ExecStatus::Exited(code) => Some(*code),
+            ExecStatus::Failed(_) => None,
+        }
+    }
+
+    /// The failure if there was one, otherwise `None`.
+    pub fn failure(&self) -> Option<&ExecFailure> {
+        match self {
+            ExecStatus::Exited(_) => None,
+            ExecStatus::Failed(failure) => Some(failure),
+        }
+    }
+
+    /// True only for `Exited(0)`.
+    pub fn is_success(&self) -> bool {
+        matches!(self, ExecStatus::Exited(0))
+    }
+}
+
+/// One captured output stream (stdout or stderr), bounded by a byte cap.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// The first bytes of the stream, at most the request's cap (bytes).
+    pub bytes: Vec<u8>,
+    /// The true number of bytes the process wrote to the stream (bytes),
+    /// including those past the cap that were read and dropped.
+    pub total_len: u64,
+    /// True when `total_len` exceeds `bytes.len()`: bytes were dropped.
+    pub truncated: bool,
+}
+
+/// The result of [`Executor::run`](super::Executor::run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecOutcome {
+    /// How the invocation ended.
+    pub status: ExecStatus,
+    /// Captured stdout (bounded by `ExecRequest::stdout_cap`).
+    pub stdout: Captured,
+    /// Captured stderr (bounded by `ExecRequest::stderr_cap`).
+    pub stderr: Captured,
+    /// Wall-clock time from the start of `run` until it returned, including
+    /// preflight, termination and reaping.
+    pub elapsed: Duration,
+    /// The process id of the direct child, which is also its process group
+    /// id; `None` when nothing was spawned.
+    pub pid: Option<u32>,
+}
