@@ -7,8 +7,8 @@ use std::process::Stdio;
 use hooks_runtime::{CancellationToken, EnvSpec, ExecRequest, ExecStatus, Executor, FailureKind};
 
 fn workspace() -> (tempfile::TempDir, Executor) {
-    let dir = tempfile::tempdir().unwrap();
-    let executor = Executor::new(dir.path()).unwrap();
+    let dir = tempfile::tempdir().expect("temporary workspace");
+    let executor = Executor::new(dir.path()).expect("executor over the workspace");
     (dir, executor)
 }
 

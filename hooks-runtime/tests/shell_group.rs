@@ -14,8 +14,8 @@ use hooks_runtime::{CancellationToken, ExecRequest, ExecStatus, Executor, Failur
 const GONE_LIMIT: Duration = Duration::from_secs(2);
 
 fn workspace() -> (tempfile::TempDir, Executor) {
-    let dir = tempfile::tempdir().unwrap();
-    let executor = Executor::new(dir.path()).unwrap();
+    let dir = tempfile::tempdir().expect("temporary workspace");
+    let executor = Executor::new(dir.path()).expect("executor over the workspace");
     (dir, executor)
 }
 

@@ -7,8 +7,8 @@ use std::time::Duration;
 use hooks_runtime::{CancellationToken, ExecRequest, ExecStatus, Executor};
 
 fn workspace() -> (tempfile::TempDir, Executor) {
-    let dir = tempfile::tempdir().unwrap();
-    let executor = Executor::new(dir.path()).unwrap();
+    let dir = tempfile::tempdir().expect("temporary workspace");
+    let executor = Executor::new(dir.path()).expect("executor over the workspace");
     (dir, executor)
 }
 
