@@ -263,3 +263,14 @@ async fn empty_argv_is_spawn_failed() {
         "exec-form `argv` is empty, expected at least the program to run"
     );
 }
+
+#[tokio::test]
+async fn shell_text_starting_with_a_dash_is_a_command_not_an_option() {
+    let (_dir, executor) = workspace();
+    let outcome = executor
+        .run(&ExecRequest::shell("-e"), &CancellationToken::new())
+        .await;
+    // `sh -c -e` would be an option error (exit 2); `-e` as a command is not
+    // found (exit 127).
+    assert_eq!(outcome.status, ExecStatus::Exited(127));
+}

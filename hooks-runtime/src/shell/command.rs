@@ -6,7 +6,7 @@ use std::time::Duration;
 /// How the command is given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandForm {
-    /// Shell form: run as `/bin/sh -c <text>`. No `-l`, no `-i`: no profile
+    /// Shell form: run as `/bin/sh -c -- <text>`. No `-l`, no `-i`: no profile
     /// or rc file is sourced (and `ENV`/`BASH_ENV` are never passed).
     Shell(String),
     /// Exec form: `argv[0]` is the program (looked up in the child's `PATH`

@@ -150,7 +150,9 @@ impl Executor {
     /// # Panics
     ///
     /// Never panics; must be polled inside a tokio runtime with the `time`
-    /// and `process` drivers (any runtime built with `enable_all`).
+    /// and `process` drivers (any runtime built with `enable_all`). Do not
+    /// use it under paused test time (`tokio::time::pause`): the deadline
+    /// would pass as soon as the runtime idles while the child runs.
     ///
     /// # Cancel safety
     ///
@@ -302,7 +304,8 @@ impl Executor {
         let mut command = match &req.form {
             CommandForm::Shell(text) => {
                 let mut command = Command::new("/bin/sh");
-                command.arg("-c").arg(text);
+                // `--`: a command text starting with `-` is not an option.
+                command.arg("-c").arg("--").arg(text);
                 command
             }
             CommandForm::Exec(argv) => {

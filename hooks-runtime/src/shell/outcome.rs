@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The named failure kinds of the shared shell runtime (DESIGN.md section 6).
 ///
@@ -15,8 +15,9 @@ use serde::Serialize;
 /// [`InvalidOutput`](Self::InvalidOutput) and
 /// [`OutputTooLarge`](Self::OutputTooLarge).
 ///
-/// Serializes as the snake_case name returned by [`FailureKind::as_str`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// Serializes (and deserializes) as the snake_case name returned by
+/// [`FailureKind::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum FailureKind {
@@ -194,4 +195,48 @@ pub struct ExecOutcome {
     /// The process id of the direct child, which is also its process group
     /// id; `None` when nothing was spawned.
     pub pid: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_kinds_serialize_as_their_names() {
+        for kind in FailureKind::ALL {
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+            assert_eq!(serde_json::from_str::<FailureKind>(&json).unwrap(), kind);
+        }
+        let names: Vec<&str> = FailureKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "spawn_failed",
+                "nonzero_exit",
+                "signalled",
+                "timed_out",
+                "invalid_output",
+                "output_too_large",
+                "cancelled"
+            ]
+        );
+    }
+
+    #[test]
+    fn status_accessors() {
+        assert!(ExecStatus::Exited(0).is_success());
+        assert!(!ExecStatus::Exited(2).is_success());
+        assert_eq!(ExecStatus::Exited(2).exit_code(), Some(2));
+        let failed = ExecStatus::Failed(
+            ExecFailure::new(FailureKind::Signalled, "killed by signal 11").with_signal(11),
+        );
+        assert!(!failed.is_success());
+        assert_eq!(failed.exit_code(), None);
+        assert_eq!(failed.failure().unwrap().signal, Some(11));
+        assert_eq!(
+            failed.failure().unwrap().to_string(),
+            "signalled: killed by signal 11"
+        );
+    }
 }
