@@ -1,0 +1,399 @@
+//! The driver-facing API: one method per kind of event an agent loop emits,
+//! each returning a typed decision to apply, so agent authors never match raw
+//! [`Flow`] values.
+//!
+//! Every method folds the stack ([`HookStack::fold`]) and converts the
+//! result. They share [`HookStack::fold`]'s cancel safety: dropping the
+//! future stops the fold, drops the hook being awaited and applies nothing.
+//! None of them fails: a hook's failure is its own failure policy's business
+//! (shell hooks), and a flow an event cannot honour already became a
+//! `Terminate` decision with a diagnostic.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::context::HookContext;
+use crate::event::{StepEvent, ToolOutcome};
+use crate::flow::{ContextItem, Flow};
+use crate::patch::RequestPatch;
+use crate::stack::{Diagnostic, HookStack, Provenance, StackOutcome};
+
+/// A decision plus the provenance and diagnostics of the fold behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided<D> {
+    /// What the agent loop must do.
+    pub decision: D,
+    /// Which hook set or rewrote what, in order.
+    pub provenance: Vec<Provenance>,
+    /// Conflicts and fail-closed reasons, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<D> Decided<D> {
+    fn new(decision: D, outcome: StackOutcome) -> Self {
+        Decided {
+            decision,
+            provenance: outcome.provenance,
+            diagnostics: outcome.diagnostics,
+        }
+    }
+}
+
+/// A tool call as the model issued it, for [`HookStack::before_tool`] and
+/// [`HookStack::after_tool`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolCall<'a> {
+    /// The tool's name.
+    pub tool_name: &'a str,
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The arguments.
+    pub args: &'a Value,
+}
+
+/// What to do with a submitted user prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptDecision<'a> {
+    /// Send this prompt (borrowed when no hook rewrote it).
+    Send {
+        /// The prompt to send.
+        prompt: Cow<'a, str>,
+    },
+    /// Drop the prompt; show `reason` to the user.
+    Skip {
+        /// Why.
+        reason: String,
+    },
+    /// End the run.
+    Terminate {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What to do with a completion request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompletionDecision {
+    /// Apply `patch` (empty when no hook patched) and send the request.
+    Send {
+        /// The merged patch.
+        patch: RequestPatch,
+    },
+    /// End the run instead of sending.
+    Terminate {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What to do with a tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolDecision<'a> {
+    /// Run the tool with `args` (borrowed when no hook rewrote them).
+    Run {
+        /// The arguments to run with.
+        args: Cow<'a, Value>,
+    },
+    /// Do not run the tool; give the model `reason` as the result.
+    Skip {
+        /// What the model sees.
+        reason: String,
+        /// The arguments as rewritten before the skip (for records).
+        args: Cow<'a, Value>,
+    },
+    /// End the run.
+    Terminate {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What to do after a tool ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AfterToolDecision<'a> {
+    /// The model-visible result (borrowed when no hook rewrote it).
+    pub result: Cow<'a, Value>,
+    /// Context items to add for the model's next turn, in order.
+    pub context: Vec<ContextItem>,
+    /// `Some(reason)` when the run must end.
+    pub terminate: Option<String>,
+}
+
+/// What to do with an invalid tool call. When every hook continues, the call
+/// fails (fail fast by default).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InvalidCallDecision {
+    /// Fail the call (report the error to the model as the agent normally does).
+    Fail,
+    /// Ask the model to try again with this feedback.
+    Retry {
+        /// Shown to the model.
+        feedback: String,
+    },
+    /// Run the call as a call of this tool.
+    Repair {
+        /// The tool to run instead.
+        tool_name: String,
+    },
+    /// End the run.
+    Terminate {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What to do when the agent is about to stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopDecision {
+    /// Stop as planned.
+    Stop,
+    /// Keep working; give the model `reason`.
+    Resume {
+        /// Why the agent must continue.
+        reason: String,
+    },
+    /// End the run (as an error).
+    Terminate {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What to do after an observed event (any phase without its own method).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Observed {
+    /// Context items to add for the model's next turn (after-phases only).
+    pub context: Vec<ContextItem>,
+    /// `Some(reason)` when the run must end.
+    pub terminate: Option<String>,
+}
+
+impl HookStack {
+    /// Folds a `user_prompt` event.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn user_prompt<'a>(
+        &self,
+        ctx: &HookContext,
+        prompt: &'a str,
+    ) -> Decided<PromptDecision<'a>> {
+        let mut outcome = self.fold(ctx, StepEvent::UserPrompt { prompt }).await;
+        let decision = match outcome.decision.take() {
+            Some(Flow::Skip { reason }) => PromptDecision::Skip { reason },
+            Some(Flow::Terminate { reason }) => PromptDecision::Terminate { reason },
+            Some(other) => unexpected(other),
+            None => PromptDecision::Send {
+                prompt: match outcome.prompt.take() {
+                    Some(rewritten) => Cow::Owned(rewritten),
+                    None => Cow::Borrowed(prompt),
+                },
+            },
+        };
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds a `before_completion` event for `request` (provider JSON form).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn before_completion(
+        &self,
+        ctx: &HookContext,
+        request: &Value,
+    ) -> Decided<CompletionDecision> {
+        let mut outcome = self
+            .fold(ctx, StepEvent::BeforeCompletion { request })
+            .await;
+        let decision = match outcome.decision.take() {
+            Some(Flow::Terminate { reason }) => CompletionDecision::Terminate { reason },
+            Some(other) => unexpected(other),
+            None => CompletionDecision::Send {
+                patch: std::mem::take(&mut outcome.patch),
+            },
+        };
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds a `before_tool` event for `call`.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn before_tool<'a>(
+        &self,
+        ctx: &HookContext,
+        call: ToolCall<'a>,
+    ) -> Decided<ToolDecision<'a>> {
+        let event = StepEvent::BeforeTool {
+            tool_name: call.tool_name,
+            call_id: call.call_id,
+            args: call.args,
+        };
+        let mut outcome = self.fold(ctx, event).await;
+        let args = match outcome.args.take() {
+            Some(rewritten) => Cow::Owned(rewritten),
+            None => Cow::Borrowed(call.args),
+        };
+        let decision = match outcome.decision.take() {
+            Some(Flow::Skip { reason }) => ToolDecision::Skip { reason, args },
+            Some(Flow::Terminate { reason }) => ToolDecision::Terminate { reason },
+            Some(other) => unexpected(other),
+            None => ToolDecision::Run { args },
+        };
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds an `after_tool` event: `call` carries the arguments the tool
+    /// ran with, `original_args` those the model sent (before `before_tool`
+    /// rewrites; pass `call.args` again when nothing was rewritten).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn after_tool<'a>(
+        &self,
+        ctx: &HookContext,
+        call: ToolCall<'_>,
+        original_args: &Value,
+        result: &'a Value,
+        outcome: &ToolOutcome,
+    ) -> Decided<AfterToolDecision<'a>> {
+        let event = StepEvent::AfterTool {
+            tool_name: call.tool_name,
+            call_id: call.call_id,
+            args: call.args,
+            original_args,
+            result,
+            outcome,
+        };
+        let mut folded = self.fold(ctx, event).await;
+        let terminate = match folded.decision.take() {
+            Some(Flow::Terminate { reason }) => Some(reason),
+            Some(other) => unexpected(other),
+            None => None,
+        };
+        let decision = AfterToolDecision {
+            result: match folded.result.take() {
+                Some(rewritten) => Cow::Owned(rewritten),
+                None => Cow::Borrowed(result),
+            },
+            context: std::mem::take(&mut folded.context),
+            terminate,
+        };
+        Decided::new(decision, folded)
+    }
+
+    /// Folds an `invalid_tool_call` event. When every hook continues, the
+    /// decision is [`InvalidCallDecision::Fail`].
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn invalid_tool_call(
+        &self,
+        ctx: &HookContext,
+        tool_name: &str,
+        call_id: &str,
+        raw_args: &str,
+        error: &str,
+    ) -> Decided<InvalidCallDecision> {
+        let event = StepEvent::InvalidToolCall {
+            tool_name,
+            call_id,
+            raw_args,
+            error,
+        };
+        let mut outcome = self.fold(ctx, event).await;
+        let decision = match outcome.decision.take() {
+            None | Some(Flow::Fail) => InvalidCallDecision::Fail,
+            Some(Flow::Retry { feedback }) => InvalidCallDecision::Retry { feedback },
+            Some(Flow::Repair { tool_name }) => InvalidCallDecision::Repair { tool_name },
+            Some(Flow::Terminate { reason }) => InvalidCallDecision::Terminate { reason },
+            Some(other) => unexpected(other),
+        };
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds a `stop` event; `loop_count` is how many times hooks already
+    /// resumed the agent in this turn, `text` the assistant's last text.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn stop(
+        &self,
+        ctx: &HookContext,
+        loop_count: u32,
+        text: &str,
+    ) -> Decided<StopDecision> {
+        let mut outcome = self.fold(ctx, StepEvent::Stop { loop_count, text }).await;
+        let decision = match outcome.decision.take() {
+            None => StopDecision::Stop,
+            Some(Flow::Resume { reason }) => StopDecision::Resume { reason },
+            Some(Flow::Terminate { reason }) => StopDecision::Terminate { reason },
+            Some(other) => unexpected(other),
+        };
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds any other event (`run_start`, `after_completion`, deltas,
+    /// `stream_finish`, `after_reasoning`, `after_assistant`, `run_end`,
+    /// `run_error`): hooks may only inject context (after-phases) or
+    /// terminate.
+    ///
+    /// Events with a dedicated method should go through it; given one here,
+    /// a decision [`Observed`] cannot carry (a rewrite, a patch, a skip, ...)
+    /// fails closed as `terminate`, never silently dropped, and an
+    /// `invalid_tool_call` on which every hook continued does not terminate.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn observe(&self, ctx: &HookContext, event: StepEvent<'_>) -> Decided<Observed> {
+        let mut outcome = self.fold(ctx, event).await;
+        let terminate = match outcome.decision.take() {
+            None => None,
+            Some(Flow::Terminate { reason }) => Some(reason),
+            Some(other) => Some(not_observable(other.kind().as_str(), event)),
+        };
+        let terminate = terminate.or_else(|| {
+            let dropped = if !outcome.patch.is_empty() {
+                Some("patch_request")
+            } else if outcome.args.is_some() {
+                Some("rewrite_args")
+            } else if outcome.result.is_some() {
+                Some("rewrite_result")
+            } else if outcome.prompt.is_some() {
+                Some("rewrite_prompt")
+            } else {
+                None
+            };
+            dropped.map(|flow| not_observable(flow, event))
+        });
+        let decision = Observed {
+            context: std::mem::take(&mut outcome.context),
+            terminate,
+        };
+        Decided::new(decision, outcome)
+    }
+}
+
+fn not_observable(flow: &str, event: StepEvent<'_>) -> String {
+    format!(
+        "flow `{flow}` on `{}` cannot be applied through `observe`; the run is terminated (fail closed); use the event's own method",
+        event.kind()
+    )
+}
+
+/// A decision the fold cannot produce for this phase: `Fold::apply` lets only
+/// flows the phase honours stop the stack, so this is a bug in the fold.
+fn unexpected(flow: Flow) -> ! {
+    unreachable!(
+        "fold produced flow `{}` that its phase cannot honour",
+        flow.kind()
+    )
+}

@@ -1,0 +1,303 @@
+//! The events an agent loop emits, one variant per canonical phase
+//! (DESIGN.md section 5), and the structured outcome of a tool call.
+
+use hooks_schema::{OutcomeKind, Phase};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The kind of a [`StepEvent`]: the canonical phase it belongs to.
+///
+/// This is [`hooks_schema::Phase`] itself, so configs, payloads, records and
+/// the runtime share one vocabulary (`before_tool`, `after_tool`, ...).
+pub type StepEventKind = Phase;
+
+/// One event of an agent run, borrowed from the agent loop.
+///
+/// Every variant borrows its data for `'a`, so an event is `Copy` and cheap to
+/// hand to every hook of a stack: building one never allocates. There is one
+/// variant per phase of [`Phase::ALL`], in the same order; [`StepEvent::kind`]
+/// gives the phase.
+///
+/// JSON values (`args`, `result`, `request`, `response`) are in the shape the
+/// agent's model provider or tool uses; hooks address them with RFC 6901
+/// pointers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepEvent<'a> {
+    /// The run starts (Claude Code `SessionStart`).
+    RunStart,
+    /// The user submitted a prompt (Claude Code `UserPromptSubmit`).
+    /// Hooks may rewrite it ([`Flow::RewritePrompt`](crate::Flow::RewritePrompt))
+    /// or refuse it ([`Flow::Skip`](crate::Flow::Skip)).
+    UserPrompt {
+        /// The prompt text, as rewritten by the hooks before this one.
+        prompt: &'a str,
+    },
+    /// A completion request is about to be sent to the model. Hooks may patch
+    /// it ([`Flow::PatchRequest`](crate::Flow::PatchRequest)).
+    BeforeCompletion {
+        /// The request as the agent is about to send it (provider JSON form).
+        request: &'a Value,
+    },
+    /// The model answered a completion request.
+    AfterCompletion {
+        /// The model's response (provider JSON form).
+        response: &'a Value,
+    },
+    /// A streamed text fragment arrived (high frequency: hooks usually
+    /// decline it through [`AgentHook::observes`](crate::AgentHook::observes)).
+    TextDelta {
+        /// The fragment.
+        delta: &'a str,
+    },
+    /// A streamed fragment of a tool call's arguments arrived (high frequency).
+    ToolCallDelta {
+        /// The tool's name, once known (empty before).
+        tool_name: &'a str,
+        /// The call's id.
+        call_id: &'a str,
+        /// The fragment of the JSON arguments text.
+        delta: &'a str,
+    },
+    /// A streamed response finished.
+    StreamFinish {
+        /// The assembled response (provider JSON form).
+        response: &'a Value,
+    },
+    /// The model finished a reasoning block.
+    AfterReasoning {
+        /// The reasoning text.
+        reasoning: &'a str,
+    },
+    /// The model finished its turn (rig `ModelTurnFinished`).
+    AfterAssistant {
+        /// The assistant's text for the turn.
+        text: &'a str,
+    },
+    /// A tool is about to run (Claude Code `PreToolUse`). Hooks may rewrite
+    /// the arguments, skip the call or terminate the run.
+    BeforeTool {
+        /// The tool's name.
+        tool_name: &'a str,
+        /// The call's id, as the model gave it.
+        call_id: &'a str,
+        /// The arguments, as rewritten by the hooks before this one.
+        args: &'a Value,
+    },
+    /// A tool ran, successfully or not (Claude Code `PostToolUse`). Hooks may
+    /// rewrite the result, inject context or terminate the run.
+    AfterTool {
+        /// The tool's name.
+        tool_name: &'a str,
+        /// The call's id.
+        call_id: &'a str,
+        /// The arguments the tool actually ran with (after `before_tool` rewrites).
+        args: &'a Value,
+        /// The arguments as the model sent them, before any rewrite.
+        original_args: &'a Value,
+        /// The model-visible result, as rewritten by the hooks before this one.
+        result: &'a Value,
+        /// Why the tool succeeded or failed, without parsing `result`.
+        outcome: &'a ToolOutcome,
+    },
+    /// The model called a tool that does not exist, or with arguments that do
+    /// not parse. Hooks choose to fail, retry with feedback or repair the
+    /// name; when every hook continues, the call fails.
+    InvalidToolCall {
+        /// The tool name the model used.
+        tool_name: &'a str,
+        /// The call's id.
+        call_id: &'a str,
+        /// The raw arguments text the model sent.
+        raw_args: &'a str,
+        /// Why the call is invalid (human-readable).
+        error: &'a str,
+    },
+    /// The agent is about to stop (Claude Code `Stop`); a hook may ask it to
+    /// keep working ([`Flow::Resume`](crate::Flow::Resume)).
+    Stop {
+        /// How many times hooks already resumed the agent in this turn
+        /// (0 on the first stop), so a hook can avoid endless loops.
+        loop_count: u32,
+        /// The assistant's last text.
+        text: &'a str,
+    },
+    /// The run ended normally (Claude Code `SessionEnd`).
+    RunEnd {
+        /// The run's final output text.
+        output: &'a str,
+    },
+    /// The run ended with an error.
+    RunError {
+        /// The error, rendered as text.
+        error: &'a str,
+    },
+}
+
+impl<'a> StepEvent<'a> {
+    /// The phase of this event.
+    pub const fn kind(&self) -> StepEventKind {
+        match self {
+            StepEvent::RunStart => Phase::RunStart,
+            StepEvent::UserPrompt { .. } => Phase::UserPrompt,
+            StepEvent::BeforeCompletion { .. } => Phase::BeforeCompletion,
+            StepEvent::AfterCompletion { .. } => Phase::AfterCompletion,
+            StepEvent::TextDelta { .. } => Phase::TextDelta,
+            StepEvent::ToolCallDelta { .. } => Phase::ToolCallDelta,
+            StepEvent::StreamFinish { .. } => Phase::StreamFinish,
+            StepEvent::AfterReasoning { .. } => Phase::AfterReasoning,
+            StepEvent::AfterAssistant { .. } => Phase::AfterAssistant,
+            StepEvent::BeforeTool { .. } => Phase::BeforeTool,
+            StepEvent::AfterTool { .. } => Phase::AfterTool,
+            StepEvent::InvalidToolCall { .. } => Phase::InvalidToolCall,
+            StepEvent::Stop { .. } => Phase::Stop,
+            StepEvent::RunEnd { .. } => Phase::RunEnd,
+            StepEvent::RunError { .. } => Phase::RunError,
+        }
+    }
+
+    /// The tool name, on tool phases (`before_tool`, `after_tool`,
+    /// `invalid_tool_call`, `tool_call_delta`); `None` elsewhere.
+    pub const fn tool_name(&self) -> Option<&'a str> {
+        match *self {
+            StepEvent::BeforeTool { tool_name, .. }
+            | StepEvent::AfterTool { tool_name, .. }
+            | StepEvent::InvalidToolCall { tool_name, .. }
+            | StepEvent::ToolCallDelta { tool_name, .. } => Some(tool_name),
+            _ => None,
+        }
+    }
+
+    /// The tool call's id, on the same phases as [`StepEvent::tool_name`].
+    pub const fn call_id(&self) -> Option<&'a str> {
+        match *self {
+            StepEvent::BeforeTool { call_id, .. }
+            | StepEvent::AfterTool { call_id, .. }
+            | StepEvent::InvalidToolCall { call_id, .. }
+            | StepEvent::ToolCallDelta { call_id, .. } => Some(call_id),
+            _ => None,
+        }
+    }
+
+    /// The event with its chained value replaced: the arguments of a
+    /// `before_tool` event, the result of an `after_tool` event. Other events
+    /// are returned unchanged.
+    pub(crate) fn with_value<'b>(self, value: &'b Value) -> StepEvent<'b>
+    where
+        'a: 'b,
+    {
+        match self {
+            StepEvent::BeforeTool {
+                tool_name, call_id, ..
+            } => StepEvent::BeforeTool {
+                tool_name,
+                call_id,
+                args: value,
+            },
+            StepEvent::AfterTool {
+                tool_name,
+                call_id,
+                args,
+                original_args,
+                outcome,
+                ..
+            } => StepEvent::AfterTool {
+                tool_name,
+                call_id,
+                args,
+                original_args,
+                result: value,
+                outcome,
+            },
+            other => other,
+        }
+    }
+
+    /// The event with the prompt of a `user_prompt` event replaced; other
+    /// events are returned unchanged.
+    pub(crate) fn with_prompt<'b>(self, prompt: &'b str) -> StepEvent<'b>
+    where
+        'a: 'b,
+    {
+        match self {
+            StepEvent::UserPrompt { .. } => StepEvent::UserPrompt { prompt },
+            other => other,
+        }
+    }
+}
+
+/// Why a tool call failed, as carried by [`ToolOutcome::Failed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolFailure {
+    /// The tool ran out of time.
+    Timeout,
+    /// The tool, or what it was asked to act on, does not exist.
+    NotFound,
+    /// The call was refused (by a hook, a permission or the tool).
+    Denied,
+    /// Any other failure.
+    Error,
+}
+
+impl ToolFailure {
+    /// The matching [`OutcomeKind`] (never `success`).
+    pub const fn outcome_kind(self) -> OutcomeKind {
+        match self {
+            ToolFailure::Timeout => OutcomeKind::Timeout,
+            ToolFailure::NotFound => OutcomeKind::NotFound,
+            ToolFailure::Denied => OutcomeKind::Denied,
+            ToolFailure::Error => OutcomeKind::Error,
+        }
+    }
+}
+
+/// How a tool call ended, beside its model-visible result, so an `after_tool`
+/// hook branches on *why* a tool failed without parsing text.
+///
+/// Serialized as `{"kind": "success"}` or
+/// `{"kind": "failed", "failure": "timeout", "message": "..."}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ToolOutcome {
+    /// The tool ran and succeeded.
+    Success,
+    /// The tool did not succeed.
+    Failed {
+        /// Why.
+        failure: ToolFailure,
+        /// A human-readable detail, if the tool gave one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
+}
+
+impl ToolOutcome {
+    /// A failed outcome of `failure` kind without a message.
+    pub const fn failed(failure: ToolFailure) -> Self {
+        ToolOutcome::Failed {
+            failure,
+            message: None,
+        }
+    }
+
+    /// The outcome's kind, as `when: {outcome: ...}` predicates name it.
+    pub const fn kind(&self) -> OutcomeKind {
+        match self {
+            ToolOutcome::Success => OutcomeKind::Success,
+            ToolOutcome::Failed { failure, .. } => failure.outcome_kind(),
+        }
+    }
+
+    /// Whether the tool succeeded.
+    pub const fn is_success(&self) -> bool {
+        matches!(self, ToolOutcome::Success)
+    }
+
+    /// The failure message, if any.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            ToolOutcome::Success => None,
+            ToolOutcome::Failed { message, .. } => message.as_deref(),
+        }
+    }
+}

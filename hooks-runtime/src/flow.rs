@@ -1,0 +1,311 @@
+//! `Flow`: what one hook asks for after seeing an event (DESIGN.md section 5).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::patch::RequestPatch;
+
+/// What one hook asks the agent to do after an event.
+///
+/// Which flows an event can honour, and how a [`HookStack`](crate::HookStack)
+/// folds several hooks' flows, is listed on [`FlowKind::honoured_on`] and
+/// [`HookStack`](crate::HookStack). A flow an event cannot honour is never
+/// silently dropped: the stack fails closed (terminates the run with a
+/// diagnostic naming the flow and the event).
+///
+/// Serialized with serde's default (external) tagging, snake_case:
+/// `"continue"`, `{"skip": {"reason": "..."}}`, `{"rewrite_args": {...}}`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flow {
+    /// No decision: let the agent proceed (and the next hook see the event).
+    #[default]
+    Continue,
+    /// `before_completion`: patch the completion request (merged field by
+    /// field with the other hooks' patches).
+    PatchRequest(RequestPatch),
+    /// `before_tool`: replace the tool's arguments; later hooks see the new value.
+    RewriteArgs(Value),
+    /// `after_tool`: replace the model-visible result; later hooks see the new value.
+    RewriteResult(Value),
+    /// `user_prompt`: replace the prompt; later hooks see the new text.
+    RewritePrompt(String),
+    /// After-phases: add `user`-role context items for the model's next turn.
+    InjectContext(Vec<ContextItem>),
+    /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt.
+    /// The reason is what the model (or user) sees.
+    Skip {
+        /// Shown to the model in place of the tool's result.
+        reason: String,
+    },
+    /// End the run (honoured on every event).
+    Terminate {
+        /// Why, for the run's error and the records.
+        reason: String,
+    },
+    /// `stop`: keep working instead of stopping.
+    Resume {
+        /// Shown to the model as the reason to continue.
+        reason: String,
+    },
+    /// `invalid_tool_call`: fail the call (also what `Continue` means there).
+    Fail,
+    /// `invalid_tool_call`: ask the model to try again.
+    Retry {
+        /// Shown to the model.
+        feedback: String,
+    },
+    /// `invalid_tool_call`: run the call as a call of another tool.
+    Repair {
+        /// The tool to run instead.
+        tool_name: String,
+    },
+}
+
+impl Flow {
+    /// The flow's kind (its variant, without data).
+    pub const fn kind(&self) -> FlowKind {
+        match self {
+            Flow::Continue => FlowKind::Continue,
+            Flow::PatchRequest(_) => FlowKind::PatchRequest,
+            Flow::RewriteArgs(_) => FlowKind::RewriteArgs,
+            Flow::RewriteResult(_) => FlowKind::RewriteResult,
+            Flow::RewritePrompt(_) => FlowKind::RewritePrompt,
+            Flow::InjectContext(_) => FlowKind::InjectContext,
+            Flow::Skip { .. } => FlowKind::Skip,
+            Flow::Terminate { .. } => FlowKind::Terminate,
+            Flow::Resume { .. } => FlowKind::Resume,
+            Flow::Fail => FlowKind::Fail,
+            Flow::Retry { .. } => FlowKind::Retry,
+            Flow::Repair { .. } => FlowKind::Repair,
+        }
+    }
+
+    /// Whether this is [`Flow::Continue`].
+    pub const fn is_continue(&self) -> bool {
+        matches!(self, Flow::Continue)
+    }
+
+    /// Shorthand for [`Flow::Skip`].
+    pub fn skip(reason: impl Into<String>) -> Self {
+        Flow::Skip {
+            reason: reason.into(),
+        }
+    }
+
+    /// Shorthand for [`Flow::Terminate`].
+    pub fn terminate(reason: impl Into<String>) -> Self {
+        Flow::Terminate {
+            reason: reason.into(),
+        }
+    }
+
+    /// Shorthand for [`Flow::Resume`].
+    pub fn resume(reason: impl Into<String>) -> Self {
+        Flow::Resume {
+            reason: reason.into(),
+        }
+    }
+
+    /// Shorthand for [`Flow::InjectContext`] with one `user` item.
+    pub fn inject(content: impl Into<String>) -> Self {
+        Flow::InjectContext(vec![ContextItem::user(content)])
+    }
+}
+
+/// The variant of a [`Flow`], without its data; named in diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// [`Flow::Continue`].
+    Continue,
+    /// [`Flow::PatchRequest`].
+    PatchRequest,
+    /// [`Flow::RewriteArgs`].
+    RewriteArgs,
+    /// [`Flow::RewriteResult`].
+    RewriteResult,
+    /// [`Flow::RewritePrompt`].
+    RewritePrompt,
+    /// [`Flow::InjectContext`].
+    InjectContext,
+    /// [`Flow::Skip`].
+    Skip,
+    /// [`Flow::Terminate`].
+    Terminate,
+    /// [`Flow::Resume`].
+    Resume,
+    /// [`Flow::Fail`].
+    Fail,
+    /// [`Flow::Retry`].
+    Retry,
+    /// [`Flow::Repair`].
+    Repair,
+}
+
+impl FlowKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FlowKind; 12] = [
+        FlowKind::Continue,
+        FlowKind::PatchRequest,
+        FlowKind::RewriteArgs,
+        FlowKind::RewriteResult,
+        FlowKind::RewritePrompt,
+        FlowKind::InjectContext,
+        FlowKind::Skip,
+        FlowKind::Terminate,
+        FlowKind::Resume,
+        FlowKind::Fail,
+        FlowKind::Retry,
+        FlowKind::Repair,
+    ];
+
+    /// The snake_case name used in diagnostics, records and the native output protocol.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FlowKind::Continue => "continue",
+            FlowKind::PatchRequest => "patch_request",
+            FlowKind::RewriteArgs => "rewrite_args",
+            FlowKind::RewriteResult => "rewrite_result",
+            FlowKind::RewritePrompt => "rewrite_prompt",
+            FlowKind::InjectContext => "inject_context",
+            FlowKind::Skip => "skip",
+            FlowKind::Terminate => "terminate",
+            FlowKind::Resume => "resume",
+            FlowKind::Fail => "fail",
+            FlowKind::Retry => "retry",
+            FlowKind::Repair => "repair",
+        }
+    }
+
+    /// Whether an event of phase `phase` can honour a flow of this kind.
+    ///
+    /// | phase | honoured flows besides `continue` and `terminate` |
+    /// | --- | --- |
+    /// | `user_prompt` | `rewrite_prompt`, `skip` |
+    /// | `before_completion` | `patch_request` |
+    /// | `after_completion`, `after_reasoning`, `after_assistant` | `inject_context` |
+    /// | `before_tool` | `rewrite_args`, `skip` |
+    /// | `after_tool` | `rewrite_result`, `inject_context` |
+    /// | `invalid_tool_call` | `fail`, `retry`, `repair` |
+    /// | `stop` | `resume` |
+    /// | `run_start`, deltas, `stream_finish`, `run_end`, `run_error` | none |
+    ///
+    /// `continue` and `terminate` are honoured everywhere (terminating on
+    /// `run_end` / `run_error` ends nothing more, but is recorded).
+    pub const fn honoured_on(self, phase: hooks_schema::Phase) -> bool {
+        use hooks_schema::Phase as P;
+        match self {
+            FlowKind::Continue | FlowKind::Terminate => true,
+            FlowKind::PatchRequest => matches!(phase, P::BeforeCompletion),
+            FlowKind::RewriteArgs => matches!(phase, P::BeforeTool),
+            FlowKind::RewriteResult => matches!(phase, P::AfterTool),
+            FlowKind::RewritePrompt => matches!(phase, P::UserPrompt),
+            FlowKind::InjectContext => phase.is_after_phase(),
+            FlowKind::Skip => matches!(phase, P::BeforeTool | P::UserPrompt),
+            FlowKind::Resume => matches!(phase, P::Stop),
+            FlowKind::Fail | FlowKind::Retry | FlowKind::Repair => {
+                matches!(phase, P::InvalidToolCall)
+            }
+        }
+    }
+}
+
+impl fmt::Display for FlowKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The role of a [`ContextItem`]. Hooks may only add `user`-role context:
+/// they can inform the model, never speak as the system or the assistant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A user-role message.
+    #[default]
+    User,
+}
+
+/// A piece of context a hook adds for the model's next turn.
+///
+/// JSON form (also the native output protocol's `context_items` entries):
+/// `{"role": "user", "content": "..."}`; any other role is rejected when
+/// deserializing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextItem {
+    /// Always [`Role::User`].
+    pub role: Role,
+    /// The text the model sees.
+    pub content: String,
+}
+
+impl ContextItem {
+    /// A `user`-role item with `content`.
+    pub fn user(content: impl Into<String>) -> Self {
+        ContextItem {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hooks_schema::Phase;
+
+    #[test]
+    fn context_items_accept_only_the_user_role() {
+        let item: ContextItem =
+            serde_json::from_str(r#"{"role":"user","content":"hi"}"#).expect("user item");
+        assert_eq!(item, ContextItem::user("hi"));
+        let err = serde_json::from_str::<ContextItem>(r#"{"role":"system","content":"x"}"#)
+            .expect_err("system role rejected");
+        assert!(
+            err.to_string().contains("unknown variant `system`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn flow_kinds_round_trip_their_names() {
+        for kind in FlowKind::ALL {
+            let json = serde_json::to_string(&kind).expect("serialize");
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+        }
+        assert_eq!(Flow::skip("no").kind(), FlowKind::Skip);
+        assert_eq!(Flow::default(), Flow::Continue);
+    }
+
+    #[test]
+    fn continue_and_terminate_are_honoured_everywhere_and_nothing_else_is() {
+        for phase in Phase::ALL {
+            assert!(FlowKind::Continue.honoured_on(phase));
+            assert!(FlowKind::Terminate.honoured_on(phase));
+        }
+        for phase in [
+            Phase::RunStart,
+            Phase::TextDelta,
+            Phase::RunEnd,
+            Phase::RunError,
+        ] {
+            let honoured: Vec<_> = FlowKind::ALL
+                .into_iter()
+                .filter(|k| k.honoured_on(phase))
+                .collect();
+            assert_eq!(
+                honoured,
+                [FlowKind::Continue, FlowKind::Terminate],
+                "{phase}"
+            );
+        }
+        assert!(FlowKind::InjectContext.honoured_on(Phase::AfterTool));
+        assert!(!FlowKind::InjectContext.honoured_on(Phase::BeforeTool));
+        assert!(FlowKind::Skip.honoured_on(Phase::UserPrompt));
+        assert!(!FlowKind::Skip.honoured_on(Phase::AfterTool));
+    }
+}

@@ -1,0 +1,315 @@
+//! The `AgentHook` trait, its allocation-free future type and hook ids.
+//!
+//! # Why `on_event` returns a [`HookFuture`] and not `impl Future`
+//!
+//! A [`HookStack`](crate::HookStack) holds hooks of different types behind
+//! `Arc<dyn AgentHook>`. An `async fn` (or `-> impl Future`) in a trait makes
+//! the trait unusable as `dyn`, and the usual workaround (`async-trait`,
+//! `Pin<Box<dyn Future>>` as the return type) heap-allocates a box on *every*
+//! call — for every hook, on every event, including the text deltas that
+//! stream by the hundred. The common case is an in-process hook that decides
+//! synchronously (a matcher over the event), usually `Continue`.
+//!
+//! So `on_event` returns a [`HookFuture`]: either an already-computed
+//! [`Flow`] ([`HookFuture::ready`], no allocation) or a boxed future
+//! ([`HookFuture::boxed`], one allocation) for hooks that really await
+//! something (a shell command, a network call, a timer). Awaiting a ready
+//! `HookFuture` completes on the first poll, so a stack of in-process hooks is
+//! folded without allocating and without ever returning `Pending`.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::HookContext;
+use crate::event::{StepEvent, StepEventKind};
+use crate::flow::Flow;
+use crate::stack::HookStack;
+
+/// A hook: code that sees the events of an agent run and answers each with a
+/// [`Flow`].
+///
+/// Implement [`on_event`](AgentHook::on_event); override
+/// [`observes`](AgentHook::observes) to decline high-frequency events
+/// (text and tool-call deltas) so the stack does not even call you for them.
+/// Hooks are shared between tasks (`Send + Sync`); keep per-run state in the
+/// [`HookContext`] scratchpad rather than in `self`.
+///
+/// ```
+/// use hooks_runtime::{AgentHook, Flow, HookContext, HookFuture, StepEvent, StepEventKind};
+///
+/// /// Refuses `rm -rf /` before the bash tool runs it.
+/// struct NoRootWipe;
+///
+/// impl AgentHook for NoRootWipe {
+///     fn on_event<'a>(&'a self, _ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+///         let flow = match event {
+///             StepEvent::BeforeTool { tool_name: "bash", args, .. }
+///                 if args["command"].as_str().is_some_and(|c| c.contains("rm -rf /")) =>
+///             {
+///                 Flow::skip("refusing to wipe the root file system")
+///             }
+///             _ => Flow::Continue,
+///         };
+///         HookFuture::ready(flow)
+///     }
+///
+///     fn observes(&self, kind: StepEventKind) -> bool {
+///         kind == StepEventKind::BeforeTool
+///     }
+/// }
+/// ```
+pub trait AgentHook: Send + Sync {
+    /// Answers one event.
+    ///
+    /// Return [`HookFuture::ready`] when the answer is known without waiting
+    /// (no allocation), [`HookFuture::boxed`] around an `async` block
+    /// otherwise. The future may borrow `self`, `ctx` and the event.
+    ///
+    /// # Cancel safety
+    ///
+    /// The caller may drop the returned future before it completes (the run
+    /// was cancelled or timed out); a hook must leave the scratchpad
+    /// consistent at every `.await` and release what it holds on drop (a
+    /// shell hook kills and reaps its process group).
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a>;
+
+    /// Whether this hook wants events of `kind` at all. A stack does not call
+    /// [`on_event`](AgentHook::on_event) for declined kinds (it counts as
+    /// `Continue`). Default: every kind.
+    fn observes(&self, kind: StepEventKind) -> bool {
+        let _ = kind;
+        true
+    }
+
+    /// `Some` only for [`HookStack`], so that pushing a stack into a stack
+    /// flattens it (see [`HookStack::push`]). Other hooks keep the default.
+    fn as_stack(&self) -> Option<&HookStack> {
+        None
+    }
+}
+
+impl<H: AgentHook + ?Sized> AgentHook for Arc<H> {
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        (**self).on_event(ctx, event)
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        (**self).observes(kind)
+    }
+
+    fn as_stack(&self) -> Option<&HookStack> {
+        (**self).as_stack()
+    }
+}
+
+impl<H: AgentHook + ?Sized> AgentHook for Box<H> {
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        (**self).on_event(ctx, event)
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        (**self).observes(kind)
+    }
+
+    fn as_stack(&self) -> Option<&HookStack> {
+        (**self).as_stack()
+    }
+}
+
+type BoxedFlowFuture<'a> = Pin<Box<dyn Future<Output = Flow> + Send + 'a>>;
+
+/// The future [`AgentHook::on_event`] returns: a [`Flow`] that is either
+/// ready now (no allocation) or computed by a boxed future.
+///
+/// Awaiting it yields the flow. It is `Unpin`, so it can also be polled by
+/// hand.
+///
+/// # Panics
+///
+/// Polling it again after it returned `Poll::Ready` panics, as for most
+/// futures.
+#[must_use = "a hook's answer does nothing unless awaited"]
+pub struct HookFuture<'a>(Inner<'a>);
+
+enum Inner<'a> {
+    Ready(Option<Flow>),
+    Pending(BoxedFlowFuture<'a>),
+}
+
+impl<'a> HookFuture<'a> {
+    /// An answer known now. Never allocates (beyond what `flow` holds).
+    pub const fn ready(flow: Flow) -> Self {
+        HookFuture(Inner::Ready(Some(flow)))
+    }
+
+    /// `Flow::Continue`, ready now.
+    pub const fn cont() -> Self {
+        HookFuture::ready(Flow::Continue)
+    }
+
+    /// An answer computed asynchronously: boxes `future` (one allocation).
+    pub fn boxed(future: impl Future<Output = Flow> + Send + 'a) -> Self {
+        HookFuture(Inner::Pending(Box::pin(future)))
+    }
+
+    /// Whether the answer is already known (made with [`HookFuture::ready`]).
+    pub fn is_ready(&self) -> bool {
+        matches!(self.0, Inner::Ready(Some(_)))
+    }
+}
+
+impl From<Flow> for HookFuture<'_> {
+    fn from(flow: Flow) -> Self {
+        HookFuture::ready(flow)
+    }
+}
+
+impl Future for HookFuture<'_> {
+    type Output = Flow;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Flow> {
+        match &mut self.get_mut().0 {
+            Inner::Ready(flow) => match flow.take() {
+                Some(flow) => Poll::Ready(flow),
+                None => panic!("`HookFuture` polled after completion"),
+            },
+            Inner::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for HookFuture<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Inner::Ready(flow) => f.debug_tuple("HookFuture::Ready").field(flow).finish(),
+            Inner::Pending(_) => f.write_str("HookFuture::Pending"),
+        }
+    }
+}
+
+/// The name of a hook in a stack (a config's rule `id`, or any name a Rust
+/// hook is pushed under), used in provenance and diagnostics.
+///
+/// Cloning is a reference-count increment, so recording provenance copies no
+/// text. Serialized as a plain string.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HookId(Arc<str>);
+
+impl Serialize for HookId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for HookId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(HookId::from)
+    }
+}
+
+impl HookId {
+    /// A hook id with the text `id`.
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        HookId(id.into())
+    }
+
+    /// The id's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for HookId {
+    fn from(id: &str) -> Self {
+        HookId::new(id)
+    }
+}
+
+impl From<String> for HookId {
+    fn from(id: String) -> Self {
+        HookId::new(id)
+    }
+}
+
+impl From<&HookId> for HookId {
+    fn from(id: &HookId) -> Self {
+        id.clone()
+    }
+}
+
+impl fmt::Display for HookId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for HookId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl PartialEq<str> for HookId {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for HookId {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+/// A hook made from a closure that decides synchronously:
+/// `FnHook::new(|ctx, event| Flow::Continue)`. Never allocates per event.
+///
+/// Use [`FnHook::observing`] to limit the phases it is called for.
+pub struct FnHook<F> {
+    f: F,
+    kinds: Option<&'static [StepEventKind]>,
+}
+
+impl<F> FnHook<F>
+where
+    F: Fn(&HookContext, StepEvent<'_>) -> Flow + Send + Sync,
+{
+    /// A hook calling `f` on every event.
+    pub const fn new(f: F) -> Self {
+        FnHook { f, kinds: None }
+    }
+
+    /// A hook calling `f` only on events of the listed phases.
+    pub const fn observing(kinds: &'static [StepEventKind], f: F) -> Self {
+        FnHook {
+            f,
+            kinds: Some(kinds),
+        }
+    }
+}
+
+impl<F> AgentHook for FnHook<F>
+where
+    F: Fn(&HookContext, StepEvent<'_>) -> Flow + Send + Sync,
+{
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::ready((self.f)(ctx, event))
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        self.kinds.is_none_or(|kinds| kinds.contains(&kind))
+    }
+}
+
+impl<F> fmt::Debug for FnHook<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnHook")
+            .field("kinds", &self.kinds)
+            .finish_non_exhaustive()
+    }
+}

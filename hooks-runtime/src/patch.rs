@@ -1,0 +1,419 @@
+//! `RequestPatch`: changes `before_completion` hooks make to a completion
+//! request, and the field-by-field merge rules of DESIGN.md section 5.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::flow::ContextItem;
+use crate::hook::HookId;
+use crate::stack::{Change, Diagnostic, Provenance};
+
+/// Changes to a completion request, asked for by a `before_completion` hook
+/// with [`Flow::PatchRequest`](crate::Flow::PatchRequest).
+///
+/// Every field is optional (or empty) and means "leave as is" when unset.
+/// Several hooks' patches merge in declared order:
+///
+/// | field | merge rule |
+/// | --- | --- |
+/// | `preamble`, `temperature`, `max_tokens`, `tool_choice`, `history` | last writer wins; a diagnostic ([`Diagnostic::Conflict`]) when two hooks set it differently |
+/// | `active_tools` | set intersection (narrowing composes as narrowing); a diagnostic ([`Diagnostic::EmptyActiveTools`]) when it becomes empty |
+/// | `additional_params` | shallow JSON object merge, later keys win |
+/// | `extra_context` | appended in order |
+///
+/// After the merge, a `tool_choice` naming a tool that `active_tools`
+/// removed fails closed ([`Diagnostic::ToolChoiceRemoved`]), and an empty
+/// merged patch counts as `Continue`.
+///
+/// JSON form: an object with the fields below, unset ones omitted; unknown
+/// keys are rejected.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestPatch {
+    /// The system preamble, replacing the request's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preamble: Option<String>,
+    /// The sampling temperature (provider scale, usually 0.0 to 2.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// The most tokens the model may generate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Which tool the model must, may or may not call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+    /// The whole message history, replacing the request's (provider JSON form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<Value>>,
+    /// The names of the tools the model may call; narrows the request's
+    /// tools (a name the request does not offer adds nothing). Treated as a
+    /// set: order is kept from the first hook, duplicates are ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_tools: Option<Vec<String>>,
+    /// Provider-specific request parameters, shallow-merged into the
+    /// request's (top-level keys replaced).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub additional_params: Map<String, Value>,
+    /// Context items appended to the request, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_context: Vec<ContextItem>,
+}
+
+impl RequestPatch {
+    /// Whether the patch changes nothing (every field unset or empty).
+    pub fn is_empty(&self) -> bool {
+        self.preamble.is_none()
+            && self.temperature.is_none()
+            && self.max_tokens.is_none()
+            && self.tool_choice.is_none()
+            && self.history.is_none()
+            && self.active_tools.is_none()
+            && self.additional_params.is_empty()
+            && self.extra_context.is_empty()
+    }
+
+    /// Whether `active_tools` (when set) lets the model call `tool`.
+    pub fn allows_tool(&self, tool: &str) -> bool {
+        self.active_tools
+            .as_ref()
+            .is_none_or(|tools| tools.iter().any(|t| t == tool))
+    }
+
+    /// The fields this patch sets, in [`PatchField::ALL`] order.
+    pub fn fields(&self) -> impl Iterator<Item = PatchField> + '_ {
+        PatchField::ALL
+            .into_iter()
+            .filter(move |field| self.sets(*field))
+    }
+
+    /// Whether this patch sets `field`.
+    pub fn sets(&self, field: PatchField) -> bool {
+        match field {
+            PatchField::Preamble => self.preamble.is_some(),
+            PatchField::Temperature => self.temperature.is_some(),
+            PatchField::MaxTokens => self.max_tokens.is_some(),
+            PatchField::ToolChoice => self.tool_choice.is_some(),
+            PatchField::History => self.history.is_some(),
+            PatchField::ActiveTools => self.active_tools.is_some(),
+            PatchField::AdditionalParams => !self.additional_params.is_empty(),
+            PatchField::ExtraContext => !self.extra_context.is_empty(),
+        }
+    }
+}
+
+/// A field of [`RequestPatch`], named in provenance and diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchField {
+    /// `preamble` (last writer wins).
+    Preamble,
+    /// `temperature` (last writer wins).
+    Temperature,
+    /// `max_tokens` (last writer wins).
+    MaxTokens,
+    /// `tool_choice` (last writer wins).
+    ToolChoice,
+    /// `history` (last writer wins).
+    History,
+    /// `active_tools` (intersection).
+    ActiveTools,
+    /// `additional_params` (shallow merge).
+    AdditionalParams,
+    /// `extra_context` (appended).
+    ExtraContext,
+}
+
+impl PatchField {
+    /// Every field, in declaration order.
+    pub const ALL: [PatchField; 8] = [
+        PatchField::Preamble,
+        PatchField::Temperature,
+        PatchField::MaxTokens,
+        PatchField::ToolChoice,
+        PatchField::History,
+        PatchField::ActiveTools,
+        PatchField::AdditionalParams,
+        PatchField::ExtraContext,
+    ];
+
+    /// The field's name in the patch's JSON form.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PatchField::Preamble => "preamble",
+            PatchField::Temperature => "temperature",
+            PatchField::MaxTokens => "max_tokens",
+            PatchField::ToolChoice => "tool_choice",
+            PatchField::History => "history",
+            PatchField::ActiveTools => "active_tools",
+            PatchField::AdditionalParams => "additional_params",
+            PatchField::ExtraContext => "extra_context",
+        }
+    }
+}
+
+impl fmt::Display for PatchField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which tool the model must, may or may not call.
+///
+/// JSON form: the string `"auto"`, `"none"`, `"required"`, or any other
+/// string naming one tool (so a tool literally named `auto`, `none` or
+/// `required` cannot be forced; none of the common providers allow such
+/// names either).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must not call tools.
+    None,
+    /// The model must call some tool.
+    Required,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+impl ToolChoice {
+    /// Parses the JSON form's string (never fails: an unknown word names a tool).
+    pub fn from_name(name: &str) -> Self {
+        match name {
+            "auto" => ToolChoice::Auto,
+            "none" => ToolChoice::None,
+            "required" => ToolChoice::Required,
+            tool => ToolChoice::Tool(tool.to_owned()),
+        }
+    }
+
+    /// The JSON form's string.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ToolChoice::Auto => "auto",
+            ToolChoice::None => "none",
+            ToolChoice::Required => "required",
+            ToolChoice::Tool(tool) => tool,
+        }
+    }
+
+    /// The tool this choice forces, if it names one.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            ToolChoice::Tool(tool) => Some(tool),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ToolChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ToolChoice {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if name.is_empty() {
+            return Err(serde::de::Error::custom(
+                "empty `tool_choice`, expected one of: `auto`, `none`, `required`, or a tool name",
+            ));
+        }
+        Ok(ToolChoice::from_name(&name))
+    }
+}
+
+/// The running merge of several hooks' patches, with who set what.
+#[derive(Debug, Default)]
+pub(crate) struct PatchMerge {
+    pub(crate) patch: RequestPatch,
+    /// Last hook that set each last-writer-wins field, by `PatchField as usize`.
+    setters: [Option<HookId>; 5],
+}
+
+fn slot(field: PatchField) -> usize {
+    match field {
+        PatchField::Preamble => 0,
+        PatchField::Temperature => 1,
+        PatchField::MaxTokens => 2,
+        PatchField::ToolChoice => 3,
+        _ => 4,
+    }
+}
+
+impl PatchMerge {
+    /// Merges `incoming`, from `hook`, into the running patch.
+    pub(crate) fn merge(
+        &mut self,
+        hook: &HookId,
+        incoming: RequestPatch,
+        provenance: &mut Vec<Provenance>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let RequestPatch {
+            preamble,
+            temperature,
+            max_tokens,
+            tool_choice,
+            history,
+            active_tools,
+            additional_params,
+            extra_context,
+        } = incoming;
+        let mut lww = |field: PatchField, differs: bool, setters: &mut [Option<HookId>; 5]| {
+            let previous = setters[slot(field)].replace(hook.clone());
+            if let Some(first) = previous
+                && differs
+            {
+                diagnostics.push(Diagnostic::Conflict {
+                    field,
+                    first,
+                    second: hook.clone(),
+                });
+            }
+            provenance.push(Provenance {
+                hook: hook.clone(),
+                change: Change::SetField(field),
+            });
+        };
+        if let Some(value) = preamble {
+            let differs = self.patch.preamble.as_ref() != Some(&value);
+            lww(PatchField::Preamble, differs, &mut self.setters);
+            self.patch.preamble = Some(value);
+        }
+        if let Some(value) = temperature {
+            let differs = self.patch.temperature != Some(value);
+            lww(PatchField::Temperature, differs, &mut self.setters);
+            self.patch.temperature = Some(value);
+        }
+        if let Some(value) = max_tokens {
+            let differs = self.patch.max_tokens != Some(value);
+            lww(PatchField::MaxTokens, differs, &mut self.setters);
+            self.patch.max_tokens = Some(value);
+        }
+        if let Some(value) = tool_choice {
+            let differs = self.patch.tool_choice.as_ref() != Some(&value);
+            lww(PatchField::ToolChoice, differs, &mut self.setters);
+            self.patch.tool_choice = Some(value);
+        }
+        if let Some(value) = history {
+            let differs = self.patch.history.as_ref() != Some(&value);
+            lww(PatchField::History, differs, &mut self.setters);
+            self.patch.history = Some(value);
+        }
+        if let Some(tools) = active_tools {
+            let was_empty = self.patch.active_tools.as_ref().is_some_and(Vec::is_empty);
+            let merged = match self.patch.active_tools.take() {
+                None => dedup(tools),
+                Some(mut current) => {
+                    current.retain(|tool| tools.contains(tool));
+                    current
+                }
+            };
+            let now_empty = merged.is_empty();
+            self.patch.active_tools = Some(merged);
+            provenance.push(Provenance {
+                hook: hook.clone(),
+                change: Change::SetField(PatchField::ActiveTools),
+            });
+            if now_empty && !was_empty {
+                diagnostics.push(Diagnostic::EmptyActiveTools { hook: hook.clone() });
+            }
+        }
+        if !additional_params.is_empty() {
+            for (key, value) in additional_params {
+                provenance.push(Provenance {
+                    hook: hook.clone(),
+                    change: Change::SetParam(key.clone()),
+                });
+                self.patch.additional_params.insert(key, value);
+            }
+        }
+        if !extra_context.is_empty() {
+            provenance.push(Provenance {
+                hook: hook.clone(),
+                change: Change::AppendedContext {
+                    items: extra_context.len(),
+                },
+            });
+            self.patch.extra_context.extend(extra_context);
+        }
+    }
+
+    /// The merged patch, or the fail-closed diagnostic when `tool_choice`
+    /// names a tool that `active_tools` removed.
+    pub(crate) fn finish(self) -> Result<RequestPatch, Diagnostic> {
+        if let Some(tool) = self.patch.tool_choice.as_ref().and_then(ToolChoice::tool)
+            && !self.patch.allows_tool(tool)
+        {
+            return Err(Diagnostic::ToolChoiceRemoved {
+                tool: tool.to_owned(),
+                hook: self.setters[slot(PatchField::ToolChoice)].clone(),
+            });
+        }
+        Ok(self.patch)
+    }
+}
+
+fn dedup(tools: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(tools.len());
+    for tool in tools {
+        if !out.contains(&tool) {
+            out.push(tool);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_choice_round_trips_its_string_form() {
+        for (text, choice) in [
+            ("auto", ToolChoice::Auto),
+            ("none", ToolChoice::None),
+            ("required", ToolChoice::Required),
+            ("bash", ToolChoice::Tool("bash".into())),
+        ] {
+            let parsed: ToolChoice = serde_json::from_value(Value::from(text)).expect(text);
+            assert_eq!(parsed, choice);
+            assert_eq!(
+                serde_json::to_value(&parsed).expect("ser"),
+                Value::from(text)
+            );
+        }
+        let err = serde_json::from_value::<ToolChoice>(Value::from("")).expect_err("empty");
+        assert!(err.to_string().contains("empty `tool_choice`"), "{err}");
+    }
+
+    #[test]
+    fn patch_json_omits_unset_fields_and_rejects_unknown_ones() {
+        let patch = RequestPatch {
+            max_tokens: Some(10),
+            ..RequestPatch::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&patch).expect("ser"),
+            serde_json::json!({"max_tokens": 10})
+        );
+        assert!(RequestPatch::default().is_empty());
+        assert!(!patch.is_empty());
+        assert_eq!(patch.fields().collect::<Vec<_>>(), [PatchField::MaxTokens]);
+        let err = serde_json::from_value::<RequestPatch>(serde_json::json!({"max_token": 1}))
+            .expect_err("typo rejected");
+        assert!(
+            err.to_string().contains("unknown field `max_token`"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,540 @@
+//! `HookStack`: runs hooks in declared order and folds their flows per event
+//! (DESIGN.md section 5); `Fold`, the fold itself, usable without a stack.
+
+use std::fmt;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use hooks_schema::Phase;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::context::HookContext;
+use crate::event::{StepEvent, StepEventKind};
+use crate::flow::{ContextItem, Flow, FlowKind};
+use crate::hook::{AgentHook, HookFuture, HookId};
+use crate::patch::{PatchField, PatchMerge, RequestPatch};
+
+/// An ordered list of hooks that answers each event with one folded result.
+///
+/// Hooks run one after another in registration order (= the config's
+/// declared order); a hook whose [`observes`](AgentHook::observes) declines
+/// the event's kind is not called (it counts as `Continue`). The flows are
+/// folded by event:
+///
+/// | phase | fold |
+/// | --- | --- |
+/// | `before_completion` | every hook is consulted; [`Flow::PatchRequest`]s merge in order (rules on [`RequestPatch`]); `Terminate` stops |
+/// | `before_tool`, `after_tool`, `user_prompt` | chain: a rewrite does not stop the others, hook N sees the value rewritten by hooks 1..N-1; `Skip` / `Terminate` stop and keep the rewrites made before them |
+/// | `after_completion`, `after_reasoning`, `after_assistant`, `after_tool` | [`Flow::InjectContext`] items accumulate in order; `Terminate` stops |
+/// | every other phase | the first non-`Continue` flow wins and stops the stack |
+/// | `invalid_tool_call` | as above; when every hook continues, the call fails ([`InvalidCallDecision::Fail`](crate::InvalidCallDecision::Fail)) |
+///
+/// A flow the event cannot honour ([`FlowKind::honoured_on`]) stops the
+/// stack and fails closed: the result is `Terminate` with a
+/// [`Diagnostic::Unhonoured`] naming the hook, the flow and the event (on
+/// `before_completion` the patch merged so far is discarded). It is never
+/// silently skipped.
+///
+/// The result ([`StackOutcome`]) records provenance (which hook set or
+/// rewrote what) and diagnostics (conflicts, empty tool sets, fail-closed
+/// flows). Agent loops normally call the typed driver methods
+/// ([`HookStack::before_tool`], [`HookStack::before_completion`], ...) instead
+/// of reading it.
+///
+/// # Nesting
+///
+/// A `HookStack` is itself an [`AgentHook`], so stacks nest. Pushing a stack
+/// into a stack ([`HookStack::push`]) appends its hooks in place, under their
+/// own ids: nesting is flattening, by construction, with identical flows,
+/// provenance and diagnostics. Used as a plain hook (for example behind a
+/// wrapper type), a stack answers with its net flow ([`StackOutcome::net_flow`]).
+///
+/// # Allocation
+///
+/// Folding allocates nothing while every hook answers `Continue` through
+/// [`HookFuture::ready`]: the event is borrowed, the fold state starts with
+/// empty collections, and ready hook futures complete on the first poll.
+/// Allocations happen only for what a hook returns (patches, rewrites,
+/// context, provenance, diagnostics) and for boxed (truly asynchronous)
+/// hooks. The `tests/alloc_stack.rs` test pins this down.
+#[derive(Clone, Default)]
+pub struct HookStack {
+    entries: Vec<Entry>,
+}
+
+#[derive(Clone)]
+struct Entry {
+    id: HookId,
+    hook: Arc<dyn AgentHook>,
+}
+
+impl HookStack {
+    /// An empty stack (every event folds to `Continue`).
+    pub const fn new() -> Self {
+        HookStack {
+            entries: Vec::new(),
+        }
+    }
+
+    /// Appends `hook` under `id` and returns the stack, for chaining.
+    ///
+    /// If `hook` is a stack ([`AgentHook::as_stack`] returns `Some`, which
+    /// includes `Arc<HookStack>` and `Box<HookStack>`), its hooks are appended
+    /// instead, in order, under their own ids, and `id` is not used.
+    pub fn push(&mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> &mut Self {
+        if let Some(stack) = hook.as_stack() {
+            self.entries.extend(stack.entries.iter().cloned());
+            return self;
+        }
+        self.entries.push(Entry {
+            id: id.into(),
+            hook: Arc::new(hook),
+        });
+        self
+    }
+
+    /// Like [`HookStack::push`], for a hook already shared behind an `Arc`.
+    pub fn push_shared(&mut self, id: impl Into<HookId>, hook: Arc<dyn AgentHook>) -> &mut Self {
+        if let Some(stack) = hook.as_stack() {
+            self.entries.extend(stack.entries.iter().cloned());
+            return self;
+        }
+        self.entries.push(Entry {
+            id: id.into(),
+            hook,
+        });
+        self
+    }
+
+    /// Builder form of [`HookStack::push`].
+    #[must_use]
+    pub fn with(mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> Self {
+        self.push(id, hook);
+        self
+    }
+
+    /// How many hooks the stack holds (after flattening nested stacks).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the stack holds no hook.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The hooks' ids, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &HookId> + '_ {
+        self.entries.iter().map(|entry| &entry.id)
+    }
+
+    /// Runs the hooks on `event` and folds their flows (see the type's docs).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future stops the fold where it is: the hook being awaited
+    /// is dropped (a shell hook kills its process), later hooks are not
+    /// called, and nothing is applied. Hooks earlier in the stack may already
+    /// have updated the scratchpad.
+    pub async fn fold(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
+        let kind = event.kind();
+        let mut fold = Fold::new(event);
+        for entry in &self.entries {
+            if !entry.hook.observes(kind) {
+                continue;
+            }
+            let flow = entry.hook.on_event(ctx, fold.event()).await;
+            if fold.apply(&entry.id, flow).is_break() {
+                break;
+            }
+        }
+        fold.finish()
+    }
+}
+
+impl AgentHook for HookStack {
+    /// Folds the stack and answers with the net flow
+    /// ([`StackOutcome::net_flow`]). Boxes one future per call; pushing the
+    /// stack into another stack avoids that (it flattens).
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::boxed(async move { self.fold(ctx, event).await.net_flow() })
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        self.entries.iter().any(|entry| entry.hook.observes(kind))
+    }
+
+    fn as_stack(&self) -> Option<&HookStack> {
+        Some(self)
+    }
+}
+
+impl fmt::Debug for HookStack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookStack")
+            .field(
+                "hooks",
+                &self.entries.iter().map(|e| &e.id).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// The fold of one event's flows, applied one hook at a time.
+///
+/// [`HookStack::fold`] uses it; so can code that obtains flows some other
+/// way (a dispatch table running rules, shell hooks run concurrently and
+/// merged in declared order): call [`Fold::event`] for the event the next
+/// hook must see, [`Fold::apply`] with its flow, and [`Fold::finish`].
+#[derive(Debug)]
+pub struct Fold<'e> {
+    event: StepEvent<'e>,
+    patch: PatchMerge,
+    value: Option<Value>,
+    prompt: Option<String>,
+    context: Vec<ContextItem>,
+    decision: Option<Flow>,
+    provenance: Vec<Provenance>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'e> Fold<'e> {
+    /// A fold of `event` that no hook has answered yet. Does not allocate.
+    pub fn new(event: StepEvent<'e>) -> Self {
+        Fold {
+            event,
+            patch: PatchMerge::default(),
+            value: None,
+            prompt: None,
+            context: Vec::new(),
+            decision: None,
+            provenance: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// The phase being folded.
+    pub fn phase(&self) -> Phase {
+        self.event.kind()
+    }
+
+    /// The event as the next hook must see it: with the arguments, result or
+    /// prompt rewritten by the hooks applied so far.
+    pub fn event(&self) -> StepEvent<'_> {
+        if let Some(value) = &self.value {
+            self.event.with_value(value)
+        } else if let Some(prompt) = &self.prompt {
+            self.event.with_prompt(prompt)
+        } else {
+            self.event
+        }
+    }
+
+    /// Whether a flow already stopped the fold (later flows are ignored).
+    pub fn is_stopped(&self) -> bool {
+        self.decision.is_some()
+    }
+
+    /// Applies `flow`, returned by hook `hook`. Returns
+    /// `ControlFlow::Break` when the fold is stopped (by this flow or an
+    /// earlier one): later hooks must not be called.
+    pub fn apply(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        if self.decision.is_some() {
+            return ControlFlow::Break(());
+        }
+        let phase = self.phase();
+        let kind = flow.kind();
+        if !kind.honoured_on(phase) {
+            let diagnostic = Diagnostic::Unhonoured {
+                hook: hook.clone(),
+                flow: kind,
+                phase,
+            };
+            self.fail_closed(diagnostic);
+            return ControlFlow::Break(());
+        }
+        match flow {
+            Flow::Continue => {}
+            Flow::PatchRequest(patch) => {
+                self.patch
+                    .merge(hook, patch, &mut self.provenance, &mut self.diagnostics);
+            }
+            Flow::RewriteArgs(value) | Flow::RewriteResult(value) => {
+                self.value = Some(value);
+                self.record(hook, Change::Rewrote(kind));
+            }
+            Flow::RewritePrompt(prompt) => {
+                self.prompt = Some(prompt);
+                self.record(hook, Change::Rewrote(kind));
+            }
+            Flow::InjectContext(items) => {
+                if !items.is_empty() {
+                    self.record(hook, Change::InjectedContext { items: items.len() });
+                    self.context.extend(items);
+                }
+            }
+            terminal @ (Flow::Skip { .. }
+            | Flow::Terminate { .. }
+            | Flow::Resume { .. }
+            | Flow::Fail
+            | Flow::Retry { .. }
+            | Flow::Repair { .. }) => {
+                self.record(hook, Change::Decided(kind));
+                self.decision = Some(terminal);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn record(&mut self, hook: &HookId, change: Change) {
+        self.provenance.push(Provenance {
+            hook: hook.clone(),
+            change,
+        });
+    }
+
+    fn fail_closed(&mut self, diagnostic: Diagnostic) {
+        if self.phase() == Phase::BeforeCompletion {
+            self.patch = PatchMerge::default();
+        }
+        self.decision = Some(Flow::Terminate {
+            reason: diagnostic.to_string(),
+        });
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Ends the fold: checks the merged patch (a `tool_choice` naming a tool
+    /// that `active_tools` removed fails closed) and returns the result.
+    pub fn finish(mut self) -> StackOutcome {
+        let phase = self.phase();
+        let mut patch = RequestPatch::default();
+        if self.decision.is_none() {
+            match std::mem::take(&mut self.patch).finish() {
+                Ok(merged) => patch = merged,
+                Err(diagnostic) => self.fail_closed(diagnostic),
+            }
+        }
+        let (args, result) = match phase {
+            Phase::BeforeTool => (self.value, None),
+            Phase::AfterTool => (None, self.value),
+            _ => (None, None),
+        };
+        StackOutcome {
+            phase,
+            decision: self.decision,
+            patch,
+            args,
+            result,
+            prompt: self.prompt,
+            context: self.context,
+            provenance: self.provenance,
+            diagnostics: self.diagnostics,
+        }
+    }
+}
+
+/// The folded result of one event (see [`HookStack`]).
+///
+/// When every hook continued, every field is empty / `None` and nothing was
+/// allocated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StackOutcome {
+    /// The event's phase.
+    pub phase: Phase,
+    /// The flow that stopped the stack: `Skip`, `Terminate` (including a
+    /// fail-closed one), `Resume`, `Fail`, `Retry` or `Repair`; `None` when
+    /// every hook was consulted.
+    pub decision: Option<Flow>,
+    /// `before_completion`: the merged patch (empty when no hook patched, or
+    /// when the stack stopped).
+    pub patch: RequestPatch,
+    /// `before_tool`: the arguments as rewritten (kept when a later hook
+    /// skipped or terminated); `None` when no hook rewrote them.
+    pub args: Option<Value>,
+    /// `after_tool`: the result as rewritten; `None` when no hook rewrote it.
+    pub result: Option<Value>,
+    /// `user_prompt`: the prompt as rewritten; `None` when no hook rewrote it.
+    pub prompt: Option<String>,
+    /// After-phases: the context items injected, in order.
+    pub context: Vec<ContextItem>,
+    /// Which hook set or rewrote what, in order.
+    pub provenance: Vec<Provenance>,
+    /// Conflicts and fail-closed reasons, in order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl StackOutcome {
+    /// Whether every hook continued (nothing to apply, nothing to report).
+    pub fn is_continue(&self) -> bool {
+        self.decision.is_none()
+            && self.patch.is_empty()
+            && self.args.is_none()
+            && self.result.is_none()
+            && self.prompt.is_none()
+            && self.context.is_empty()
+            && self.diagnostics.is_empty()
+    }
+
+    /// The reason of a `Terminate` decision (hook-made or fail-closed).
+    pub fn terminate_reason(&self) -> Option<&str> {
+        match &self.decision {
+            Some(Flow::Terminate { reason }) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The result as one [`Flow`], as a stack used as a plain hook answers:
+    /// the stopping decision if any; else the merged patch, the rewrite or
+    /// the injected context; else `Continue`.
+    ///
+    /// This is lossy where one flow cannot say everything: rewrites made
+    /// before a `Skip` / `Terminate` are dropped, and on `after_tool` a
+    /// rewritten result wins over injected context (the context is dropped).
+    /// Push stacks into stacks (which flattens) to keep everything.
+    pub fn net_flow(self) -> Flow {
+        if let Some(decision) = self.decision {
+            decision
+        } else if !self.patch.is_empty() {
+            Flow::PatchRequest(self.patch)
+        } else if let Some(args) = self.args {
+            Flow::RewriteArgs(args)
+        } else if let Some(result) = self.result {
+            Flow::RewriteResult(result)
+        } else if let Some(prompt) = self.prompt {
+            Flow::RewritePrompt(prompt)
+        } else if !self.context.is_empty() {
+            Flow::InjectContext(self.context)
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+/// One entry of a [`StackOutcome`]'s provenance: hook `hook` made `change`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// The hook's id.
+    pub hook: HookId,
+    /// What it did.
+    pub change: Change,
+}
+
+/// What a hook changed, in [`Provenance`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Set a field of the request patch (`active_tools`: narrowed it).
+    SetField(PatchField),
+    /// Set one key of the patch's `additional_params`.
+    SetParam(String),
+    /// Appended items to the patch's `extra_context`.
+    AppendedContext {
+        /// How many items.
+        items: usize,
+    },
+    /// Rewrote the arguments, result or prompt (the flow's kind says which).
+    Rewrote(FlowKind),
+    /// Injected context items.
+    InjectedContext {
+        /// How many items.
+        items: usize,
+    },
+    /// Stopped the stack with a decision of this kind.
+    Decided(FlowKind),
+}
+
+/// Something a fold reports: a conflict between hooks, or why it failed
+/// closed. Rendered (`Display`) as a rustc-style message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Diagnostic {
+    /// Two hooks set a last-writer-wins patch field to different values;
+    /// `second` (the later) wins.
+    Conflict {
+        /// The field.
+        field: PatchField,
+        /// The hook whose value was overwritten.
+        first: HookId,
+        /// The hook whose value wins.
+        second: HookId,
+    },
+    /// `hook` narrowed `active_tools` to the empty set.
+    EmptyActiveTools {
+        /// The hook whose narrowing emptied the set.
+        hook: HookId,
+    },
+    /// The merged `tool_choice` forces a tool that `active_tools` removed;
+    /// fails closed.
+    ToolChoiceRemoved {
+        /// The forced tool.
+        tool: String,
+        /// The hook that set `tool_choice` last.
+        hook: Option<HookId>,
+    },
+    /// `hook` returned a flow the event cannot honour; fails closed.
+    Unhonoured {
+        /// The hook.
+        hook: HookId,
+        /// The flow's kind.
+        flow: FlowKind,
+        /// The event's phase.
+        phase: Phase,
+    },
+}
+
+impl Diagnostic {
+    /// Whether this diagnostic terminated the run (fail closed).
+    pub fn fails_closed(&self) -> bool {
+        matches!(
+            self,
+            Diagnostic::ToolChoiceRemoved { .. } | Diagnostic::Unhonoured { .. }
+        )
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Diagnostic::Conflict {
+                field,
+                first,
+                second,
+            } => write!(
+                f,
+                "hooks `{first}` and `{second}` set `{field}` differently; the last writer (`{second}`) wins"
+            ),
+            Diagnostic::EmptyActiveTools { hook } => write!(
+                f,
+                "hook `{hook}` narrowed `active_tools` to an empty set; the model can call no tool"
+            ),
+            Diagnostic::ToolChoiceRemoved { tool, hook } => {
+                write!(f, "`tool_choice` ")?;
+                if let Some(hook) = hook {
+                    write!(f, "(set by hook `{hook}`) ")?;
+                }
+                write!(
+                    f,
+                    "forces tool `{tool}`, which `active_tools` removed; the run is terminated (fail closed)"
+                )
+            }
+            Diagnostic::Unhonoured { hook, flow, phase } => {
+                write!(
+                    f,
+                    "hook `{hook}` returned flow `{flow}`, which `{phase}` cannot honour; the run is terminated (fail closed); `{phase}` honours: "
+                )?;
+                let mut first = true;
+                for kind in FlowKind::ALL.into_iter().filter(|k| k.honoured_on(*phase)) {
+                    if !first {
+                        f.write_str(", ")?;
+                    }
+                    first = false;
+                    write!(f, "`{kind}`")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
