@@ -1,3 +1,67 @@
 //! The `agent-hooks` command-line tool.
+//!
+//! Exit codes: 0 ok, 1 findings, 2 usage or I/O error (DESIGN.md section 7).
 
-fn main() {}
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+mod cli;
+
+/// Declared, checked and compiled hooks for AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "agent-hooks", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check hook configs: YAML syntax, JSON Schema and semantic rules, all
+    /// errors at once, each with `file:line:col`.
+    Check {
+        /// Config files to check.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+        /// Output format: `human` (rustc-style with snippets) or `json`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Print a JSON Schema: the hook config (default), the hook stdin payload
+    /// or the hook stdout output.
+    Schema {
+        /// Which schema to print.
+        #[arg(value_enum, default_value_t = SchemaKind::Config)]
+        kind: SchemaKind,
+    },
+}
+
+/// How a command prints data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Human-readable, rustc-style.
+    Human,
+    /// JSON on stdout.
+    Json,
+}
+
+/// The schemas `agent-hooks schema` can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SchemaKind {
+    /// The hook config (`hooks.yaml`).
+    Config,
+    /// The JSON a shell hook receives on stdin.
+    Payload,
+    /// The JSON a shell hook may print on stdout.
+    Output,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check { files, format } => cli::check::run(&files, format),
+        Command::Schema { kind } => cli::schema::run(kind),
+    };
+    ExitCode::from(code)
+}

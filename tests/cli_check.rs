@@ -1,0 +1,158 @@
+//! `agent-hooks check` and `agent-hooks schema` as a user runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn check(args: &[&str]) -> Output {
+    bin()
+        .current_dir(root())
+        .arg("check")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fixtures(kind: &str) -> Vec<PathBuf> {
+    let dir = root().join("tests/fixtures/config").join(kind);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn rel(path: &Path) -> String {
+    path.strip_prefix(root()).unwrap().display().to_string()
+}
+
+#[test]
+fn reference_config_is_clean() {
+    let out = check(&["examples/hooks.yaml"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn valid_fixtures_exit_0() {
+    let files = fixtures("valid");
+    assert!(!files.is_empty());
+    for file in files {
+        let out = check(&[&rel(&file)]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn every_invalid_fixture_exits_1_with_location_in_first_line() {
+    let files = fixtures("invalid");
+    assert!(files.len() >= 40, "only {} invalid fixtures", files.len());
+    for file in files {
+        let name = rel(&file);
+        let out = check(&[&name]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+        let first = stdout.lines().next().unwrap_or_default();
+        let located = regex_like_location(first, &name);
+        assert!(
+            located,
+            "{name}: first line lacks `{name}:LINE:COL`: {first:?}"
+        );
+    }
+}
+
+/// Whether `line` contains `NAME:LINE:COL` with numeric LINE and COL.
+fn regex_like_location(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(i, _)| {
+        let rest = &line[i + name.len()..];
+        let mut parts = rest.splitn(3, ':');
+        let (Some(""), Some(l), Some(c)) = (parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        let col: String = c.chars().take_while(char::is_ascii_digit).collect();
+        !l.is_empty() && l.chars().all(|ch| ch.is_ascii_digit()) && !col.is_empty()
+    })
+}
+
+#[test]
+fn json_format_reports_every_diagnostic_with_location() {
+    let files = fixtures("invalid");
+    let three = files
+        .iter()
+        .find(|f| f.file_name().unwrap().to_string_lossy().contains("three"))
+        .expect("an invalid fixture named *three* carrying three different errors");
+    let out = check(&["--format", "json", &rel(three)]);
+    assert_eq!(out.status.code(), Some(1));
+    let reports: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diags = reports[0]["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 3, "{diags:#?}");
+    let mut messages: Vec<&str> = diags
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    messages.dedup();
+    assert_eq!(
+        messages.len(),
+        3,
+        "three different errors expected: {messages:?}"
+    );
+    for d in diags {
+        assert!(d["line"].as_u64().unwrap() >= 1);
+        assert!(d["column"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn unreadable_file_is_exit_2() {
+    let out = check(&["does/not/exist.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does/not/exist.yaml"));
+}
+
+#[test]
+fn missing_arguments_is_a_usage_error() {
+    let out = bin().arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().arg("frobnicate").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn schema_command_prints_each_schema() {
+    for (kind, committed) in [
+        ("config", "schema/hooks.schema.json"),
+        ("payload", "schema/payload.schema.json"),
+        ("output", "schema/output.schema.json"),
+    ] {
+        let out = bin().args(["schema", kind]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{kind}");
+        let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let on_disk: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join(committed)).unwrap())
+                .unwrap();
+        assert_eq!(
+            printed, on_disk,
+            "`agent-hooks schema {kind}` differs from {committed}"
+        );
+    }
+}
