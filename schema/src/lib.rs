@@ -4,10 +4,51 @@
 //! JSON Schema, semantic rules) and JSON Schema generation. The `hooks!`
 //! macro, the CLI and the runtime loader all go through this crate, so static
 //! and loaded configs decide identically.
+//!
+//! ```
+//! let config = hooks_schema::load_str(
+//!     "version: 1\nhooks:\n  - id: no-rm\n    phase: before_tool\n    block: { reason: no }\n",
+//!     "hooks.yaml",
+//! )
+//! .unwrap();
+//! assert_eq!(config.hooks[0].action().name(), "block");
+//!
+//! let err = hooks_schema::load_str("version: 1\nhooks: [{id: x, phase: PreToolCall, terminate: {reason: r}}]\n", "h.yaml")
+//!     .unwrap_err();
+//! assert!(err.first().render(None).starts_with("h.yaml:2:"));
+//! ```
 
+mod check;
+mod config;
+mod diagnostic;
+mod duration;
+mod load;
+mod matcher;
 mod output;
 mod payload;
 mod phase;
+mod schema;
+mod yaml;
+
+pub use config::{
+    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits,
+    Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
+    ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
+};
+pub use diagnostic::{Diagnostic, Diagnostics, Layer};
+pub use duration::{DURATION_PATTERN, Duration, DurationError};
+pub use load::{load_file, load_str, schema_accepts};
+pub use matcher::{check_regex, glob_to_regex};
+pub use schema::{CONFIG_SCHEMA_ID, config_schema};
+pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
+
+/// JSON Schema `pattern` of a hook id: lowercase letters, digits, `_`, `-`.
+pub const ID_PATTERN: &str = "^[a-z0-9_-]+$";
+/// JSON Schema `pattern` of an environment variable name.
+pub const ENV_NAME_PATTERN: &str = "^[A-Za-z_][A-Za-z0-9_]*$";
+/// JSON Schema `pattern` of an RFC 6901 JSON pointer: empty (the whole
+/// value) or `/`-separated tokens in which `~` appears only as `~0` or `~1`.
+pub const POINTER_PATTERN: &str = "^(/([^~/]|~[01])*)*$";
 
 pub use output::{
     ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,

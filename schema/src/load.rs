@@ -1,0 +1,148 @@
+//! The one loading path shared by the CLI, the `hooks!` macro and the runtime loader.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::check::Checker;
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Diagnostics, Layer};
+use crate::yaml::{self, Positions};
+
+/// Loads a config from its text. `file` is the name shown in diagnostics.
+///
+/// Runs the three layers — YAML syntax (with size, depth and alias budgets),
+/// the generated JSON Schema, the semantic rules — and reports every finding
+/// at once, sorted by position. A syntax error stops the later layers (there
+/// is no document to check).
+///
+/// # Errors
+///
+/// [`Diagnostics`] (never empty) when the config is invalid.
+pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
+    let (value, positions) = yaml::parse(source, file).map_err(|d| Diagnostics::single(*d))?;
+    validate_value(&value, &positions, file)?;
+    serde_json::from_value::<Config>(value).map_err(|e| {
+        Diagnostics::single(Diagnostic::new(
+            file,
+            1,
+            1,
+            "",
+            Layer::Schema,
+            "internal",
+            format!("config passed validation but does not convert: {e}"),
+        ))
+    })
+}
+
+/// Reads and loads a config file; the path as given is the file name in diagnostics.
+///
+/// # Errors
+///
+/// [`Diagnostics`] holding one [`Layer::Io`] diagnostic (code `io`) when the
+/// file cannot be read or is not UTF-8, else as [`load_str`].
+pub fn load_file(path: &Path) -> Result<Config, Diagnostics> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostics::single(Diagnostic::new(
+            &file,
+            1,
+            1,
+            "",
+            Layer::Io,
+            "io",
+            format!("cannot read `{file}`: {}", lowercase_io(&e)),
+        ))
+    })?;
+    let source = String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let prefix = &e.as_bytes()[..offset];
+        let line = prefix.iter().filter(|b| **b == b'\n').count() + 1;
+        let column = offset
+            - prefix
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        Diagnostics::single(Diagnostic::new(
+            &file,
+            line,
+            column,
+            "",
+            Layer::Io,
+            "not-utf8",
+            format!("`{file}` is not valid UTF-8 (invalid byte at offset {offset})"),
+        ))
+    })?;
+    load_str(&source, &file)
+}
+
+fn lowercase_io(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => s,
+    }
+}
+
+/// The compiled config schema, built once per process.
+fn validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        #[allow(
+            clippy::expect_used,
+            reason = "the generated schema is tested to compile"
+        )]
+        jsonschema::validator_for(&crate::schema::config_schema())
+            .expect("the generated config schema compiles")
+    })
+}
+
+/// Whether the generated JSON Schema accepts `value` (layer 2 alone).
+pub fn schema_accepts(value: &Value) -> bool {
+    validator().is_valid(value)
+}
+
+/// Layers 2 and 3 over an already parsed document.
+fn validate_value(value: &Value, positions: &Positions, file: &str) -> Result<(), Diagnostics> {
+    let mut checker = Checker::new(file, positions);
+    checker.check_document(value);
+    let walked = checker.out;
+    let mut all = Vec::new();
+    for err in validator().iter_errors(value) {
+        let pointer = err.instance_path().as_str().to_owned();
+        let covered = walked.iter().any(|d| {
+            d.pointer == pointer
+                || d.pointer.starts_with(&pointer)
+                    && d.pointer.as_bytes().get(pointer.len()) == Some(&b'/')
+        });
+        if covered {
+            continue;
+        }
+        let pos = positions.value_pos(&pointer);
+        all.push(Diagnostic::new(
+            file,
+            pos.line,
+            pos.column,
+            &pointer,
+            Layer::Schema,
+            "schema",
+            lowercase_first(&err.to_string()),
+        ));
+    }
+    all.extend(walked);
+    match Diagnostics::from_vec(all) {
+        None => Ok(()),
+        Some(d) => Err(d),
+    }
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

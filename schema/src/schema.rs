@@ -1,0 +1,195 @@
+//! Layer 2 support: the generated config JSON Schema (draft 2020-12).
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+
+use crate::config::{ACTION_KEYS, Config};
+use crate::phase::{OutcomeKind, Phase};
+
+/// The stable `$id` of the config schema.
+pub const CONFIG_SCHEMA_ID: &str = "https://agent-hooks.dev/schemas/hooks.schema.json";
+
+/// The config JSON Schema (draft 2020-12), generated from [`Config`]: a
+/// description and title on every property (plus `markdownDescription` for
+/// editors), enum values with descriptions, examples and defaults,
+/// `additionalProperties: false` on every object, and per-phase `if`/`then`
+/// rules for the actions, tool filters, failure policy and `outcome`
+/// predicates. The committed copy is `schema/hooks.schema.json`.
+pub fn config_schema() -> Value {
+    let generator = SchemaGenerator::new(SchemaSettings::draft2020_12());
+    let schema = generator.into_root_schema_for::<Config>();
+    let mut value = schema.to_value();
+    if let Value::Object(root) = &mut value {
+        let mut ordered = Map::new();
+        ordered.insert(
+            "$schema".into(),
+            root.remove("$schema").unwrap_or(Value::Null),
+        );
+        ordered.insert("$id".into(), CONFIG_SCHEMA_ID.into());
+        ordered.insert("title".into(), "agent-hooks config (version 1)".into());
+        ordered.insert(
+            "description".into(),
+            "A hook config for agent-hooks: rules that intercept an AI agent's model calls, tool calls and run events. Declared order is execution and merge order.".into(),
+        );
+        root.remove("title");
+        root.remove("description");
+        ordered.append(root);
+        *root = ordered;
+    }
+    decorate(&mut value, None);
+    value
+}
+
+/// Adds titles and `markdownDescription`s to every property schema.
+fn decorate(value: &mut Value, key: Option<&str>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = key {
+                map.entry("title").or_insert_with(|| title_of(name).into());
+            }
+            if let Some(Value::String(d)) = map.get("description") {
+                let d = d.clone();
+                map.entry("markdownDescription").or_insert(Value::String(d));
+            }
+            if let Some(Value::Object(props)) = map.get_mut("properties") {
+                for (k, v) in props.iter_mut() {
+                    decorate(v, Some(k));
+                }
+            }
+            for (k, v) in map.iter_mut() {
+                if k != "properties" {
+                    decorate(v, None);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| decorate(v, None)),
+        _ => {}
+    }
+}
+
+fn title_of(key: &str) -> String {
+    let mut s = key.replace('_', " ");
+    if let Some(first) = s.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    s
+}
+
+fn phases_where(f: impl Fn(Phase) -> bool) -> Vec<&'static str> {
+    Phase::ALL
+        .into_iter()
+        .filter(|p| f(*p))
+        .map(Phase::as_str)
+        .collect()
+}
+
+/// Adds "exactly one action" and the per-phase rules to the hook schema.
+pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerator) {
+    let one_of: Vec<Value> = ACTION_KEYS
+        .iter()
+        .map(|k| json!({"required": [k]}))
+        .collect();
+    // Each rule fires only for a *known* phase outside the allowed set, so an
+    // unknown phase is reported once (by the `phase` enum), not once per rule.
+    let not_only = |key: &str, then: Value, allowed: &dyn Fn(Phase) -> bool| {
+        json!({
+            "if": {"required": ["phase"], "properties": {"phase": {"enum": phases_where(|p| !allowed(p))}}},
+            "then": {"properties": {key: then}}
+        })
+    };
+    let without_outcome = generator
+        .subschema_for::<PredicateWithoutOutcome>()
+        .to_value();
+    let rules = vec![
+        not_only("block", json!(false), &|p| p == Phase::BeforeTool),
+        not_only("patch", json!(false), &|p| p == Phase::BeforeCompletion),
+        not_only("inject", json!(false), &Phase::is_after_phase),
+        not_only("rewrite", json!(false), &Phase::is_tool_phase),
+        not_only("include_tools", json!(false), &Phase::is_tool_phase),
+        not_only("exclude_tools", json!(false), &Phase::is_tool_phase),
+        not_only("failure_policy", json!({"not": {"const": "block"}}), &|p| {
+            p == Phase::BeforeTool
+        }),
+        not_only("when", without_outcome, &|p| p == Phase::AfterTool),
+    ];
+    schema.insert("oneOf".into(), Value::Array(one_of));
+    schema.insert("allOf".into(), Value::Array(rules));
+}
+
+/// A `when` predicate of a phase other than `after_tool` (no `outcome` leaves).
+struct PredicateWithoutOutcome;
+
+impl JsonSchema for PredicateWithoutOutcome {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PredicateWithoutOutcome".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        predicate_schema(generator, false)
+    }
+}
+
+/// The schema of a `when` predicate; `outcome` leaves only if `with_outcome`.
+pub(crate) fn predicate_schema(generator: &mut SchemaGenerator, with_outcome: bool) -> Schema {
+    let this = if with_outcome {
+        generator.subschema_for::<crate::config::Predicate>()
+    } else {
+        generator.subschema_for::<PredicateWithoutOutcome>()
+    }
+    .to_value();
+    let pointer = json!({
+        "type": "string",
+        "pattern": crate::POINTER_PATTERN,
+        "description": "RFC 6901 JSON pointer into the event's arguments (`before_tool`) or result (`after_tool`), e.g. `/command`.",
+        "examples": ["/command", "/path"]
+    });
+    let leaf = |key: &str, schema: Value| {
+        json!({
+            "type": "object",
+            "properties": {"pointer": pointer.clone(), key: schema},
+            "required": ["pointer", key],
+            "additionalProperties": false
+        })
+    };
+    let mut branches = vec![
+        json!({"type": "object", "properties": {"all": {"type": "array", "items": this.clone(), "description": "All of these predicates hold (true when empty)."}}, "required": ["all"], "additionalProperties": false}),
+        json!({"type": "object", "properties": {"any": {"type": "array", "items": this.clone(), "description": "At least one of these predicates holds (false when empty)."}}, "required": ["any"], "additionalProperties": false}),
+        json!({"type": "object", "properties": {"not": {"allOf": [this], "description": "This predicate does not hold."}}, "required": ["not"], "additionalProperties": false}),
+        leaf(
+            "matches",
+            json!({"type": "string", "description": "A regular expression (Rust `regex` syntax) searched for in the string at `pointer` (unanchored: use `^`/`$` to anchor).", "examples": ["\\brm\\s+-rf\\b"]}),
+        ),
+        leaf(
+            "glob",
+            json!({"type": "string", "description": "A glob that must match the whole string at `pointer`.", "examples": ["*.env"]}),
+        ),
+        leaf(
+            "equals",
+            json!({"description": "The value at `pointer` equals this JSON value."}),
+        ),
+        leaf(
+            "exists",
+            json!({"type": "boolean", "description": "`true`: the pointer resolves; `false`: it does not."}),
+        ),
+    ];
+    if with_outcome {
+        let outcome = generator.subschema_for::<OutcomeKind>().to_value();
+        let mut outcome_prop = json!({"description": "The tool's outcome (`after_tool` only): `success`, `timeout`, `not_found`, `denied` or `error`."});
+        if let (Value::Object(o), Value::Object(r)) = (&mut outcome_prop, outcome) {
+            o.extend(r);
+        }
+        branches.push(json!({"type": "object", "properties": {"outcome": outcome_prop}, "required": ["outcome"], "additionalProperties": false}));
+    }
+    let description = if with_outcome {
+        "A predicate: `all`/`any`/`not` over predicates, a test `{pointer, matches|glob|equals|exists}` on the event's arguments or result, or (on `after_tool`) `{outcome: ...}`."
+    } else {
+        "A predicate: `all`/`any`/`not` over predicates or a test `{pointer, matches|glob|equals|exists}` on the event's arguments (`outcome` is only available on `after_tool`)."
+    };
+    let value = json!({
+        "description": description,
+        "type": "object",
+        "oneOf": branches,
+        "examples": [{"pointer": "/command", "matches": "\\brm\\s+-rf\\b"}]
+    });
+    Schema::try_from(value).unwrap_or_default()
+}
