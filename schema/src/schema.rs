@@ -47,6 +47,10 @@ fn decorate(value: &mut Value, key: Option<&str>) {
         Value::Object(map) => {
             if let Some(name) = key {
                 map.entry("title").or_insert_with(|| title_of(name).into());
+                if let Some(Value::String(c)) = map.get("const") {
+                    let d = format!("`{c}` selects this variant.");
+                    map.entry("description").or_insert(Value::String(d));
+                }
             }
             if let Some(Value::String(d)) = map.get("description") {
                 let d = d.clone();
