@@ -30,3 +30,26 @@ pub use shell::{
 };
 
 // --- hook invocation: payloads, protocols, policies, records, redaction (issue 4) ---
+mod activity;
+mod invoke;
+mod payload;
+mod policy;
+pub mod protocol;
+mod records;
+mod redact;
+pub use activity::{ActivityEvent, ActivitySink};
+pub use invoke::{
+    HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime, run_shell_hooks,
+};
+pub use payload::{
+    BuiltPayload, PAYLOAD_REF_ENV, PayloadError, PayloadInput, PayloadLimits, SpillFile,
+    ToolPathSettings, affected_paths, build as build_payload, check_session_dir,
+};
+pub use policy::{PolicyOutcome, apply_failure_policy, apply_mode};
+pub use protocol::{ProtocolDecision, ProtocolFailure};
+pub use records::{
+    HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
+};
+pub use redact::{
+    MIN_SECRET_LEN, REDACTED, SecretSet, is_credential_name, redact_json, redact_sensitive_text,
+};

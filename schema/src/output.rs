@@ -119,9 +119,13 @@ pub struct OutputPatch {
     /// Provider-specific request parameters, shallow-merged (later keys win).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_params: Option<serde_json::Map<String, serde_json::Value>>,
-    /// Extra context documents appended to the request, in order.
+    /// The conversation history to send instead of the agent's, as the
+    /// provider's message objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<serde_json::Value>>,
+    /// Extra `user`-role context items appended to the request, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub extra_context: Vec<String>,
+    pub extra_context: Vec<OutputContextItem>,
 }
 
 /// One context item a hook adds to the conversation.

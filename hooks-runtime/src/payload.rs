@@ -1,0 +1,653 @@
+//! Building a shell hook's stdin payload from a [`StepEvent`] (DESIGN.md
+//! section 6, issue 4 item 2): the envelope v1 ([`hooks_schema::Payload`])
+//! or Claude Code's input object, binary data as metadata, affected paths,
+//! modes `full` / `redacted`, and the spill to a payload-ref file over the
+//! stdin cap.
+
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use base64::Engine as _;
+use hooks_schema::{
+    BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION,
+    Payload, PayloadMode, Phase, Protocol,
+};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::protocol::claude;
+use crate::redact::{SecretSet, redact_json, redact_sensitive_text};
+use crate::{StepEvent, ToolOutcome};
+
+/// The environment variable that tells a hook the path of its payload-ref
+/// file, when the payload spilled.
+pub const PAYLOAD_REF_ENV: &str = "AGENT_HOOKS_PAYLOAD_REF";
+
+/// Size limits of a payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PayloadLimits {
+    /// Largest payload sent through stdin, in bytes (default 1 MiB). A larger
+    /// payload spills to a payload-ref file.
+    pub stdin_cap: usize,
+    /// Largest payload written to a payload-ref file, in bytes (default 16
+    /// MiB). A larger payload is not spilled: the hook gets the elided
+    /// envelope without `payload_ref`.
+    pub spill_cap: usize,
+}
+
+impl Default for PayloadLimits {
+    fn default() -> Self {
+        PayloadLimits {
+            stdin_cap: 1 << 20,
+            spill_cap: 16 << 20,
+        }
+    }
+}
+
+/// A tool's path settings (the config's `tool_settings`): which argument
+/// pointers hold paths, whether absolute paths are allowed, whether the tool
+/// writes. They drive [`Payload::affected_paths`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolPathSettings {
+    /// RFC 6901 pointers into the tool's arguments whose values are a path
+    /// (a string) or paths (an array of strings).
+    pub path_pointers: Vec<String>,
+    /// Whether absolute paths are listed; when `false` they are left out
+    /// with a diagnostic.
+    pub allow_absolute: bool,
+    /// Whether the tool writes its paths; a write path that is a symlink is
+    /// left out with a diagnostic.
+    pub writes: bool,
+}
+
+/// Why a payload could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PayloadError {
+    /// The session directory resolves outside the workspace root.
+    #[error(
+        "session directory `{dir}` resolves to `{resolved}`, outside the workspace root `{root}`"
+    )]
+    SessionDirOutsideRoot {
+        /// The configured session directory.
+        dir: PathBuf,
+        /// What it resolves to after canonicalization.
+        resolved: PathBuf,
+        /// The canonical workspace root.
+        root: PathBuf,
+    },
+    /// An I/O error preparing the payload-ref file.
+    #[error("cannot write the payload-ref file under `{dir}`: {source}")]
+    Spill {
+        /// The session directory.
+        dir: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Checks that `session_dir` resolves (symlinks followed) inside `root`;
+/// returns the canonical session directory.
+///
+/// # Errors
+///
+/// [`PayloadError::SessionDirOutsideRoot`] when it does not,
+/// [`PayloadError::Spill`] when it cannot be canonicalized.
+pub fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathBuf, PayloadError> {
+    let spill_err = |source| PayloadError::Spill {
+        dir: session_dir.to_path_buf(),
+        source,
+    };
+    let root = root.canonicalize().map_err(spill_err)?;
+    let resolved = session_dir.canonicalize().map_err(spill_err)?;
+    if !resolved.starts_with(&root) {
+        return Err(PayloadError::SessionDirOutsideRoot {
+            dir: session_dir.to_path_buf(),
+            resolved,
+            root,
+        });
+    }
+    Ok(resolved)
+}
+
+/// Everything [`build`] needs besides the event.
+#[derive(Debug, Clone, Copy)]
+pub struct PayloadInput<'a> {
+    /// The hook's id.
+    pub hook_id: &'a str,
+    /// The run's id.
+    pub run_id: &'a str,
+    /// The turn number.
+    pub turn: u64,
+    /// The hook's canonical working directory.
+    pub cwd: &'a Path,
+    /// `full` or `redacted`.
+    pub mode: PayloadMode,
+    /// Which stdin format: the envelope v1 or Claude Code's object.
+    pub protocol: Protocol,
+    /// The tool's path settings, when the config has some for it.
+    pub tool_paths: Option<&'a ToolPathSettings>,
+    /// Secrets redacted in `redacted` mode (besides the token shapes).
+    pub secrets: &'a SecretSet,
+    /// Where payload-ref files go; `None` disables spilling (an oversized
+    /// payload is then elided without a ref).
+    pub session_dir: Option<&'a Path>,
+    /// The canonical workspace root the session directory must lie in.
+    pub root: &'a Path,
+    /// Size limits.
+    pub limits: PayloadLimits,
+}
+
+/// A built payload.
+#[derive(Debug)]
+pub struct BuiltPayload {
+    /// The bytes for stdin (without the trailing `\n` the executor adds).
+    pub stdin: Vec<u8>,
+    /// The payload-ref file, when the payload spilled; remove it with
+    /// [`SpillFile::remove`] when the invocation ends.
+    pub spill: Option<SpillFile>,
+    /// Affected paths left out, and other notes for the operator (unredacted).
+    pub diagnostics: Vec<String>,
+}
+
+/// A payload-ref file: mode 0600, created exclusively under the session
+/// directory. Dropping it removes it (best effort); [`SpillFile::remove`]
+/// reports a failure.
+#[derive(Debug)]
+pub struct SpillFile {
+    path: Option<PathBuf>,
+}
+
+impl SpillFile {
+    /// The file's absolute path (also in [`PAYLOAD_REF_ENV`]).
+    pub fn path(&self) -> &Path {
+        self.path.as_deref().unwrap_or(Path::new(""))
+    }
+
+    /// Removes the file.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of removing it (the caller turns it into a diagnostic).
+    pub fn remove(mut self) -> io::Result<()> {
+        match self.path.take() {
+            Some(path) => std::fs::remove_file(path),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.path.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Builds the stdin payload of one hook invocation for `event`.
+///
+/// Binary blobs in the event's JSON values (objects with `type` `image`,
+/// `audio`, `file`, `bytes` or `binary` and a base64 string `data` or
+/// `source.data`; `data:` URLs) are replaced by `{"$binary": N}` and listed
+/// in [`Payload::binary`] with kind, decoded length and SHA-256. In
+/// `redacted` mode every value goes through [`redact_json`] /
+/// [`redact_sensitive_text`] with `input.secrets`.
+///
+/// When the serialized payload is over `limits.stdin_cap` bytes it is
+/// written to a new payload-ref file under the session directory (mode 0600,
+/// `create_new`, containment in the root checked after canonicalization)
+/// and stdin gets the envelope with `elided: true` and `payload_ref`; over
+/// `limits.spill_cap` (or with no session directory) the ref is left out.
+///
+/// # Errors
+///
+/// [`PayloadError`] when the session directory is outside the root or the
+/// spill file cannot be written.
+pub fn build(
+    event: &StepEvent<'_>,
+    input: &PayloadInput<'_>,
+) -> Result<BuiltPayload, PayloadError> {
+    let phase = event.kind();
+    let mut diagnostics = Vec::new();
+    let mut binary = Vec::new();
+    let redact = input.mode == PayloadMode::Redacted;
+    let mut prep = |value: &Value, root: &str| -> Value {
+        let mut v = value.clone();
+        extract_binary(&mut v, root, &mut binary);
+        if redact {
+            redact_json(&v, input.secrets)
+        } else {
+            v
+        }
+    };
+    let text = |s: &str| -> String {
+        if redact {
+            redact_sensitive_text(s, input.secrets).into_owned()
+        } else {
+            s.to_owned()
+        }
+    };
+    let mut args = None;
+    let mut result = None;
+    let mut outcome = None;
+    let mut prompt = None;
+    let mut loop_count = None;
+    let mut data = Map::new();
+    match *event {
+        StepEvent::RunStart => {}
+        StepEvent::UserPrompt { prompt: p } => prompt = Some(text(p)),
+        StepEvent::BeforeCompletion { request } => {
+            data.insert("request".into(), prep(request, "/data/request"));
+        }
+        StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
+            data.insert("response".into(), prep(response, "/data/response"));
+        }
+        StepEvent::TextDelta { delta } | StepEvent::ToolCallDelta { delta, .. } => {
+            data.insert("delta".into(), text(delta).into());
+        }
+        StepEvent::AfterReasoning { reasoning } => {
+            data.insert("reasoning".into(), text(reasoning).into());
+        }
+        StepEvent::AfterAssistant { text: t } => {
+            data.insert("text".into(), text(t).into());
+        }
+        StepEvent::BeforeTool { args: a, .. } => args = Some(prep(a, "/args")),
+        StepEvent::AfterTool {
+            args: a,
+            original_args,
+            result: r,
+            outcome: o,
+            ..
+        } => {
+            args = Some(prep(a, "/args"));
+            result = Some(prep(r, "/result"));
+            outcome = Some(o.kind());
+            if original_args != a {
+                data.insert(
+                    "original_args".into(),
+                    prep(original_args, "/data/original_args"),
+                );
+            }
+            if let ToolOutcome::Failed {
+                message: Some(m), ..
+            } = o
+            {
+                data.insert("outcome_message".into(), text(m).into());
+            }
+        }
+        StepEvent::InvalidToolCall {
+            raw_args, error, ..
+        } => {
+            data.insert("raw_args".into(), text(raw_args).into());
+            data.insert("error".into(), text(error).into());
+        }
+        StepEvent::Stop {
+            loop_count: n,
+            text: t,
+        } => {
+            loop_count = Some(n);
+            data.insert("text".into(), text(t).into());
+        }
+        StepEvent::RunEnd { output } => {
+            data.insert("output".into(), text(output).into());
+        }
+        StepEvent::RunError { error } => {
+            data.insert("error".into(), text(error).into());
+        }
+    }
+    let affected_paths = match (input.tool_paths, event) {
+        (
+            Some(settings),
+            StepEvent::BeforeTool { args: a, .. } | StepEvent::AfterTool { args: a, .. },
+        ) => affected_paths(a, settings, input.cwd, &mut diagnostics),
+        _ => Vec::new(),
+    };
+    let cwd = input.cwd.to_string_lossy().into_owned();
+    let data = (!data.is_empty()).then_some(Value::Object(data));
+    let full: Value = match input.protocol {
+        Protocol::Native => {
+            let payload = Payload {
+                schema: PAYLOAD_SCHEMA_NAME.to_owned(),
+                version: PAYLOAD_VERSION,
+                phase,
+                hook_id: input.hook_id.to_owned(),
+                run_id: input.run_id.to_owned(),
+                turn: input.turn,
+                cwd: cwd.clone(),
+                target_ran: target_ran(phase),
+                mode: input.mode,
+                tool_name: event.tool_name().map(str::to_owned),
+                call_id: event.call_id().map(str::to_owned),
+                args,
+                result,
+                outcome,
+                prompt,
+                data,
+                affected_paths,
+                binary,
+                loop_count,
+                payload_ref: None,
+                elided: false,
+            };
+            serde_json::to_value(&payload).unwrap_or(Value::Null)
+        }
+        Protocol::Claude => {
+            let mut v =
+                claude::stdin_payload(event, input.run_id, &cwd, args.as_ref(), result.as_ref());
+            if let (Some(map), Some(p)) = (v.as_object_mut(), prompt) {
+                map.insert("prompt".into(), p.into());
+            }
+            v
+        }
+    };
+    let bytes = serde_json::to_vec(&full).unwrap_or_default();
+    if bytes.len() <= input.limits.stdin_cap {
+        return Ok(BuiltPayload {
+            stdin: bytes,
+            spill: None,
+            diagnostics,
+        });
+    }
+    // Over the stdin cap: spill the whole payload, send an elided envelope.
+    let spill = match input.session_dir {
+        Some(dir) if bytes.len() <= input.limits.spill_cap => {
+            Some(write_spill(dir, input, &bytes)?)
+        }
+        Some(_) => {
+            diagnostics.push(format!(
+                "payload of hook `{}` is {} bytes, over the spill cap of {} bytes: sent without `payload_ref`",
+                input.hook_id,
+                bytes.len(),
+                input.limits.spill_cap
+            ));
+            None
+        }
+        None => {
+            diagnostics.push(format!(
+                "payload of hook `{}` is {} bytes, over the stdin cap, and no session directory is configured: sent without `payload_ref`",
+                input.hook_id,
+                bytes.len()
+            ));
+            None
+        }
+    };
+    let mut stub = full;
+    if let Some(map) = stub.as_object_mut() {
+        for key in [
+            "args",
+            "result",
+            "prompt",
+            "data",
+            "binary",
+            "tool_input",
+            "tool_response",
+        ] {
+            map.remove(key);
+        }
+        match input.protocol {
+            Protocol::Native => {
+                map.insert("elided".into(), true.into());
+            }
+            Protocol::Claude => {
+                map.insert("payload_elided".into(), true.into());
+            }
+        }
+        if let Some(s) = &spill {
+            map.insert(
+                "payload_ref".into(),
+                s.path().to_string_lossy().into_owned().into(),
+            );
+        }
+    }
+    Ok(BuiltPayload {
+        stdin: serde_json::to_vec(&stub).unwrap_or_default(),
+        spill,
+        diagnostics,
+    })
+}
+
+fn target_ran(phase: Phase) -> bool {
+    phase.is_after_phase()
+}
+
+static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn write_spill(
+    dir: &Path,
+    input: &PayloadInput<'_>,
+    bytes: &[u8],
+) -> Result<SpillFile, PayloadError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let err = |source| PayloadError::Spill {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let dir = check_session_dir(dir, input.root)?;
+    let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let safe_id: String = input
+        .hook_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let path = dir.join(format!("payload-{}-{safe_id}-{n}.json", std::process::id()));
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(err)?;
+    let spill = SpillFile {
+        path: Some(path.clone()),
+    };
+    // The file exists now: check again, after canonicalization, that it is
+    // where we meant it to be.
+    let resolved = path.canonicalize().map_err(err)?;
+    if !resolved.starts_with(&dir) {
+        return Err(PayloadError::SessionDirOutsideRoot {
+            dir: dir.clone(),
+            resolved,
+            root: input.root.to_path_buf(),
+        });
+    }
+    file.write_all(bytes).map_err(err)?;
+    file.flush().map_err(err)?;
+    Ok(spill)
+}
+
+/// Resolves the affected paths of a tool call: the strings (or arrays of
+/// strings) at `settings.path_pointers` in `args`, relative ones joined to
+/// `cwd` and normalized lexically. Left out with a diagnostic: absolute
+/// paths when `allow_absolute` is false, paths longer than 1024 characters,
+/// write paths that are symlinks, entries past the 16th.
+pub fn affected_paths(
+    args: &Value,
+    settings: &ToolPathSettings,
+    cwd: &Path,
+    diagnostics: &mut Vec<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for pointer in &settings.path_pointers {
+        let raw: Vec<&str> = match args.pointer(pointer) {
+            Some(Value::String(s)) => vec![s.as_str()],
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for p in raw {
+            let given = Path::new(p);
+            if given.is_absolute() && !settings.allow_absolute {
+                diagnostics.push(format!(
+                    "affected path at `{pointer}` is absolute and the tool's settings do not allow absolute paths: left out"
+                ));
+                continue;
+            }
+            let joined = normalize(&cwd.join(given));
+            if settings.writes
+                && std::fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink())
+            {
+                diagnostics.push(format!("write path at `{pointer}` is a symlink: left out"));
+                continue;
+            }
+            let s = joined.to_string_lossy().into_owned();
+            if s.chars().count() > MAX_AFFECTED_PATH_CHARS {
+                diagnostics.push(format!(
+                    "affected path at `{pointer}` is longer than {MAX_AFFECTED_PATH_CHARS} characters: left out"
+                ));
+                continue;
+            }
+            if out.len() == MAX_AFFECTED_PATHS {
+                diagnostics.push(format!(
+                    "more than {MAX_AFFECTED_PATHS} affected paths: the rest are left out"
+                ));
+                return out;
+            }
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+const BINARY_TYPES: [&str; 5] = ["image", "audio", "file", "bytes", "binary"];
+
+/// Replaces binary blobs inside `value` (at JSON pointer `at`) by
+/// `{"$binary": N}` and appends their metadata to `out`.
+fn extract_binary(value: &mut Value, at: &str, out: &mut Vec<BinaryMeta>) {
+    if let Some((kind, data)) = binary_blob(value) {
+        let (len, digest) = match base64::engine::general_purpose::STANDARD.decode(data.as_bytes())
+        {
+            Ok(bytes) => (bytes.len(), Sha256::digest(&bytes)),
+            Err(_) => (data.len(), Sha256::digest(data.as_bytes())),
+        };
+        let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
+        out.push(BinaryMeta {
+            pointer: at.to_owned(),
+            kind,
+            len_bytes: len as u64,
+            sha256,
+        });
+        *value = json!({ "$binary": out.len() - 1 });
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                extract_binary(item, &format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                let key = k.replace('~', "~0").replace('/', "~1");
+                extract_binary(v, &format!("{at}/{key}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `(kind, base64 text)` when `value` is a binary blob.
+fn binary_blob(value: &Value) -> Option<(String, String)> {
+    match value {
+        Value::String(s) if s.starts_with("data:") => {
+            let (head, data) = s.split_once(',')?;
+            let mime = head.strip_prefix("data:")?.strip_suffix(";base64")?;
+            let kind = if mime.is_empty() { "bytes" } else { mime };
+            Some((kind.to_owned(), data.to_owned()))
+        }
+        Value::Object(map) => {
+            let ty = map.get("type")?.as_str()?;
+            if !BINARY_TYPES.contains(&ty) {
+                return None;
+            }
+            let data = map
+                .get("data")
+                .and_then(Value::as_str)
+                .or_else(|| map.get("source")?.get("data")?.as_str())?;
+            let mime = ["mime_type", "mimeType", "media_type"]
+                .iter()
+                .find_map(|k| map.get(*k).and_then(Value::as_str))
+                .or_else(|| map.get("source")?.get("media_type")?.as_str());
+            Some((mime.unwrap_or(ty).to_owned(), data.to_owned()))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_blobs_become_metadata() {
+        let mut v = json!({"content": [
+            {"type": "text", "text": "hi"},
+            {"type": "image", "data": "AQID", "mime_type": "image/png"},
+        ], "raw": "data:application/octet-stream;base64,AAAA"});
+        let mut out = Vec::new();
+        extract_binary(&mut v, "/result", &mut out);
+        assert_eq!(v["content"][1], json!({"$binary": 0}));
+        assert_eq!(v["raw"], json!({"$binary": 1}));
+        assert_eq!(out[0].pointer, "/result/content/1");
+        assert_eq!(out[0].kind, "image/png");
+        assert_eq!(out[0].len_bytes, 3);
+        assert_eq!(
+            out[0].sha256,
+            "039058c6f2c0cb492c533b0a4d14ef77cc0f78abccced5287d84a1a2011cfb81"
+        );
+        assert_eq!(out[1].len_bytes, 3);
+        assert_eq!(v["content"][0]["text"], "hi");
+    }
+
+    #[test]
+    fn affected_paths_follow_the_tool_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        std::os::unix::fs::symlink("/etc/passwd", cwd.join("link")).unwrap();
+        let args = json!({"path": "a/../b.txt", "paths": ["/abs", "link", "c"]});
+        let mut settings = ToolPathSettings {
+            path_pointers: vec!["/path".into(), "/paths".into()],
+            allow_absolute: false,
+            writes: true,
+        };
+        let mut diags = Vec::new();
+        let got = affected_paths(&args, &settings, cwd, &mut diags);
+        let p = |s: &str| cwd.join(s).to_string_lossy().into_owned();
+        assert_eq!(got, vec![p("b.txt"), p("c")]);
+        assert_eq!(diags.len(), 2, "{diags:?}");
+        settings.allow_absolute = true;
+        settings.writes = false;
+        let got = affected_paths(&args, &settings, cwd, &mut Vec::new());
+        assert_eq!(got, vec![p("b.txt"), "/abs".to_owned(), p("link"), p("c")]);
+        let many = json!({"paths": (0..20).map(|i| format!("f{i}")).collect::<Vec<_>>()});
+        settings.path_pointers = vec!["/paths".into()];
+        assert_eq!(
+            affected_paths(&many, &settings, cwd, &mut Vec::new()).len(),
+            16
+        );
+    }
+}

@@ -1,0 +1,271 @@
+//! Output protocols: how a shell hook's exit code and stdout become a
+//! [`Flow`] (DESIGN.md section 6, issue 4 item 3).
+//!
+//! Two protocols share the framing rules of [`frame_json`] and the exit-code
+//! table of [`exit2_flow`]:
+//! - [`native`]: this project's output object ([`hooks_schema::HookOutput`]);
+//! - [`claude`]: Claude Code's hook protocol, so existing scripts run unmodified.
+//!
+//! Exit codes (both protocols): `0` = the stdout decides; `2` = an explicit
+//! deny with stderr as the reason (stdout is ignored, as in Claude Code);
+//! anything else is a [`FailureKind::NonzeroExit`] failure, which the hook's
+//! failure policy handles (Claude Code would treat it as a non-blocking
+//! error; our policy `warn` is the equivalent, `block` fails closed).
+
+pub mod claude;
+pub mod native;
+
+use hooks_schema::Phase;
+use serde_json::Value;
+
+use crate::{Captured, ContextItem, FailureKind, Flow};
+
+/// What a hook's output amounted to when it followed the protocol.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProtocolDecision {
+    /// The flow the hook asks for.
+    pub flow: Flow,
+    /// Messages for the operator that are not failures (Claude Code's
+    /// `systemMessage`, an exit 2 on an event that cannot be denied).
+    /// Unredacted: callers pass them through redaction before showing them.
+    pub diagnostics: Vec<String>,
+}
+
+impl ProtocolDecision {
+    fn flow(flow: Flow) -> Self {
+        ProtocolDecision {
+            flow,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// A protocol failure: the hook did not follow the protocol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolFailure {
+    /// [`FailureKind::InvalidOutput`], [`FailureKind::OutputTooLarge`] or
+    /// [`FailureKind::NonzeroExit`].
+    pub kind: FailureKind,
+    /// Lowercase, rustc-style description, e.g.
+    /// ``trailing text after the JSON object at byte 17``.
+    pub detail: String,
+    /// The byte offset into stdout the failure is about, when there is one.
+    pub offset: Option<usize>,
+}
+
+impl ProtocolFailure {
+    pub(crate) fn invalid(detail: impl Into<String>, offset: Option<usize>) -> Self {
+        ProtocolFailure {
+            kind: FailureKind::InvalidOutput,
+            detail: detail.into(),
+            offset,
+        }
+    }
+}
+
+impl std::fmt::Display for ProtocolFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Strips a UTF-8 byte-order mark and surrounding ASCII whitespace; returns
+/// the rest and the offset of its first byte in `bytes`.
+pub(crate) fn trim_frame(bytes: &[u8]) -> (&[u8], usize) {
+    let mut start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    while start < bytes.len() && bytes[start].is_ascii_whitespace() {
+        start += 1;
+    }
+    let mut end = bytes.len();
+    while end > start && bytes[end - 1].is_ascii_whitespace() {
+        end -= 1;
+    }
+    (&bytes[start..end], start)
+}
+
+/// Parses stdout as at most one JSON object.
+///
+/// Accepted: empty or whitespace-only stdout (`Ok(None)`); one JSON object,
+/// optionally preceded by a UTF-8 byte-order mark and surrounded by
+/// whitespace. Refused with [`FailureKind::InvalidOutput`] and the byte
+/// offset into `stdout`: malformed JSON, a value that is not an object, a
+/// second JSON document, trailing text (a log line after the object).
+///
+/// # Errors
+///
+/// [`ProtocolFailure`] as above.
+pub fn frame_json(
+    stdout: &[u8],
+) -> Result<Option<serde_json::Map<String, Value>>, ProtocolFailure> {
+    let (body, start) = trim_frame(stdout);
+    if body.is_empty() {
+        return Ok(None);
+    }
+    let mut stream = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+    let value = match stream.next() {
+        Some(Ok(value)) => value,
+        Some(Err(err)) => {
+            let offset = start + line_col_to_offset(body, err.line(), err.column());
+            return Err(ProtocolFailure::invalid(
+                format!("stdout is not valid JSON at byte {offset}: {err}"),
+                Some(offset),
+            ));
+        }
+        None => return Ok(None),
+    };
+    let end = stream.byte_offset();
+    let rest = &body[end..];
+    let skipped = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    if skipped < rest.len() {
+        let offset = start + end + skipped;
+        let what = if matches!(rest[skipped], b'{' | b'[' | b'"') || rest[skipped].is_ascii_digit()
+        {
+            "a second JSON document"
+        } else {
+            "trailing text"
+        };
+        return Err(ProtocolFailure::invalid(
+            format!(
+                "{what} after the JSON object at byte {offset}: print exactly one JSON object on stdout and send logs to stderr"
+            ),
+            Some(offset),
+        ));
+    }
+    match value {
+        Value::Object(map) => Ok(Some(map)),
+        other => Err(ProtocolFailure::invalid(
+            format!(
+                "stdout must be a JSON object, found {} at byte {start}",
+                json_type(&other)
+            ),
+            Some(start),
+        )),
+    }
+}
+
+fn line_col_to_offset(body: &[u8], line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in body.split(|b| *b == b'\n').enumerate() {
+        if i + 1 == line {
+            return (offset + column.saturating_sub(1)).min(body.len());
+        }
+        offset += l.len() + 1;
+    }
+    body.len()
+}
+
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "`null`",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The flow an exit code 2 (an explicit deny) selects on `phase`, with
+/// `reason` (the hook's stderr, trimmed; a generic text when empty).
+///
+/// | phase | flow | as in Claude Code |
+/// | --- | --- | --- |
+/// | `before_tool` | `Skip {reason}`: the tool does not run | PreToolUse: blocks the call |
+/// | `user_prompt` | `Skip {reason}`: the prompt is dropped | UserPromptSubmit: erases the prompt |
+/// | `stop` | `Resume {reason}`: keep working | Stop: blocks stopping |
+/// | after-phases | `InjectContext([user: reason])` | PostToolUse: stderr shown to the model |
+/// | `invalid_tool_call` | `Fail` | — |
+/// | `before_completion` | `Terminate {reason}`: the request is not sent | — |
+/// | others (`run_start`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | SessionStart/SessionEnd: shown to the user only |
+pub fn exit2_flow(phase: Phase, stderr: &[u8], hook_id: &str) -> ProtocolDecision {
+    let text = String::from_utf8_lossy(trim_frame(stderr).0).into_owned();
+    let reason = if text.is_empty() {
+        format!("denied by hook `{hook_id}` (exit code 2)")
+    } else {
+        text
+    };
+    match phase {
+        Phase::BeforeTool | Phase::UserPrompt => ProtocolDecision::flow(Flow::skip(reason)),
+        Phase::Stop => ProtocolDecision::flow(Flow::resume(reason)),
+        p if p.is_after_phase() => {
+            ProtocolDecision::flow(Flow::InjectContext(vec![ContextItem::user(reason)]))
+        }
+        Phase::InvalidToolCall => ProtocolDecision::flow(Flow::Fail),
+        Phase::BeforeCompletion => ProtocolDecision::flow(Flow::terminate(reason)),
+        _ => ProtocolDecision {
+            flow: Flow::Continue,
+            diagnostics: vec![format!(
+                "hook `{hook_id}` exited with code 2 on `{phase}`, which cannot be denied: {reason}"
+            )],
+        },
+    }
+}
+
+/// The failure for an exit code other than 0 and 2: `nonzero_exit`, with
+/// the first line of stderr (at most 200 characters; callers redact it).
+pub(crate) fn nonzero_exit(code: i32, stderr: &Captured) -> ProtocolFailure {
+    let text = String::from_utf8_lossy(trim_frame(&stderr.bytes).0).into_owned();
+    let first: String = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(200)
+        .collect();
+    let detail = if first.is_empty() {
+        format!("exited with code {code}")
+    } else {
+        format!("exited with code {code}: {first}")
+    };
+    ProtocolFailure {
+        kind: FailureKind::NonzeroExit,
+        detail,
+        offset: None,
+    }
+}
+
+/// The failure for stdout cut at the cap: `output_too_large`.
+pub(crate) fn too_large(stdout: &Captured) -> ProtocolFailure {
+    ProtocolFailure {
+        kind: FailureKind::OutputTooLarge,
+        detail: format!(
+            "stdout was {} bytes, over the cap of {} bytes",
+            stdout.total_len,
+            stdout.bytes.len()
+        ),
+        offset: Some(stdout.bytes.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framing_accepts_bom_and_whitespace() {
+        assert_eq!(frame_json(b"").unwrap(), None);
+        assert_eq!(frame_json(b" \n\t").unwrap(), None);
+        let m = frame_json(b"\xEF\xBB\xBF  {\"a\":1}\n").unwrap().unwrap();
+        assert_eq!(m["a"], 1);
+    }
+
+    #[test]
+    fn framing_reports_offsets() {
+        let err = frame_json(b"{\"a\":1}\n{\"b\":2}").unwrap_err();
+        assert_eq!(err.offset, Some(8));
+        assert!(
+            err.detail.contains("second JSON document"),
+            "{}",
+            err.detail
+        );
+        let err = frame_json(b"\xEF\xBB\xBF{}\ndone\n").unwrap_err();
+        assert_eq!(err.offset, Some(6));
+        assert!(err.detail.contains("trailing text"), "{}", err.detail);
+        let err = frame_json(b"[1]").unwrap_err();
+        assert!(err.detail.contains("an array"), "{}", err.detail);
+        let err = frame_json(b"{\"a\":\n  ?}").unwrap_err();
+        assert_eq!(err.offset, Some(8));
+    }
+}

@@ -1,0 +1,263 @@
+//! The native output protocol: stdout is empty, `{}` or one
+//! [`HookOutput`] object (schema: `schema/output.schema.json`).
+//!
+//! | stdout field | phases | flow |
+//! | --- | --- | --- |
+//! | none, `{}`, `decision: continue` | all | `Continue` |
+//! | `decision: block` + `reason` | `before_tool`, `user_prompt` | `Skip {reason}` |
+//! | `decision: terminate` + `reason` | all | `Terminate {reason}` |
+//! | `decision: resume` + `reason` | `stop` | `Resume {reason}` |
+//! | `decision: fail` | `invalid_tool_call` | `Fail` |
+//! | `decision: retry` + `feedback` | `invalid_tool_call` | `Retry {feedback}` |
+//! | `decision: repair` + `tool_name` | `invalid_tool_call` | `Repair {tool_name}` |
+//! | `rewrite_args` | `before_tool` | `RewriteArgs` |
+//! | `rewrite_result` | `after_tool` | `RewriteResult` |
+//! | `rewrite_prompt` | `user_prompt` | `RewritePrompt` |
+//! | `patch` | `before_completion` | `PatchRequest` |
+//! | `context_items` | after-phases | `InjectContext` |
+//!
+//! Anything else — an unknown field, a field on a phase not listed for it,
+//! two of the change fields together, a change field with a decision other
+//! than `continue`, a missing or superfluous `reason` — is an
+//! `invalid_output` failure, never silently ignored.
+
+use hooks_schema::{HookOutput, OutputDecision, Phase};
+
+use super::{ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large};
+use crate::{Captured, ContextItem, Flow, RequestPatch};
+
+/// Parses a native hook's result into a [`ProtocolDecision`] flow.
+///
+/// `exit_code` is the hook's exit code; `hook_id` names the hook in
+/// generated reasons.
+///
+/// # Errors
+///
+/// [`ProtocolFailure`]: `output_too_large` when stdout was cut at its cap
+/// (exit 0 only), `nonzero_exit` for exit codes other than 0 and 2,
+/// `invalid_output` for framing errors and misplaced fields.
+pub fn parse(
+    phase: Phase,
+    exit_code: i32,
+    stdout: &Captured,
+    stderr: &Captured,
+    hook_id: &str,
+) -> Result<ProtocolDecision, ProtocolFailure> {
+    match exit_code {
+        0 => {}
+        2 => return Ok(exit2_flow(phase, &stderr.bytes, hook_id)),
+        code => return Err(nonzero_exit(code, stderr)),
+    }
+    if stdout.truncated {
+        return Err(too_large(stdout));
+    }
+    let Some(map) = frame_json(&stdout.bytes)? else {
+        return Ok(ProtocolDecision::default());
+    };
+    let output: HookOutput = serde_json::from_value(serde_json::Value::Object(map))
+        .map_err(|e| ProtocolFailure::invalid(format!("invalid output object: {e}"), None))?;
+    let flow = to_flow(phase, output).map_err(|d| ProtocolFailure::invalid(d, None))?;
+    Ok(ProtocolDecision {
+        flow,
+        diagnostics: Vec::new(),
+    })
+}
+
+/// Maps a well-formed output object to a flow for `phase`, checking the
+/// table in this module's documentation.
+///
+/// # Errors
+///
+/// The rustc-style description of the first misplaced field.
+pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
+    let decision = out.decision.unwrap_or(OutputDecision::Continue);
+    let mut changes: Vec<&str> = Vec::new();
+    if out.rewrite_args.is_some() {
+        changes.push("rewrite_args");
+    }
+    if out.rewrite_result.is_some() {
+        changes.push("rewrite_result");
+    }
+    if out.rewrite_prompt.is_some() {
+        changes.push("rewrite_prompt");
+    }
+    if out.patch.is_some() {
+        changes.push("patch");
+    }
+    if !out.context_items.is_empty() {
+        changes.push("context_items");
+    }
+    if changes.len() > 1 {
+        return Err(format!(
+            "`{}` and `{}` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`",
+            changes[0], changes[1]
+        ));
+    }
+    if let Some(change) = changes.first()
+        && decision != OutputDecision::Continue
+    {
+        return Err(format!(
+            "`{change}` goes only with decision `continue`, not `{}`",
+            decision.as_str()
+        ));
+    }
+    let needs_reason = matches!(
+        decision,
+        OutputDecision::Block | OutputDecision::Terminate | OutputDecision::Resume
+    );
+    let reason = match (&out.reason, needs_reason) {
+        (Some(r), true) => r.clone(),
+        (None, true) => {
+            return Err(format!("decision `{}` needs a `reason`", decision.as_str()));
+        }
+        (Some(_), false) if decision != OutputDecision::Fail => {
+            return Err(format!(
+                "`reason` goes only with decisions `block`, `terminate`, `resume` and `fail`, not `{}`",
+                decision.as_str()
+            ));
+        }
+        _ => String::new(),
+    };
+    if out.feedback.is_some() != (decision == OutputDecision::Retry) {
+        return Err("`feedback` goes with decision `retry`, and `retry` needs it".to_owned());
+    }
+    if out.tool_name.is_some() != (decision == OutputDecision::Repair) {
+        return Err("`tool_name` goes with decision `repair`, and `repair` needs it".to_owned());
+    }
+    let (flow, field) = match decision {
+        OutputDecision::Continue => {
+            if let Some(v) = out.rewrite_args {
+                (Flow::RewriteArgs(v), "rewrite_args")
+            } else if let Some(v) = out.rewrite_result {
+                (Flow::RewriteResult(v), "rewrite_result")
+            } else if let Some(v) = out.rewrite_prompt {
+                (Flow::RewritePrompt(v), "rewrite_prompt")
+            } else if let Some(p) = out.patch {
+                let value = serde_json::to_value(&p).map_err(|e| e.to_string())?;
+                let patch: RequestPatch =
+                    serde_json::from_value(value).map_err(|e| format!("invalid `patch`: {e}"))?;
+                (Flow::PatchRequest(patch), "patch")
+            } else if !out.context_items.is_empty() {
+                let items = out
+                    .context_items
+                    .into_iter()
+                    .map(|i| ContextItem::user(i.content))
+                    .collect();
+                (Flow::InjectContext(items), "context_items")
+            } else {
+                (Flow::Continue, "decision")
+            }
+        }
+        OutputDecision::Block => (Flow::skip(reason), "decision: block"),
+        OutputDecision::Terminate => (Flow::terminate(reason), "decision: terminate"),
+        OutputDecision::Resume => (Flow::resume(reason), "decision: resume"),
+        OutputDecision::Fail => (Flow::Fail, "decision: fail"),
+        OutputDecision::Retry => (
+            Flow::Retry {
+                feedback: out.feedback.unwrap_or_default(),
+            },
+            "decision: retry",
+        ),
+        OutputDecision::Repair => (
+            Flow::Repair {
+                tool_name: out.tool_name.unwrap_or_default(),
+            },
+            "decision: repair",
+        ),
+    };
+    if !flow.kind().honoured_on(phase) {
+        let allowed: Vec<&str> = ALLOWED
+            .iter()
+            .filter(|(kind, _)| kind.honoured_on(phase))
+            .map(|(_, name)| *name)
+            .collect();
+        return Err(format!(
+            "`{field}` is not allowed on `{phase}`; allowed there: {}",
+            allowed
+                .iter()
+                .map(|a| format!("`{a}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(flow)
+}
+
+const ALLOWED: [(crate::FlowKind, &str); 12] = [
+    (crate::FlowKind::Continue, "decision: continue"),
+    (crate::FlowKind::Terminate, "decision: terminate"),
+    (crate::FlowKind::Skip, "decision: block"),
+    (crate::FlowKind::Resume, "decision: resume"),
+    (crate::FlowKind::Fail, "decision: fail"),
+    (crate::FlowKind::Retry, "decision: retry"),
+    (crate::FlowKind::Repair, "decision: repair"),
+    (crate::FlowKind::RewriteArgs, "rewrite_args"),
+    (crate::FlowKind::RewriteResult, "rewrite_result"),
+    (crate::FlowKind::RewritePrompt, "rewrite_prompt"),
+    (crate::FlowKind::PatchRequest, "patch"),
+    (crate::FlowKind::InjectContext, "context_items"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(json: &str) -> HookOutput {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn decisions_map_to_flows_on_their_phases() {
+        assert_eq!(
+            to_flow(
+                Phase::BeforeTool,
+                out(r#"{"decision":"block","reason":"no"}"#)
+            )
+            .unwrap(),
+            Flow::skip("no")
+        );
+        assert_eq!(
+            to_flow(
+                Phase::Stop,
+                out(r#"{"decision":"resume","reason":"tests"}"#)
+            )
+            .unwrap(),
+            Flow::resume("tests")
+        );
+        assert_eq!(
+            to_flow(
+                Phase::AfterTool,
+                out(r#"{"context_items":[{"role":"user","content":"c"}]}"#)
+            )
+            .unwrap(),
+            Flow::inject("c")
+        );
+        assert_eq!(to_flow(Phase::RunEnd, out("{}")).unwrap(), Flow::Continue);
+    }
+
+    #[test]
+    fn misplaced_fields_are_errors() {
+        let err = to_flow(Phase::AfterTool, out(r#"{"rewrite_args":{}}"#)).unwrap_err();
+        assert!(
+            err.starts_with("`rewrite_args` is not allowed on `after_tool`"),
+            "{err}"
+        );
+        assert!(err.contains("`rewrite_result`"), "{err}");
+        let err = to_flow(
+            Phase::BeforeTool,
+            out(r#"{"context_items":[{"role":"user","content":"c"}]}"#),
+        )
+        .unwrap_err();
+        assert!(err.contains("not allowed on `before_tool`"), "{err}");
+        let err = to_flow(Phase::BeforeTool, out(r#"{"decision":"block"}"#)).unwrap_err();
+        assert_eq!(err, "decision `block` needs a `reason`");
+        let err = to_flow(
+            Phase::BeforeTool,
+            out(r#"{"decision":"block","reason":"x","rewrite_args":{}}"#),
+        )
+        .unwrap_err();
+        assert!(err.contains("goes only with decision `continue`"), "{err}");
+        let err = to_flow(Phase::Stop, out(r#"{"decision":"continue","reason":"x"}"#)).unwrap_err();
+        assert!(err.contains("`reason` goes only with"), "{err}");
+    }
+}

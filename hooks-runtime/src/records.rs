@@ -1,0 +1,218 @@
+//! The session's records file: one JSON line per hook invocation and per
+//! context injection (DESIGN.md section 6, issue 4 item 5).
+//!
+//! One [`RecordWriter`] owns the file; clones share it. Each record is
+//! serialized, passed through [`redact_sensitive_text`], and written with a
+//! single `write_all` under a mutex on a file opened in append mode, so lines
+//! of concurrent invocations never interleave.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hooks_schema::{FailurePolicy, Mode, Phase};
+use serde::Serialize;
+
+use crate::redact::{SecretSet, redact_sensitive_text};
+
+/// How one hook invocation ended, as recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordStatus {
+    /// The hook ran and returned no decision (`continue`).
+    Ok,
+    /// The hook ran and returned a decision (see [`HookRecord::decision`]).
+    Decision,
+    /// The hook failed (see [`HookRecord::failure_kind`]); the failure
+    /// policy decided what happened.
+    Failed,
+    /// The hook ran in `mode: audit`: its would-be decision is in
+    /// [`HookRecord::decision`], the run continued.
+    Audited,
+    /// The hook was not run (for example, the stop-resume cap was reached
+    /// and its resume was refused).
+    Refused,
+}
+
+/// One line of the records file for one hook invocation.
+///
+/// JSON shape: `{"record":"hook","phase":"before_tool","hook_id":"guard",
+/// "tool":"bash","status":"failed","decision":"skip","failure_kind":
+/// "spawn_failed","policy":"block","mode":"enforce","elapsed_ms":3,
+/// "target_ran":false,"message":"..."}`; absent optional fields are left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookRecord {
+    /// Always `"hook"`.
+    pub record: &'static str,
+    /// The event's phase.
+    pub phase: Phase,
+    /// The hook's id.
+    pub hook_id: String,
+    /// The tool's name, on tool phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// How the invocation ended.
+    pub status: RecordStatus,
+    /// The flow the hook's result amounted to (`skip`, `terminate`, ...), or
+    /// in audit mode the flow it would have amounted to; absent for `continue`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<&'static str>,
+    /// The named failure kind (`spawn_failed`, `timed_out`, ...), when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_kind: Option<&'static str>,
+    /// The hook's failure policy.
+    pub policy: FailurePolicy,
+    /// The hook's mode (`enforce` or `audit`).
+    pub mode: Mode,
+    /// Wall-clock time of the invocation in milliseconds.
+    pub elapsed_ms: u64,
+    /// Whether the event's target already ran (after-phases).
+    pub target_ran: bool,
+    /// A short, redacted human-readable message (a failure's detail, a
+    /// decision's reason); never command text or tool output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Whether a hook's context items were added to the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InjectionStatus {
+    /// All items were added.
+    Injected,
+    /// Items were refused: their total size was over `max_bytes`.
+    TooLarge,
+    /// Items were not added because the hook ran in audit mode.
+    Audited,
+}
+
+/// One line of the records file for one context injection.
+///
+/// JSON shape: `{"record":"context_injection","phase":"after_tool",
+/// "hook_id":"lint","status":"injected","item_count":1,"byte_count":42,
+/// "max_bytes":16384,"injection_id":"run-1/3/lint/0"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InjectionRecord {
+    /// Always `"context_injection"`.
+    pub record: &'static str,
+    /// The event's phase.
+    pub phase: Phase,
+    /// The hook's id.
+    pub hook_id: String,
+    /// Whether the items were added.
+    pub status: InjectionStatus,
+    /// How many items the hook gave.
+    pub item_count: usize,
+    /// Their total content size in bytes (UTF-8).
+    pub byte_count: usize,
+    /// The cap on `byte_count` (bytes).
+    pub max_bytes: usize,
+    /// A stable id of this injection: `<run_id>/<turn>/<hook_id>/<n>`.
+    pub injection_id: String,
+}
+
+/// Either kind of record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Record {
+    /// A hook invocation.
+    Hook(HookRecord),
+    /// A context injection.
+    Injection(InjectionRecord),
+}
+
+#[derive(Debug)]
+struct Inner {
+    path: PathBuf,
+    file: Mutex<File>,
+    secrets: SecretSet,
+}
+
+/// The single writer of a session's records file. Cheap to clone; clones
+/// share the file and its lock.
+#[derive(Debug, Clone)]
+pub struct RecordWriter {
+    inner: Arc<Inner>,
+}
+
+impl RecordWriter {
+    /// Opens (creating, mode 0600, or appending to) the records file at
+    /// `path`. `secrets` are redacted from every line in addition to the
+    /// built-in token shapes.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of opening the file.
+    pub fn open(path: impl AsRef<Path>, secrets: SecretSet) -> io::Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let path = path.as_ref().to_path_buf();
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&path)?;
+        Ok(RecordWriter {
+            inner: Arc::new(Inner {
+                path,
+                file: Mutex::new(file),
+                secrets,
+            }),
+        })
+    }
+
+    /// The records file's path.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Writes `record` as one line: serialized, redacted with the writer's
+    /// secrets plus `extra` (for example the hook's own environment
+    /// secrets), then written with one `write_all` under the writer's lock.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of writing the line.
+    pub fn write(&self, record: &Record, extra: &SecretSet) -> io::Result<()> {
+        let line = self.render(record, extra);
+        let mut file = self
+            .inner
+            .file
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        file.write_all(line.as_bytes())
+    }
+
+    /// The exact line [`RecordWriter::write`] writes for `record`, with its
+    /// trailing `\n`.
+    pub fn render(&self, record: &Record, extra: &SecretSet) -> String {
+        let mut secrets = self.inner.secrets.clone();
+        secrets.extend(extra);
+        let redacted = match record {
+            Record::Hook(h) => {
+                let mut h = h.clone();
+                h.message = h
+                    .message
+                    .map(|m| redact_sensitive_text(&m, &secrets).into_owned());
+                h.hook_id = redact_sensitive_text(&h.hook_id, &secrets).into_owned();
+                h.tool = h
+                    .tool
+                    .map(|t| redact_sensitive_text(&t, &secrets).into_owned());
+                Record::Hook(h)
+            }
+            Record::Injection(i) => Record::Injection(i.clone()),
+        };
+        let json = serde_json::to_string(&redacted)
+            .unwrap_or_else(|e| format!("{{\"record\":\"unserializable\",\"error\":\"{e}\"}}"));
+        // A second pass over the whole line catches anything a field-level
+        // pass missed; keep it only if the line is still one JSON document.
+        let whole = redact_sensitive_text(&json, &secrets);
+        let mut line = if serde_json::from_str::<serde_json::Value>(&whole).is_ok() {
+            whole.into_owned()
+        } else {
+            json
+        };
+        line.push('\n');
+        line
+    }
+}

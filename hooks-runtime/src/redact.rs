@@ -1,0 +1,295 @@
+//! Redaction: the one function every record, diagnostic and redacted payload
+//! goes through (DESIGN.md section 6).
+//!
+//! [`redact_sensitive_text`] replaces well-known token shapes and declared
+//! secret values with [`REDACTED`]; [`redact_json`] does the same inside a
+//! JSON value and masks every value whose key looks credential-like.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// What a redacted value is replaced with.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Shortest declared secret value that is redacted, in bytes; shorter values
+/// (`1`, `yes`) would blank out ordinary text.
+pub const MIN_SECRET_LEN: usize = 6;
+
+/// Declared secret values: redacted wherever they occur, whatever their shape.
+///
+/// Typically the values of the environment variables a hook is given whose
+/// names look credential-like ([`is_credential_name`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SecretSet {
+    values: Vec<String>,
+}
+
+impl SecretSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        SecretSet::default()
+    }
+
+    /// Adds `value` (ignored when shorter than [`MIN_SECRET_LEN`] bytes or
+    /// already present).
+    pub fn add(&mut self, value: impl Into<String>) {
+        let value = value.into();
+        if value.len() >= MIN_SECRET_LEN && !self.values.contains(&value) {
+            self.values.push(value);
+            // Longest first, so a secret containing another is redacted whole.
+            self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        }
+    }
+
+    /// Adds the value of every `(name, value)` pair whose name looks
+    /// credential-like ([`is_credential_name`]).
+    pub fn add_env<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (name, value) in pairs {
+            if is_credential_name(name) {
+                self.add(value);
+            }
+        }
+    }
+
+    /// Adds every value of `other`.
+    pub fn extend(&mut self, other: &SecretSet) {
+        for value in &other.values {
+            self.add(value.clone());
+        }
+    }
+
+    /// The declared values, longest first.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
+    /// Whether no value is declared.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Whether a variable or key name looks like it holds a credential: it
+/// contains (ASCII case-insensitively) `token`, `secret`, `password`,
+/// `passwd`, `credential`, `api_key`/`apikey`, `private_key`, `auth`, or
+/// ends in `key` (`AWS_SECRET_ACCESS_KEY`, `OPENAI_API_KEY`, `key`).
+pub fn is_credential_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    const PARTS: [&str; 9] = [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "credential",
+        "api_key",
+        "apikey",
+        "private_key",
+        "auth",
+    ];
+    PARTS.iter().any(|p| lower.contains(p)) || lower.ends_with("key")
+}
+
+struct Patterns {
+    /// Whole matches are replaced.
+    tokens: Regex,
+    /// `name<sep>value`: the value (group `value`) is replaced.
+    assignment: Regex,
+}
+
+static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
+    Patterns {
+    tokens: Regex::new(concat!(
+        r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+        r"|\bsk-[A-Za-z0-9_\-]{16,}",
+        r"|\bgh[pousr]_[A-Za-z0-9]{20,}",
+        r"|\bgithub_pat_[A-Za-z0-9_]{20,}",
+        r"|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
+        r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}",
+        r"|(?i:\bbearer)\s+[A-Za-z0-9._~+/=\-]{8,}",
+    ))
+    .unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}")),
+    assignment: Regex::new(concat!(
+        r#"(?i)\b[a-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*"#,
+        r#"["']?[ \t]*[=:][ \t]*"#,
+        r#"(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s&;,'"\]\}\)]+)"#,
+    ))
+    .unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}")),
+}
+});
+
+/// Redacts credentials from `text`: the token shapes below, `name=value` /
+/// `name: value` assignments whose name looks credential-like, and every
+/// value declared in `secrets`. Returns `text` borrowed when nothing matched.
+///
+/// Token shapes: OpenAI/Anthropic-style `sk-…`, GitHub `ghp_…` (and `gho_`,
+/// `ghu_`, `ghs_`, `ghr_`) and `github_pat_…`, AWS access key ids `AKIA…` /
+/// `ASIA…`, Slack `xoxb-…`/`xoxp-…`, `Bearer …` tokens (the word `Bearer`
+/// is kept), and PEM `-----BEGIN … PRIVATE KEY-----` blocks (to the matching
+/// END line, or to the end of the text when it is cut off).
+///
+/// Each match becomes [`REDACTED`]; quotes around an assigned value are
+/// replaced with it, so redacting JSON text keeps it valid JSON.
+pub fn redact_sensitive_text<'a>(text: &'a str, secrets: &SecretSet) -> Cow<'a, str> {
+    let mut out = Cow::Borrowed(text);
+    for secret in secrets.values() {
+        if out.contains(secret.as_str()) {
+            out = Cow::Owned(out.replace(secret.as_str(), REDACTED));
+        }
+    }
+    let p = &*PATTERNS;
+    if p.tokens.is_match(&out) {
+        let replaced = p
+            .tokens
+            .replace_all(&out, |caps: &regex::Captures<'_>| {
+                let m = &caps[0];
+                if m.len() > 6 && m[..6].eq_ignore_ascii_case("bearer") {
+                    format!("{} {REDACTED}", &m[..6])
+                } else {
+                    REDACTED.to_owned()
+                }
+            })
+            .into_owned();
+        out = Cow::Owned(replaced);
+    }
+    if p.assignment.is_match(&out) {
+        let replaced = p
+            .assignment
+            .replace_all(&out, |caps: &regex::Captures<'_>| {
+                let whole = &caps[0];
+                let value = caps.name("value").map_or("", |m| m.as_str());
+                let keep = &whole[..whole.len() - value.len()];
+                if value.trim_matches(['"', '\'']) == REDACTED {
+                    return whole.to_owned();
+                }
+                if value.starts_with('"') {
+                    format!("{keep}\"{REDACTED}\"")
+                } else if value.starts_with('\'') {
+                    format!("{keep}'{REDACTED}'")
+                } else {
+                    format!("{keep}{REDACTED}")
+                }
+            })
+            .into_owned();
+        out = Cow::Owned(replaced);
+    }
+    out
+}
+
+/// A copy of `value` with every value under a credential-like key
+/// ([`is_credential_name`]) replaced by the string [`REDACTED`] and every
+/// string passed through [`redact_sensitive_text`]. Keys are kept.
+pub fn redact_json(value: &Value, secrets: &SecretSet) -> Value {
+    match value {
+        Value::String(s) => Value::String(redact_sensitive_text(s, secrets).into_owned()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| redact_json(v, secrets)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if is_credential_name(k) && !v.is_null() {
+                        Value::String(REDACTED.to_owned())
+                    } else {
+                        redact_json(v, secrets)
+                    };
+                    (redact_sensitive_text(k, secrets).into_owned(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(text: &str) -> String {
+        redact_sensitive_text(text, &SecretSet::new()).into_owned()
+    }
+
+    #[test]
+    fn token_shapes_are_redacted() {
+        let cases = [
+            ("key sk-proj-abcdefghijklmnop1234 end", "key [REDACTED] end"),
+            ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"),
+            ("github_pat_11ABCDEFG0123456789_abcdefghij", "[REDACTED]"),
+            ("id AKIAIOSFODNN7EXAMPLE.", "id [REDACTED]."),
+            ("xoxb-1234567890-abcdef", "[REDACTED]"),
+            (
+                "Authorization: Bearer eyJhbGciOi.JIUzI1.NiJ9",
+                "Authorization: Bearer [REDACTED]",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(r(input), want, "{input}");
+        }
+    }
+
+    #[test]
+    fn private_key_blocks_are_redacted_even_when_cut_off() {
+        let text = "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz\n-----END OPENSSH PRIVATE KEY-----\nz";
+        assert_eq!(r(text), "a\n[REDACTED]\nz");
+        assert_eq!(r("x -----BEGIN RSA PRIVATE KEY-----\nMIIE"), "x [REDACTED]");
+    }
+
+    #[test]
+    fn assignments_keep_the_name_and_json_stays_valid() {
+        assert_eq!(r("password=hunter2 next"), "password=[REDACTED] next");
+        assert_eq!(r("DB_PASSWORD: 'x y'"), "DB_PASSWORD: '[REDACTED]'");
+        let json = r#"{"api_key": "abc123", "n": 1}"#;
+        let out = r(json);
+        assert_eq!(out, r#"{"api_key": "[REDACTED]", "n": 1}"#);
+        serde_json::from_str::<Value>(&out).unwrap();
+        assert_eq!(r("nothing to see"), "nothing to see");
+        assert!(matches!(
+            redact_sensitive_text("plain", &SecretSet::new()),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn declared_secrets_are_redacted_and_short_ones_ignored() {
+        let mut secrets = SecretSet::new();
+        secrets.add_env([("MY_TOKEN", "opaque-value-42"), ("HOME", "/root/home")]);
+        secrets.add("abc");
+        assert_eq!(secrets.values(), ["opaque-value-42"]);
+        assert_eq!(
+            redact_sensitive_text("x opaque-value-42 /root/home", &secrets),
+            "x [REDACTED] /root/home"
+        );
+    }
+
+    #[test]
+    fn json_values_mask_credential_keys() {
+        let v = serde_json::json!({
+            "headers": {"Authorization": "Basic abc", "accept": "json"},
+            "cmd": "curl -H 'token: ghp_abcdefghijklmnopqrstuvwxyz0123'",
+            "aws_secret_access_key": {"nested": 1},
+        });
+        let out = redact_json(&v, &SecretSet::new());
+        assert_eq!(out["headers"]["Authorization"], REDACTED);
+        assert_eq!(out["headers"]["accept"], "json");
+        assert_eq!(out["aws_secret_access_key"], REDACTED);
+        assert!(!out["cmd"].as_str().unwrap().contains("ghp_"));
+    }
+
+    #[test]
+    fn credential_names() {
+        for name in [
+            "GITHUB_TOKEN",
+            "OPENAI_API_KEY",
+            "db_password",
+            "Authorization",
+            "key",
+        ] {
+            assert!(is_credential_name(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "command", "keyboard"] {
+            assert!(!is_credential_name(name), "{name}");
+        }
+    }
+}
