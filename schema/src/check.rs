@@ -757,7 +757,7 @@ impl<'a> Checker<'a> {
         let hint = FOREIGN_PHASES
             .iter()
             .find(|(n, _, _)| *n == normalized)
-            .map(|(_, name, ours)| format!("`{name}` (Claude Code and similar runtimes) is `{ours}` here; the mapping is PreToolUse -> `before_tool`, PostToolUse -> `after_tool`, UserPromptSubmit -> `user_prompt`, SessionStart -> `run_start`, SessionEnd -> `run_end`, Stop -> `stop`"))
+            .map(|(_, _, ours)| format!("did you mean `{ours}`? other runtimes' event names map to phases: `PreToolUse` -> `before_tool`, `PostToolUse` -> `after_tool`, `UserPromptSubmit` -> `user_prompt`, `SessionStart` -> `run_start`, `SessionEnd` -> `run_end`, `Stop` -> `stop`"))
             .or_else(|| {
                 Phase::ALL
                     .iter()

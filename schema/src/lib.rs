@@ -37,7 +37,7 @@ pub use config::{
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
-pub use load::{load_file, load_str, schema_accepts};
+pub use load::{load_file, load_str, parse_document, schema_accepts};
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};

@@ -36,6 +36,19 @@ pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
     })
 }
 
+/// Layer 1 alone: parses `source` as the loader does (YAML 1.2 core
+/// booleans, no merge keys, duplicate keys rejected, size/depth/alias budgets)
+/// into JSON, without validating it. Useful to run the JSON Schema alone.
+///
+/// # Errors
+///
+/// One syntax [`Diagnostic`] when the text is not a single well-formed YAML document.
+pub fn parse_document(source: &str, file: &str) -> Result<Value, Diagnostics> {
+    yaml::parse(source, file)
+        .map(|(value, _)| value)
+        .map_err(|d| Diagnostics::single(*d))
+}
+
 /// Reads and loads a config file; the path as given is the file name in diagnostics.
 ///
 /// # Errors

@@ -290,37 +290,34 @@ fn describe_yaml_error(err: &serde_saphyr::Error) -> (&'static str, String, Opti
     let first = text.lines().next().unwrap_or("").trim();
     let message = strip_location(first);
     let lower = message.to_lowercase();
-    if lower.contains("duplicate") {
+    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
+        let key = rest.split(',').next().unwrap_or(rest).trim();
         (
             "duplicate-key",
-            lowercase_first(&message),
-            Some("every key may appear once per mapping".to_owned()),
+            format!("duplicate key `{key}`"),
+            Some("every key may appear once per mapping; remove one of them".to_owned()),
         )
-    } else if lower.contains("alias") || lower.contains("anchor") || lower.contains("replay") {
+    } else if lower.contains("duplicate") {
+        (
+            "duplicate-key",
+            "duplicate mapping key".to_owned(),
+            Some("every key may appear once per mapping; remove one of them".to_owned()),
+        )
+    } else if lower.contains("budget breached") {
+        describe_budget_breach(&message)
+    } else if lower.contains("alias") || lower.contains("replay") {
         (
             "alias-budget",
             format!(
-                "YAML alias expansion exceeds the budget ({})",
-                lowercase_first(&message)
+                "YAML aliases expand beyond the budget of {MAX_ALIAS_REPLAY_EVENTS} replayed events"
             ),
-            Some(format!(
-                "hook configs allow at most {MAX_ALIASES} aliases and {MAX_ALIAS_REPLAY_EVENTS} replayed events; write the values out"
-            )),
+            Some("this looks like an alias bomb; write the values out".to_owned()),
         )
-    } else if lower.contains("budget") || lower.contains("depth") || lower.contains("nesting") {
-        (
-            "yaml-budget",
-            format!(
-                "YAML exceeds the parser budget ({})",
-                lowercase_first(&message)
-            ),
-            None,
-        )
-    } else if lower.contains("merge") {
+    } else if lower.contains("merge key") {
         (
             "merge-key",
-            lowercase_first(&message),
-            Some("merge keys (`<<`) are not supported; write the keys out".to_owned()),
+            "YAML merge keys (`<<`) are not supported in hook configs".to_owned(),
+            Some("write the keys out in each hook".to_owned()),
         )
     } else if lower.contains("tab") {
         (
@@ -330,6 +327,54 @@ fn describe_yaml_error(err: &serde_saphyr::Error) -> (&'static str, String, Opti
         )
     } else {
         ("yaml-syntax", lowercase_first(&message), None)
+    }
+}
+
+fn describe_budget_breach(message: &str) -> (&'static str, String, Option<String>) {
+    let alias_hint = Some("this looks like an alias bomb; write the values out".to_owned());
+    if message.contains("Depth") {
+        (
+            "too-deep",
+            format!("YAML nesting is deeper than {MAX_DEPTH} levels"),
+            None,
+        )
+    } else if message.contains("Documents") {
+        (
+            "multiple-documents",
+            "a config is a single YAML document, found a second one".to_owned(),
+            Some("remove the `---` separator and merge the documents".to_owned()),
+        )
+    } else if message.contains("Aliases") || message.contains("AliasAnchorRatio") {
+        (
+            "alias-budget",
+            format!("YAML uses more than {MAX_ALIASES} aliases or too many per anchor"),
+            alias_hint,
+        )
+    } else if message.contains("Anchor") || message.contains("Replay") {
+        (
+            "alias-budget",
+            format!(
+                "YAML aliases expand beyond the budget of {MAX_ALIAS_REPLAY_EVENTS} replayed events"
+            ),
+            alias_hint,
+        )
+    } else {
+        let what = message
+            .split("budget breached:")
+            .nth(1)
+            .unwrap_or(message)
+            .split(['{', '('])
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        (
+            "yaml-budget",
+            format!("YAML exceeds the parser budget (`{what}`)"),
+            Some(format!(
+                "hook configs are limited to {MAX_CONFIG_BYTES} bytes and modest structure"
+            )),
+        )
     }
 }
 
