@@ -1,0 +1,249 @@
+//! Matchers compiled once, for the `hooks!` macro and the runtime loader alike.
+//!
+//! Both the proc-macro (which serializes the automata into the generated
+//! code) and `hooks-runtime`'s loader (which keeps them in memory) call the
+//! functions of this module, so a static table and a loaded table of the
+//! same config decide identically by construction:
+//!
+//! - tool-name patterns ([`ToolPattern`]) become a list of exact names (a
+//!   literal glob such as `bash`, compared as a string) plus at most one
+//!   dense DFA over all the other patterns ([`tool_matcher`]);
+//! - `when` leaves become one DFA each: `glob` anchored over the whole value
+//!   ([`glob_dfa`]), `matches` an unanchored search ([`search_dfa`]);
+//! - RFC 6901 pointers are split into unescaped tokens ([`pointer_tokens`]).
+//!
+//! The pattern → regex translation itself is [`ToolPattern::to_regex`] and
+//! [`glob_to_regex`](crate::glob_to_regex), the same functions validation
+//! uses.
+
+use regex_automata::dfa::{StartKind, dense};
+use regex_automata::nfa::thompson;
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input, MatchKind};
+
+use crate::config::ToolPattern;
+
+/// A dense DFA owning its transition table, as [`build_dfa`] returns it.
+pub type OwnedDfa = dense::DFA<Vec<u32>>;
+
+/// Largest DFA (and determinization working set) one pattern group may
+/// produce, in bytes (8 MiB): a pattern past it is an error, not a huge binary.
+pub const DFA_SIZE_LIMIT: usize = 8 * 1024 * 1024;
+
+/// How a DFA is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// The patterns are anchored (`^...$`); searches start at the first byte.
+    Anchored,
+    /// A match may start anywhere (`matches:` predicates).
+    Unanchored,
+}
+
+/// Builds one dense DFA matching any of `regexes` (Rust `regex` syntax).
+///
+/// Unicode classes are allowed; `(?-u)` byte patterns (as globs produce)
+/// too. Unicode word boundaries (`\b`) are accepted heuristically: on a
+/// non-ASCII haystack such a DFA gives up, and [`is_match`] then reports
+/// no match.
+///
+/// # Errors
+///
+/// A lowercase message when a regex does not parse or the DFA would exceed
+/// [`DFA_SIZE_LIMIT`].
+pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String> {
+    let start = match search {
+        Search::Anchored => StartKind::Anchored,
+        Search::Unanchored => StartKind::Unanchored,
+    };
+    dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .start_kind(start)
+                .match_kind(MatchKind::All)
+                .unicode_word_boundary(true)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+        )
+        .syntax(syntax::Config::new().utf8(false))
+        .thompson(thompson::Config::new().utf8(false))
+        .build_many(regexes)
+        .map_err(|e| {
+            let text = e.to_string();
+            let mut chars = text.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_lowercase().chain(chars).collect::<String>()
+            })
+        })
+}
+
+/// Whether `dfa` matches `haystack` (for an [`Search::Anchored`] DFA: from
+/// the first byte; the `^...$` of the patterns make it a whole-string match).
+///
+/// Never allocates. A DFA that gives up (a Unicode word boundary on a
+/// non-ASCII haystack) reports `false`.
+pub fn is_match<T: AsRef<[u32]>>(dfa: &dense::DFA<T>, haystack: &str, search: Search) -> bool {
+    use regex_automata::dfa::Automaton;
+    let anchored = match search {
+        Search::Anchored => Anchored::Yes,
+        Search::Unanchored => Anchored::No,
+    };
+    let input = Input::new(haystack).anchored(anchored).earliest(true);
+    matches!(dfa.try_search_fwd(&input), Ok(Some(_)))
+}
+
+/// A compiled list of tool-name patterns: exact names plus at most one DFA
+/// (anchored) over the other patterns. A name matches when it equals one of
+/// `names` or the DFA matches it.
+#[derive(Debug, Clone)]
+pub struct ToolMatcher {
+    /// Literal patterns (globs without metacharacters), compared exactly.
+    pub names: Vec<String>,
+    /// One DFA over every non-literal pattern, or `None` when all are literal.
+    pub dfa: Option<OwnedDfa>,
+}
+
+impl ToolMatcher {
+    /// Whether `name` matches one of the patterns.
+    pub fn matches(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+            || self
+                .dfa
+                .as_ref()
+                .is_some_and(|d| is_match(d, name, Search::Anchored))
+    }
+}
+
+/// Compiles tool-name patterns (`include_tools` or `exclude_tools`).
+///
+/// # Errors
+///
+/// A lowercase message naming the first pattern that does not compile.
+pub fn tool_matcher(patterns: &[ToolPattern]) -> Result<ToolMatcher, String> {
+    let mut names = Vec::new();
+    let mut regexes = Vec::new();
+    for pattern in patterns {
+        match pattern.literal() {
+            Some(name) => names.push(name.to_owned()),
+            None => regexes.push(pattern.to_regex()?),
+        }
+    }
+    let dfa = if regexes.is_empty() {
+        None
+    } else {
+        Some(build_dfa(&regexes, Search::Anchored)?)
+    };
+    Ok(ToolMatcher { names, dfa })
+}
+
+/// The DFA of a `glob:` predicate: the glob over the whole value.
+///
+/// # Errors
+///
+/// A lowercase message when the glob does not compile.
+pub fn glob_dfa(glob: &str) -> Result<OwnedDfa, String> {
+    build_dfa(&[crate::glob_to_regex(glob)?], Search::Anchored)
+}
+
+/// The DFA of a `matches:` predicate: an unanchored search for the regex.
+///
+/// # Errors
+///
+/// A lowercase message when the regex does not compile.
+pub fn search_dfa(regex: &str) -> Result<OwnedDfa, String> {
+    crate::check_regex(regex)?;
+    build_dfa(&[regex.to_owned()], Search::Unanchored)
+}
+
+/// Splits an RFC 6901 JSON pointer into its reference tokens, unescaping
+/// `~1` to `/` and `~0` to `~` (in that order, per RFC 6901 section 4).
+/// `""` (the whole value) has no token.
+///
+/// # Errors
+///
+/// A lowercase message when the pointer is not empty and does not start with
+/// `/`, or holds a `~` not followed by `0` or `1`.
+pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, String> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err(format!(
+            "invalid JSON pointer `{pointer}`: it must be empty or start with `/`"
+        ));
+    };
+    rest.split('/')
+        .map(|token| {
+            let mut out = String::with_capacity(token.len());
+            let mut chars = token.chars();
+            while let Some(c) = chars.next() {
+                if c == '~' {
+                    match chars.next() {
+                        Some('0') => out.push('~'),
+                        Some('1') => out.push('/'),
+                        _ => {
+                            return Err(format!(
+                                "invalid JSON pointer `{pointer}`: `~` must be followed by `0` or `1`"
+                            ));
+                        }
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RegexPattern;
+
+    #[test]
+    fn tool_matchers_split_literals_from_automata() {
+        let m = tool_matcher(&[
+            ToolPattern::Glob("bash".into()),
+            ToolPattern::Glob("mcp__github__*".into()),
+            ToolPattern::Regex(RegexPattern {
+                regex: "fs__(read|write)".into(),
+            }),
+        ])
+        .unwrap();
+        assert_eq!(m.names, ["bash"]);
+        assert!(m.dfa.is_some());
+        assert!(m.matches("bash"));
+        assert!(!m.matches("bash2"));
+        assert!(m.matches("mcp__github__create_issue"));
+        assert!(!m.matches("mcp__gitlab__x"));
+        assert!(m.matches("fs__read"));
+        assert!(
+            !m.matches("fs__read_all"),
+            "regexes are anchored at both ends"
+        );
+        assert!(!m.matches("xfs__read"));
+    }
+
+    #[test]
+    fn glob_and_search_dfas() {
+        let g = glob_dfa("*.rs").unwrap();
+        assert!(is_match(&g, "src/main.rs", Search::Anchored));
+        assert!(!is_match(&g, "main.rsx", Search::Anchored));
+        let s = search_dfa(r"rm\s+-rf").unwrap();
+        assert!(is_match(&s, "cd / && rm  -rf x", Search::Unanchored));
+        assert!(!is_match(&s, "rm -r", Search::Unanchored));
+        let u = search_dfa(r"caf\u{e9}").unwrap();
+        assert!(is_match(&u, "un café", Search::Unanchored));
+        assert!(search_dfa("(").is_err());
+    }
+
+    #[test]
+    fn pointers_split_and_unescape() {
+        assert!(pointer_tokens("").unwrap().is_empty());
+        assert_eq!(pointer_tokens("/a~1b/~0c/0").unwrap(), ["a/b", "~c", "0"]);
+        assert_eq!(pointer_tokens("/").unwrap(), [""]);
+        assert_eq!(pointer_tokens("/~01").unwrap(), ["~1"]);
+        assert!(pointer_tokens("a").is_err());
+        assert!(pointer_tokens("/~2").is_err());
+    }
+}
