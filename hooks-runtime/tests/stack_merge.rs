@@ -486,7 +486,7 @@ fn an_unhonoured_flow_on_before_completion_discards_the_patch_and_fails_closed()
         flow: FlowKind::RewriteArgs,
         phase: Phase::BeforeCompletion,
     };
-    assert_eq!(outcome.diagnostics, [diagnostic.clone()]);
+    assert_eq!(outcome.diagnostics, std::slice::from_ref(&diagnostic));
     assert_eq!(
         outcome.terminate_reason(),
         Some(diagnostic.to_string().as_str())

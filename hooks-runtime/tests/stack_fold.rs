@@ -1,0 +1,829 @@
+//! How `HookStack` folds flows per event (DESIGN.md section 5, issue 3
+//! item 3) and what the driver methods return (item 5).
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use hooks_runtime::{
+    AfterToolDecision, AgentHook, Change, ContextItem, Diagnostic, Flow, FlowKind, FnHook,
+    HookContext, HookFuture, HookId, HookStack, InvalidCallDecision, Observed, PromptDecision,
+    Provenance, StepEvent, StepEventKind, StopDecision, ToolCall, ToolDecision, ToolFailure,
+    ToolOutcome,
+};
+use hooks_schema::{OutcomeKind, Phase};
+use serde_json::{Value, json};
+
+/// Records, per hook, what it saw.
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
+
+/// A hook named `name` that records what it sees (`args`, `result` or
+/// `prompt`, rendered) and answers `answer(event)`.
+fn recording<F>(seen: &Seen, name: &'static str, answer: F) -> impl AgentHook + use<F>
+where
+    F: Fn(StepEvent<'_>) -> Flow + Send + Sync + 'static,
+{
+    let seen = Arc::clone(seen);
+    FnHook::new(move |_, event| {
+        let view = match event {
+            StepEvent::BeforeTool { args, .. } => args.to_string(),
+            StepEvent::AfterTool { result, .. } => result.to_string(),
+            StepEvent::UserPrompt { prompt } => prompt.to_owned(),
+            other => other.kind().to_string(),
+        };
+        seen.lock().expect("seen").push((name.to_owned(), view));
+        answer(event)
+    })
+}
+
+fn names(seen: &Seen) -> Vec<String> {
+    seen.lock()
+        .expect("seen")
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+fn views(seen: &Seen) -> Vec<String> {
+    seen.lock()
+        .expect("seen")
+        .iter()
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+/// `args` with `tag` appended to its `trail` array.
+fn appended(value: &Value, tag: &str) -> Value {
+    let mut value = value.clone();
+    value["trail"]
+        .as_array_mut()
+        .expect("trail array")
+        .push(json!(tag));
+    value
+}
+
+fn prov(hook: &str, change: Change) -> Provenance {
+    Provenance {
+        hook: HookId::from(hook),
+        change,
+    }
+}
+
+fn call(args: &Value) -> ToolCall<'_> {
+    ToolCall {
+        tool_name: "bash",
+        call_id: "call-1",
+        args,
+    }
+}
+
+#[tokio::test]
+async fn before_tool_chains_rewrites_in_declared_order() {
+    let seen = Seen::default();
+    let stack = HookStack::new()
+        .with(
+            "one",
+            recording(&seen, "one", |e| match e {
+                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
+                _ => Flow::Continue,
+            }),
+        )
+        .with("observer", recording(&seen, "observer", |_| Flow::Continue))
+        .with(
+            "two",
+            recording(&seen, "two", |e| match e {
+                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "two")),
+                _ => Flow::Continue,
+            }),
+        );
+    let args = json!({"trail": []});
+    let ctx = HookContext::new("run");
+    let decided = stack.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        views(&seen),
+        [
+            r#"{"trail":[]}"#,
+            r#"{"trail":["one"]}"#,
+            r#"{"trail":["one"]}"#
+        ],
+        "hook N sees the args rewritten by hooks 1..N-1"
+    );
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Run {
+            args: Cow::Owned(json!({"trail": ["one", "two"]}))
+        }
+    );
+    assert_eq!(
+        decided.provenance,
+        [
+            prov("one", Change::Rewrote(FlowKind::RewriteArgs)),
+            prov("two", Change::Rewrote(FlowKind::RewriteArgs)),
+        ]
+    );
+    assert!(decided.diagnostics.is_empty());
+}
+
+#[tokio::test]
+async fn skip_and_terminate_stop_a_chain_and_keep_the_rewrites_before_them() {
+    for (stopper, stop) in [
+        ("skipper", Flow::skip("not in this repo")),
+        ("terminator", Flow::terminate("policy violation")),
+    ] {
+        let seen = Seen::default();
+        let stop_flow = stop.clone();
+        let stack = HookStack::new()
+            .with(
+                "one",
+                recording(&seen, "one", |e| match e {
+                    StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
+                    _ => Flow::Continue,
+                }),
+            )
+            .with(
+                stopper,
+                recording(&seen, stopper, move |_| stop_flow.clone()),
+            )
+            .with(
+                "never",
+                recording(&seen, "never", |_| Flow::skip("unreachable")),
+            );
+        let args = json!({"trail": []});
+        let ctx = HookContext::new("run");
+        let outcome = stack
+            .fold(
+                &ctx,
+                StepEvent::BeforeTool {
+                    tool_name: "bash",
+                    call_id: "c",
+                    args: &args,
+                },
+            )
+            .await;
+        assert_eq!(names(&seen), ["one", stopper], "later hooks are not called");
+        assert_eq!(outcome.decision, Some(stop.clone()));
+        assert_eq!(
+            outcome.args,
+            Some(json!({"trail": ["one"]})),
+            "rewrite kept"
+        );
+        assert_eq!(
+            outcome.provenance,
+            [
+                prov("one", Change::Rewrote(FlowKind::RewriteArgs)),
+                prov(stopper, Change::Decided(stop.kind())),
+            ]
+        );
+        let decided = stack.before_tool(&ctx, call(&args)).await;
+        match stop {
+            Flow::Skip { reason } => assert_eq!(
+                decided.decision,
+                ToolDecision::Skip {
+                    reason,
+                    args: Cow::Owned(json!({"trail": ["one"]}))
+                }
+            ),
+            Flow::Terminate { reason } => {
+                assert_eq!(decided.decision, ToolDecision::Terminate { reason })
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
+    let seen_args = Arc::new(Mutex::new(Vec::new()));
+    let seen_args2 = Arc::clone(&seen_args);
+    let stack = HookStack::new()
+        .with(
+            "inspect",
+            FnHook::new(move |_, event| {
+                if let StepEvent::AfterTool {
+                    args,
+                    original_args,
+                    outcome,
+                    ..
+                } = event
+                {
+                    seen_args2.lock().expect("lock").push((
+                        original_args.clone(),
+                        args.clone(),
+                        outcome.kind(),
+                    ));
+                }
+                Flow::inject("first note")
+            }),
+        )
+        .with(
+            "redact",
+            FnHook::new(|_, event| match event {
+                StepEvent::AfterTool { result, .. } => {
+                    Flow::RewriteResult(appended(result, "redacted"))
+                }
+                _ => Flow::Continue,
+            }),
+        )
+        .with(
+            "note",
+            FnHook::new(|_, event| match event {
+                StepEvent::AfterTool { result, .. } => Flow::InjectContext(vec![
+                    ContextItem::user(format!("saw {result}")),
+                    ContextItem::user("second note"),
+                ]),
+                _ => Flow::Continue,
+            }),
+        )
+        .with(
+            "summarize",
+            FnHook::new(|_, event| match event {
+                StepEvent::AfterTool { result, .. } => {
+                    Flow::RewriteResult(appended(result, "summarized"))
+                }
+                _ => Flow::Continue,
+            }),
+        );
+    let original = json!({"command": "cat .env"});
+    let effective = json!({"command": "cat .env.example"});
+    let result = json!({"trail": []});
+    let outcome = ToolOutcome::Failed {
+        failure: ToolFailure::NotFound,
+        message: Some("no such file".into()),
+    };
+    let ctx = HookContext::new("run");
+    let decided = stack
+        .after_tool(&ctx, call(&effective), &original, &result, &outcome)
+        .await;
+    assert_eq!(
+        *seen_args.lock().expect("lock"),
+        [(original.clone(), effective.clone(), OutcomeKind::NotFound)],
+        "after_tool sees the original and the effective args, and the outcome kind"
+    );
+    assert_eq!(
+        decided.decision,
+        AfterToolDecision {
+            result: Cow::Owned(json!({"trail": ["redacted", "summarized"]})),
+            context: vec![
+                ContextItem::user("first note"),
+                ContextItem::user(r#"saw {"trail":["redacted"]}"#),
+                ContextItem::user("second note"),
+            ],
+            terminate: None,
+        }
+    );
+    assert_eq!(
+        decided.provenance,
+        [
+            prov("inspect", Change::InjectedContext { items: 1 }),
+            prov("redact", Change::Rewrote(FlowKind::RewriteResult)),
+            prov("note", Change::InjectedContext { items: 2 }),
+            prov("summarize", Change::Rewrote(FlowKind::RewriteResult)),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn after_tool_terminate_is_terminal() {
+    let seen = Seen::default();
+    let stack = HookStack::new()
+        .with("note", recording(&seen, "note", |_| Flow::inject("kept")))
+        .with(
+            "stop",
+            recording(&seen, "stop", |_| Flow::terminate("too many failures")),
+        )
+        .with(
+            "never",
+            recording(&seen, "never", |_| Flow::inject("unreachable")),
+        );
+    let args = json!({});
+    let result = json!("out");
+    let ctx = HookContext::new("run");
+    let decided = stack
+        .after_tool(&ctx, call(&args), &args, &result, &ToolOutcome::Success)
+        .await;
+    assert_eq!(names(&seen), ["note", "stop"]);
+    assert_eq!(
+        decided.decision,
+        AfterToolDecision {
+            result: Cow::Borrowed(&result),
+            context: vec![ContextItem::user("kept")],
+            terminate: Some("too many failures".into()),
+        }
+    );
+}
+
+#[tokio::test]
+async fn user_prompt_chains_rewrites_and_can_be_skipped() {
+    let seen = Seen::default();
+    let stack = HookStack::new()
+        .with(
+            "trim",
+            recording(&seen, "trim", |e| match e {
+                StepEvent::UserPrompt { prompt } => Flow::RewritePrompt(prompt.trim().to_owned()),
+                _ => Flow::Continue,
+            }),
+        )
+        .with(
+            "tag",
+            recording(&seen, "tag", |e| match e {
+                StepEvent::UserPrompt { prompt } => {
+                    Flow::RewritePrompt(format!("[ticket 7] {prompt}"))
+                }
+                _ => Flow::Continue,
+            }),
+        );
+    let ctx = HookContext::new("run");
+    let decided = stack.user_prompt(&ctx, "  fix the build  ").await;
+    assert_eq!(views(&seen), ["  fix the build  ", "fix the build"]);
+    assert_eq!(
+        decided.decision,
+        PromptDecision::Send {
+            prompt: Cow::Owned("[ticket 7] fix the build".into())
+        }
+    );
+    let untouched = HookStack::new().with("noop", FnHook::new(|_, _| Flow::Continue));
+    let decided = untouched.user_prompt(&ctx, "hello").await;
+    assert_eq!(
+        decided.decision,
+        PromptDecision::Send {
+            prompt: Cow::Borrowed("hello")
+        }
+    );
+    let skipping = HookStack::new()
+        .with(
+            "tag",
+            FnHook::new(|_, _| Flow::RewritePrompt("changed".into())),
+        )
+        .with(
+            "gate",
+            FnHook::new(|_, _| Flow::skip("prompts with secrets are refused")),
+        );
+    let outcome = skipping
+        .fold(&ctx, StepEvent::UserPrompt { prompt: "sk-123" })
+        .await;
+    assert_eq!(outcome.prompt.as_deref(), Some("changed"), "rewrite kept");
+    let decided = skipping.user_prompt(&ctx, "sk-123").await;
+    assert_eq!(
+        decided.decision,
+        PromptDecision::Skip {
+            reason: "prompts with secrets are refused".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn after_phases_accumulate_context_and_stop_on_terminate() {
+    let response = json!({"content": "hi"});
+    let ctx = HookContext::new("run");
+    for event in [
+        StepEvent::AfterCompletion {
+            response: &response,
+        },
+        StepEvent::AfterReasoning { reasoning: "hmm" },
+        StepEvent::AfterAssistant { text: "done" },
+    ] {
+        let seen = Seen::default();
+        let stack = HookStack::new()
+            .with("a", recording(&seen, "a", |_| Flow::inject("one")))
+            .with("b", recording(&seen, "b", |_| Flow::Continue))
+            .with("c", recording(&seen, "c", |_| Flow::inject("two")));
+        let decided = stack.observe(&ctx, event).await;
+        assert_eq!(names(&seen), ["a", "b", "c"], "{}", event.kind());
+        assert_eq!(
+            decided.decision,
+            Observed {
+                context: vec![ContextItem::user("one"), ContextItem::user("two")],
+                terminate: None,
+            }
+        );
+        let stack = HookStack::new()
+            .with("a", FnHook::new(|_, _| Flow::inject("one")))
+            .with("b", FnHook::new(|_, _| Flow::terminate("enough")))
+            .with("c", FnHook::new(|_, _| Flow::inject("two")));
+        let decided = stack.observe(&ctx, event).await;
+        assert_eq!(
+            decided.decision,
+            Observed {
+                context: vec![ContextItem::user("one")],
+                terminate: Some("enough".into()),
+            }
+        );
+    }
+}
+
+#[tokio::test]
+async fn other_events_take_the_first_non_continue_flow() {
+    let ctx = HookContext::new("run");
+    let seen = Seen::default();
+    let stack = HookStack::new()
+        .with("quiet", recording(&seen, "quiet", |_| Flow::Continue))
+        .with(
+            "first",
+            recording(&seen, "first", |_| Flow::resume("tests still fail")),
+        )
+        .with(
+            "second",
+            recording(&seen, "second", |_| Flow::resume("unreachable")),
+        );
+    let decided = stack.stop(&ctx, 2, "done").await;
+    assert_eq!(names(&seen), ["quiet", "first"]);
+    assert_eq!(
+        decided.decision,
+        StopDecision::Resume {
+            reason: "tests still fail".into()
+        }
+    );
+    let terminating = HookStack::new()
+        .with("quiet", FnHook::new(|_, _| Flow::Continue))
+        .with(
+            "gate",
+            FnHook::new(|_, _| Flow::terminate("outside office hours")),
+        )
+        .with("late", FnHook::new(|_, _| Flow::terminate("unreachable")));
+    let decided = terminating.observe(&ctx, StepEvent::RunStart).await;
+    assert_eq!(
+        decided.decision.terminate.as_deref(),
+        Some("outside office hours")
+    );
+    let decided = terminating.stop(&ctx, 0, "done").await;
+    assert_eq!(
+        decided.decision,
+        StopDecision::Terminate {
+            reason: "outside office hours".into()
+        }
+    );
+    let nothing = HookStack::new().with("quiet", FnHook::new(|_, _| Flow::Continue));
+    assert_eq!(
+        nothing.stop(&ctx, 0, "done").await.decision,
+        StopDecision::Stop
+    );
+}
+
+#[tokio::test]
+async fn invalid_tool_call_continue_means_fail() {
+    let ctx = HookContext::new("run");
+    let quiet = HookStack::new()
+        .with("a", FnHook::new(|_, _| Flow::Continue))
+        .with("b", FnHook::new(|_, _| Flow::Continue));
+    let decided = quiet
+        .invalid_tool_call(&ctx, "bsh", "c", "{}", "unknown tool")
+        .await;
+    assert_eq!(decided.decision, InvalidCallDecision::Fail);
+    let empty = HookStack::new();
+    let decided = empty
+        .invalid_tool_call(&ctx, "bsh", "c", "{}", "unknown tool")
+        .await;
+    assert_eq!(decided.decision, InvalidCallDecision::Fail);
+    for (flow, expected) in [
+        (Flow::Fail, InvalidCallDecision::Fail),
+        (
+            Flow::Retry {
+                feedback: "use `bash`".into(),
+            },
+            InvalidCallDecision::Retry {
+                feedback: "use `bash`".into(),
+            },
+        ),
+        (
+            Flow::Repair {
+                tool_name: "bash".into(),
+            },
+            InvalidCallDecision::Repair {
+                tool_name: "bash".into(),
+            },
+        ),
+        (
+            Flow::terminate("model is confused"),
+            InvalidCallDecision::Terminate {
+                reason: "model is confused".into(),
+            },
+        ),
+    ] {
+        let first = flow.clone();
+        let stack = HookStack::new()
+            .with("quiet", FnHook::new(|_, _| Flow::Continue))
+            .with("decider", FnHook::new(move |_, _| first.clone()))
+            .with(
+                "late",
+                FnHook::new(|_, _| Flow::Repair {
+                    tool_name: "unreachable".into(),
+                }),
+            );
+        let decided = stack
+            .invalid_tool_call(&ctx, "bsh", "c", "{}", "unknown")
+            .await;
+        assert_eq!(decided.decision, expected, "{:?}", flow.kind());
+        assert_eq!(
+            decided.provenance,
+            [prov("decider", Change::Decided(flow.kind()))]
+        );
+    }
+}
+
+/// Sample events, one per phase.
+fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
+    let value = json!({"trail": []});
+    let outcome = ToolOutcome::Success;
+    for phase in Phase::ALL {
+        let event = match phase {
+            Phase::RunStart => StepEvent::RunStart,
+            Phase::UserPrompt => StepEvent::UserPrompt { prompt: "p" },
+            Phase::BeforeCompletion => StepEvent::BeforeCompletion { request: &value },
+            Phase::AfterCompletion => StepEvent::AfterCompletion { response: &value },
+            Phase::TextDelta => StepEvent::TextDelta { delta: "d" },
+            Phase::ToolCallDelta => StepEvent::ToolCallDelta {
+                tool_name: "bash",
+                call_id: "c",
+                delta: "{",
+            },
+            Phase::StreamFinish => StepEvent::StreamFinish { response: &value },
+            Phase::AfterReasoning => StepEvent::AfterReasoning { reasoning: "r" },
+            Phase::AfterAssistant => StepEvent::AfterAssistant { text: "t" },
+            Phase::BeforeTool => StepEvent::BeforeTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &value,
+            },
+            Phase::AfterTool => StepEvent::AfterTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &value,
+                original_args: &value,
+                result: &value,
+                outcome: &outcome,
+            },
+            Phase::InvalidToolCall => StepEvent::InvalidToolCall {
+                tool_name: "bsh",
+                call_id: "c",
+                raw_args: "{",
+                error: "e",
+            },
+            Phase::Stop => StepEvent::Stop {
+                loop_count: 0,
+                text: "t",
+            },
+            Phase::RunEnd => StepEvent::RunEnd { output: "o" },
+            Phase::RunError => StepEvent::RunError { error: "e" },
+        };
+        assert_eq!(event.kind(), phase);
+        f(event);
+    }
+}
+
+fn sample_flow(kind: FlowKind) -> Flow {
+    match kind {
+        FlowKind::Continue => Flow::Continue,
+        FlowKind::PatchRequest => Flow::PatchRequest(hooks_runtime::RequestPatch {
+            max_tokens: Some(1),
+            ..Default::default()
+        }),
+        FlowKind::RewriteArgs => Flow::RewriteArgs(json!({"x": 1})),
+        FlowKind::RewriteResult => Flow::RewriteResult(json!("r")),
+        FlowKind::RewritePrompt => Flow::RewritePrompt("p2".into()),
+        FlowKind::InjectContext => Flow::inject("c"),
+        FlowKind::Skip => Flow::skip("s"),
+        FlowKind::Terminate => Flow::terminate("t"),
+        FlowKind::Resume => Flow::resume("r"),
+        FlowKind::Fail => Flow::Fail,
+        FlowKind::Retry => Flow::Retry {
+            feedback: "f".into(),
+        },
+        FlowKind::Repair => Flow::Repair {
+            tool_name: "bash".into(),
+        },
+    }
+}
+
+#[test]
+fn every_flow_an_event_cannot_honour_fails_closed_naming_flow_and_event() {
+    let mut checked = 0;
+    with_events(&mut |event| {
+        let phase = event.kind();
+        for kind in FlowKind::ALL {
+            let flow = sample_flow(kind);
+            let late = Arc::new(Mutex::new(0));
+            let late2 = Arc::clone(&late);
+            let stack = HookStack::new()
+                .with("culprit", FnHook::new(move |_, _| flow.clone()))
+                .with(
+                    "late",
+                    FnHook::new(move |_, _| {
+                        *late2.lock().expect("lock") += 1;
+                        Flow::Continue
+                    }),
+                );
+            let outcome = futures_lite_block_on(stack.fold(&HookContext::new("r"), event));
+            if kind.honoured_on(phase) {
+                assert!(
+                    outcome.diagnostics.is_empty(),
+                    "{kind} on {phase}: {:?}",
+                    outcome.diagnostics
+                );
+                continue;
+            }
+            checked += 1;
+            assert_eq!(
+                *late.lock().expect("lock"),
+                0,
+                "{kind} on {phase} stops the stack"
+            );
+            let diagnostic = Diagnostic::Unhonoured {
+                hook: HookId::from("culprit"),
+                flow: kind,
+                phase,
+            };
+            assert_eq!(outcome.diagnostics, std::slice::from_ref(&diagnostic));
+            assert!(diagnostic.fails_closed());
+            let reason = outcome.terminate_reason().expect("terminates");
+            assert!(
+                reason.contains(&format!("flow `{kind}`"))
+                    && reason.contains(&format!("`{phase}` cannot honour")),
+                "{reason}"
+            );
+            assert!(outcome.patch.is_empty() && outcome.context.is_empty());
+        }
+    });
+    // 15 phases x 12 kinds, minus the honoured pairs.
+    assert_eq!(checked, 136);
+}
+
+/// Polls an in-process fold (no runtime needed: it never pends).
+fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let waker = std::task::Waker::noop();
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(waker))
+    {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("an in-process fold returned `Pending`"),
+    }
+}
+
+#[tokio::test]
+async fn hooks_that_decline_a_kind_are_not_called() {
+    let seen = Seen::default();
+    let seen2 = Arc::clone(&seen);
+    let stack = HookStack::new().with(
+        "tools-only",
+        FnHook::observing(&[StepEventKind::BeforeTool], move |_, e| {
+            seen2
+                .lock()
+                .expect("lock")
+                .push(("tools-only".into(), e.kind().to_string()));
+            Flow::terminate("stop everything")
+        }),
+    );
+    let ctx = HookContext::new("run");
+    let outcome = stack.fold(&ctx, StepEvent::TextDelta { delta: "x" }).await;
+    assert!(outcome.is_continue());
+    assert!(seen.lock().expect("lock").is_empty());
+    assert!(!stack.observes(StepEventKind::TextDelta));
+    assert!(stack.observes(StepEventKind::BeforeTool));
+}
+
+#[tokio::test]
+async fn pushing_a_stack_flattens_it_under_its_hooks_ids() {
+    let inner = HookStack::new()
+        .with("x", FnHook::new(|_, _| Flow::Continue))
+        .with("y", FnHook::new(|_, _| Flow::inject("from y")));
+    let mut outer = HookStack::new();
+    outer
+        .push("first", FnHook::new(|_, _| Flow::inject("from first")))
+        .push("ignored-group-id", inner.clone())
+        .push_shared("shared-group", Arc::new(inner.clone()))
+        .push("boxed-group", Box::new(inner));
+    let ids: Vec<_> = outer.ids().map(HookId::to_string).collect();
+    assert_eq!(ids, ["first", "x", "y", "x", "y", "x", "y"]);
+    let ctx = HookContext::new("run");
+    let decided = outer
+        .observe(&ctx, StepEvent::AfterAssistant { text: "t" })
+        .await;
+    assert_eq!(decided.decision.context.len(), 4);
+    assert_eq!(decided.provenance[1].hook, "y");
+}
+
+/// Hides that the wrapped stack is a stack, so it is folded through its net flow.
+struct Opaque(HookStack);
+
+impl AgentHook for Opaque {
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        self.0.on_event(ctx, event)
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        self.0.observes(kind)
+    }
+}
+
+#[tokio::test]
+async fn a_stack_used_as_a_plain_hook_answers_with_its_net_flow() {
+    let inner = HookStack::new()
+        .with(
+            "one",
+            FnHook::new(|_, e| match e {
+                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
+                _ => Flow::Continue,
+            }),
+        )
+        .with(
+            "two",
+            FnHook::new(|_, e| match e {
+                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "two")),
+                _ => Flow::Continue,
+            }),
+        );
+    let outer = HookStack::new()
+        .with(
+            "zero",
+            FnHook::new(|_, e| match e {
+                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "zero")),
+                _ => Flow::Continue,
+            }),
+        )
+        .with("group", Opaque(inner));
+    assert_eq!(outer.len(), 2);
+    let args = json!({"trail": []});
+    let ctx = HookContext::new("run");
+    let decided = outer.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Run {
+            args: Cow::Owned(json!({"trail": ["zero", "one", "two"]}))
+        }
+    );
+    assert_eq!(
+        decided.provenance,
+        [
+            prov("zero", Change::Rewrote(FlowKind::RewriteArgs)),
+            prov("group", Change::Rewrote(FlowKind::RewriteArgs)),
+        ],
+        "provenance names the opaque group"
+    );
+}
+
+#[tokio::test]
+async fn observe_fails_closed_on_decisions_it_cannot_carry() {
+    let ctx = HookContext::new("run");
+    let args = json!({});
+    let stack = HookStack::new().with("rewriter", FnHook::new(|_, _| Flow::RewriteArgs(json!(1))));
+    let decided = stack
+        .observe(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &args,
+            },
+        )
+        .await;
+    let reason = decided.decision.terminate.expect("fails closed");
+    assert_eq!(
+        reason,
+        "flow `rewrite_args` on `before_tool` cannot be applied through `observe`; the run is \
+         terminated (fail closed); use the event's own method"
+    );
+    let skipper = HookStack::new().with("skipper", FnHook::new(|_, _| Flow::skip("no")));
+    let decided = skipper
+        .observe(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &args,
+            },
+        )
+        .await;
+    assert!(
+        decided
+            .decision
+            .terminate
+            .expect("fails closed")
+            .contains("flow `skip`")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn async_hooks_are_awaited_in_order() {
+    struct Slow(u64, &'static str);
+    impl AgentHook for Slow {
+        fn on_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> HookFuture<'a> {
+            HookFuture::boxed(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(self.0)).await;
+                Flow::inject(self.1)
+            })
+        }
+    }
+    let stack = HookStack::new()
+        .with("slow", Slow(20, "slow"))
+        .with("fast", Slow(1, "fast"));
+    let decided = stack
+        .observe(
+            &HookContext::new("r"),
+            StepEvent::AfterAssistant { text: "t" },
+        )
+        .await;
+    assert_eq!(
+        decided.decision.context,
+        [ContextItem::user("slow"), ContextItem::user("fast")]
+    );
+}
