@@ -5,6 +5,11 @@
 //!
 //! Regenerate with `UPDATE_SCHEMAS=1 cargo test -p hooks-schema --test config_schema`.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers panic on a broken fixture, which fails the test"
+)]
+
 use std::path::PathBuf;
 
 use serde_json::Value;

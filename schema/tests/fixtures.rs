@@ -8,6 +8,11 @@
 //! Regenerate the snapshots with
 //! `UPDATE_FIXTURES=1 cargo test -p hooks-schema --test fixtures` and review the diff.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers panic on a broken fixture, which fails the test"
+)]
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -2,6 +2,11 @@
 //! carries the schema modeline, uses every key of the language and every
 //! action, and the scripts it references work.
 
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers panic on a broken fixture, which fails the test"
+)]
+
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,10 +32,10 @@ fn schema_keys(v: &Value, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(m) => {
             for (k, child) in m {
-                if k == "properties" {
-                    if let Value::Object(props) = child {
-                        out.extend(props.keys().cloned());
-                    }
+                if k == "properties"
+                    && let Value::Object(props) = child
+                {
+                    out.extend(props.keys().cloned());
                 }
                 if k != "if" && k != "then" {
                     schema_keys(child, out);
@@ -55,11 +60,11 @@ fn document_keys(v: &Value, out: &mut BTreeSet<String>, free_form: bool) {
                     "tool_settings" | "set" | "additional_params" | "value" | "equals"
                 );
                 document_keys(child, out, data && !free_form && k != "tool_settings");
-                if k == "tool_settings" {
-                    if let Value::Object(tools) = child {
-                        for settings in tools.values() {
-                            document_keys(settings, out, false);
-                        }
+                if k == "tool_settings"
+                    && let Value::Object(tools) = child
+                {
+                    for settings in tools.values() {
+                        document_keys(settings, out, false);
                     }
                 }
             }
@@ -212,9 +217,7 @@ fn referenced_scripts_exist_and_work() {
     {
         let start = line.find("examples/hooks/").unwrap();
         let rest = &line[start..];
-        let end = rest
-            .find(|c: char| c == ']' || c == ' ' || c == ',')
-            .unwrap_or(rest.len());
+        let end = rest.find([']', ' ', ',']).unwrap_or(rest.len());
         assert!(
             repo_root().join(&rest[..end]).is_file(),
             "missing script: {}",
