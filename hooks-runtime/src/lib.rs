@@ -2,6 +2,122 @@
 //!
 //! Events, `Flow`, `HookStack`, the shared shell executor, payloads, output
 //! protocols, records and redaction.
+//!
+//! # Events, flows and stacks
+//!
+//! An agent loop emits a [`StepEvent`] at each phase of a run (the canonical
+//! phases of DESIGN.md section 5, [`StepEventKind`]). Every hook — a Rust
+//! [`AgentHook`], a rule of a compiled config, a shell command — answers
+//! with a [`Flow`]. A [`HookStack`] runs hooks in declared order and folds
+//! their flows per event: request patches merge field by field
+//! ([`RequestPatch`]), rewrites chain, context accumulates, the first
+//! decision wins elsewhere, and a flow the event cannot honour fails closed.
+//! The driver methods ([`HookStack::before_tool`],
+//! [`HookStack::after_tool`], [`HookStack::before_completion`],
+//! [`HookStack::stop`], ...) return typed decisions, so an agent loop never
+//! matches raw flows. Hooks share run-scoped state through the
+//! [`HookContext`] scratchpad. Folding in-process hooks that continue
+//! allocates nothing ([`HookFuture`] explains how).
+//!
+//! A custom hook that ends the run after 10 tool timeouts (counted in the
+//! scratchpad; other failures such as `not_found` pass), in a stack with a
+//! command guard and a hint injector:
+//!
+//! ```
+//! use hooks_runtime::{
+//!     AgentHook, Flow, FnHook, HookContext, HookFuture, HookStack, StepEvent, StepEventKind,
+//!     ToolCall, ToolDecision, ToolFailure, ToolOutcome,
+//! };
+//! use serde_json::json;
+//!
+//! /// Ends the run once tools timed out `max` times.
+//! struct TimeoutBudget {
+//!     max: u32,
+//! }
+//!
+//! /// The scratchpad entry: tool timeouts so far in this run.
+//! #[derive(Default)]
+//! struct Timeouts(u32);
+//!
+//! impl AgentHook for TimeoutBudget {
+//!     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+//!         let StepEvent::AfterTool { outcome, .. } = event else {
+//!             return HookFuture::cont();
+//!         };
+//!         if !matches!(outcome, ToolOutcome::Failed { failure: ToolFailure::Timeout, .. }) {
+//!             return HookFuture::cont(); // success, not_found, denied, error: let through
+//!         }
+//!         let seen = ctx.update::<Timeouts, _>(|t| {
+//!             t.0 += 1;
+//!             t.0
+//!         });
+//!         HookFuture::ready(if seen >= self.max {
+//!             Flow::terminate(format!("{seen} tool timeouts in this run"))
+//!         } else {
+//!             Flow::Continue
+//!         })
+//!     }
+//!
+//!     fn observes(&self, kind: StepEventKind) -> bool {
+//!         kind == StepEventKind::AfterTool
+//!     }
+//! }
+//!
+//! let stack = HookStack::new()
+//!     .with(
+//!         "no-force-push",
+//!         FnHook::observing(&[StepEventKind::BeforeTool], |_, event| match event {
+//!             StepEvent::BeforeTool { args, .. }
+//!                 if args["command"].as_str().is_some_and(|c| c.contains("push --force")) =>
+//!             {
+//!                 Flow::skip("force pushes are not allowed")
+//!             }
+//!             _ => Flow::Continue,
+//!         }),
+//!     )
+//!     .with("timeout-budget", TimeoutBudget { max: 10 })
+//!     .with(
+//!         "failure-hint",
+//!         FnHook::observing(&[StepEventKind::AfterTool], |_, event| match event {
+//!             StepEvent::AfterTool { outcome, .. } if !outcome.is_success() => {
+//!                 Flow::inject(format!("the tool failed ({:?}); try another way", outcome.kind()))
+//!             }
+//!             _ => Flow::Continue,
+//!         }),
+//!     );
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+//! runtime.block_on(async {
+//!     let ctx = HookContext::new("run-1");
+//!     let push = json!({"command": "git push --force"});
+//!     let call = ToolCall { tool_name: "bash", call_id: "c0", args: &push };
+//!     let decided = stack.before_tool(&ctx, call).await;
+//!     assert!(matches!(decided.decision, ToolDecision::Skip { .. }));
+//!
+//!     let args = json!({"command": "cargo test"});
+//!     let call = ToolCall { tool_name: "bash", call_id: "c1", args: &args };
+//!     let result = json!({"error": "no such file"});
+//!     let not_found = ToolOutcome::failed(ToolFailure::NotFound);
+//!     let timeout = ToolOutcome::failed(ToolFailure::Timeout);
+//!
+//!     // `not_found` failures are let through (and not counted).
+//!     for _ in 0..20 {
+//!         let after = stack.after_tool(&ctx, call, &args, &result, &not_found).await;
+//!         assert_eq!(after.decision.terminate, None);
+//!         assert_eq!(after.decision.context.len(), 1); // the hint
+//!     }
+//!     // Nine timeouts continue; the tenth ends the run.
+//!     for _ in 0..9 {
+//!         let after = stack.after_tool(&ctx, call, &args, &result, &timeout).await;
+//!         assert_eq!(after.decision.terminate, None);
+//!     }
+//!     let after = stack.after_tool(&ctx, call, &args, &result, &timeout).await;
+//!     assert_eq!(after.decision.terminate.as_deref(), Some("10 tool timeouts in this run"));
+//!     // The hint hook comes after the budget in declared order: not consulted.
+//!     assert!(after.decision.context.is_empty());
+//! });
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 // --- events, flow, stack (issue 3) ---
 mod context;
