@@ -836,13 +836,14 @@ fn reference_config_has_no_diagnostics() {
         show(&diagnostics)
     );
     // No diagnostics must mean "valid", not "no schema": the schema is attached.
-    let (line, character) = position_of(&text, "phase:");
-    let shown = normalize(&server.hover(&uri, (line, character + 1)));
     let schema = load_schema();
-    let expected = normalize(&shown_description(&schema, hook_property(&schema, "phase")));
+    let expected = normalize(&shown_description(&schema, &schema["properties"]["hooks"]));
+    // The top-level key, at the start of a line (the comments above mention `hooks:` too).
+    let (line, _) = position_of(&text, "\nhooks:");
+    let shown = normalize(&server.hover(&uri, (line + 1, 1)));
     assert!(
         shown.contains(&expected),
-        "hover on `phase` in `examples/hooks.yaml` shows {shown:?}: is the modeline's schema attached?"
+        "hover on `hooks` in `examples/hooks.yaml` shows {shown:?}, expected {expected:?}: is the modeline's schema attached?"
     );
 }
 
