@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 
+use hooks_schema::Phase;
 use serde_json::Value;
 
 use crate::context::HookContext;
@@ -184,7 +185,9 @@ impl HookStack {
         let decision = match outcome.decision.take() {
             Some(Flow::Skip { reason }) => PromptDecision::Skip { reason },
             Some(Flow::Terminate { reason }) => PromptDecision::Terminate { reason },
-            Some(other) => unexpected(other),
+            Some(other) => PromptDecision::Terminate {
+                reason: unexpected(&other, Phase::UserPrompt),
+            },
             None => PromptDecision::Send {
                 prompt: match outcome.prompt.take() {
                     Some(rewritten) => Cow::Owned(rewritten),
@@ -210,7 +213,9 @@ impl HookStack {
             .await;
         let decision = match outcome.decision.take() {
             Some(Flow::Terminate { reason }) => CompletionDecision::Terminate { reason },
-            Some(other) => unexpected(other),
+            Some(other) => CompletionDecision::Terminate {
+                reason: unexpected(&other, Phase::BeforeCompletion),
+            },
             None => CompletionDecision::Send {
                 patch: std::mem::take(&mut outcome.patch),
             },
@@ -241,7 +246,9 @@ impl HookStack {
         let decision = match outcome.decision.take() {
             Some(Flow::Skip { reason }) => ToolDecision::Skip { reason, args },
             Some(Flow::Terminate { reason }) => ToolDecision::Terminate { reason },
-            Some(other) => unexpected(other),
+            Some(other) => ToolDecision::Terminate {
+                reason: unexpected(&other, Phase::BeforeTool),
+            },
             None => ToolDecision::Run { args },
         };
         Decided::new(decision, outcome)
@@ -273,7 +280,7 @@ impl HookStack {
         let mut folded = self.fold(ctx, event).await;
         let terminate = match folded.decision.take() {
             Some(Flow::Terminate { reason }) => Some(reason),
-            Some(other) => unexpected(other),
+            Some(other) => Some(unexpected(&other, Phase::AfterTool)),
             None => None,
         };
         let decision = AfterToolDecision {
@@ -313,7 +320,9 @@ impl HookStack {
             Some(Flow::Retry { feedback }) => InvalidCallDecision::Retry { feedback },
             Some(Flow::Repair { tool_name }) => InvalidCallDecision::Repair { tool_name },
             Some(Flow::Terminate { reason }) => InvalidCallDecision::Terminate { reason },
-            Some(other) => unexpected(other),
+            Some(other) => InvalidCallDecision::Terminate {
+                reason: unexpected(&other, Phase::InvalidToolCall),
+            },
         };
         Decided::new(decision, outcome)
     }
@@ -335,7 +344,9 @@ impl HookStack {
             None => StopDecision::Stop,
             Some(Flow::Resume { reason }) => StopDecision::Resume { reason },
             Some(Flow::Terminate { reason }) => StopDecision::Terminate { reason },
-            Some(other) => unexpected(other),
+            Some(other) => StopDecision::Terminate {
+                reason: unexpected(&other, Phase::Stop),
+            },
         };
         Decided::new(decision, outcome)
     }
@@ -389,11 +400,13 @@ fn not_observable(flow: &str, event: StepEvent<'_>) -> String {
     )
 }
 
-/// A decision the fold cannot produce for this phase: `Fold::apply` lets only
-/// flows the phase honours stop the stack, so this is a bug in the fold.
-fn unexpected(flow: Flow) -> ! {
-    unreachable!(
-        "fold produced flow `{}` that its phase cannot honour",
+/// The reason for a decision the fold cannot produce on `phase`:
+/// [`Fold::apply`](crate::Fold::apply) lets only flows the phase honours stop
+/// the stack, so this is unreachable unless the fold has a bug; even then the
+/// driver fails closed rather than panicking in an agent's loop.
+fn unexpected(flow: &Flow, phase: Phase) -> String {
+    format!(
+        "the fold produced flow `{}`, which `{phase}` cannot honour; the run is terminated (fail closed)",
         flow.kind()
     )
 }
