@@ -917,3 +917,28 @@ fn phase_rules_in_the_schema_flag_block_policy_after_tool_and_bare_number_timeou
         show(&diagnostics)
     );
 }
+
+#[test]
+fn an_empty_value_is_flagged_as_the_loader_rejects_it() {
+    // `agent-hooks check` rejects `key:` with no value (YAML null) for every
+    // optional key; the editor must not stay silent about it.
+    let text = doc(concat!(
+        "  - id: check\n",
+        "    phase: after_tool\n",
+        "    failure_policy:\n",
+        "    run:\n",
+        "      command: \"true\"\n",
+        "      timeout:\n",
+    ));
+    let uri = example_uri("lsp-empty-values.yaml");
+    let mut server = Server::start();
+    let diagnostics = server.open(&uri, &text);
+    let policy = position_of(&text, "failure_policy:").0 as u64;
+    let timeout = position_of(&text, "timeout:").0 as u64;
+    assert_eq!(
+        lines_of(&diagnostics),
+        vec![policy, timeout],
+        "expected diagnostics exactly on line {policy} (`failure_policy:`) and line {timeout} (`timeout:`), got:\n{}",
+        show(&diagnostics)
+    );
+}
