@@ -30,8 +30,29 @@ fn roundtrip(c: &mut Criterion) {
     });
     group.bench_function("bare_tokio_command", |b| {
         b.iter(|| {
+            // `output()` spawns when called: call it inside the runtime.
             let output = rt
-                .block_on(tokio::process::Command::new("true").output())
+                .block_on(async { tokio::process::Command::new("true").output().await })
+                .expect("spawn true");
+            assert!(output.status.success());
+        });
+    });
+    // The executor's spawn configuration without its logic (preflight,
+    // deadline, group kill): separates spawn cost from executor overhead.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    group.bench_function("tokio_command_same_setup", |b| {
+        b.iter(|| {
+            let output = rt
+                .block_on(async {
+                    tokio::process::Command::new("true")
+                        .env_clear()
+                        .env("PATH", &path)
+                        .current_dir(&root)
+                        .process_group(0)
+                        .kill_on_drop(true)
+                        .output()
+                        .await
+                })
                 .expect("spawn true");
             assert!(output.status.success());
         });
