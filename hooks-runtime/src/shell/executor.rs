@@ -43,11 +43,39 @@ const REAP_LIMIT: Duration = Duration::from_secs(5);
 ///
 /// Cloning is cheap (the configuration is shared).
 ///
-/// Known limitation: without `pre_exec` (unsafe code is forbidden in this
-/// workspace) the executor cannot set Linux's parent-death signal, so if the
-/// agent process itself is killed with SIGKILL, a running hook is not killed
-/// with it. Every other exit path of the agent (dropping the `run` future,
-/// runtime shutdown, normal exit through drop) kills the group.
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use hooks_runtime::{CancellationToken, ExecRequest, ExecStatus, Executor};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// let executor = Executor::new(std::env::temp_dir())?;
+/// let mut req = ExecRequest::shell(r#"read -r line; printf '%s' "$line""#);
+/// req.stdin = Some(br#"{"tool_name":"bash"}"#.to_vec());
+/// req.timeout = Duration::from_secs(5);
+/// let outcome = rt.block_on(executor.run(&req, &CancellationToken::new()));
+/// assert_eq!(outcome.status, ExecStatus::Exited(0));
+/// assert_eq!(outcome.stdout.bytes, br#"{"tool_name":"bash"}"#);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Known limitations
+///
+/// - Without `pre_exec` (unsafe code is forbidden in this workspace) the
+///   executor cannot set Linux's parent-death signal: if the agent process
+///   itself is killed with SIGKILL, a running hook is not killed with it.
+///   Every other way out (dropping the `run` future, runtime shutdown, the
+///   agent exiting through drop) kills the group.
+/// - A process that leaves the group (`setsid`, a daemonizing double fork
+///   into a new session) is out of reach: it is not killed, and the readers
+///   stop waiting for its output after the drain grace.
+/// - The group is killed by its id after the direct child was reaped; Linux
+///   does not hand out a process id still in use as a group id, and ids are
+///   allocated sequentially, so the id cannot name another group within the
+///   drain grace in practice.
 #[derive(Debug, Clone)]
 pub struct Executor {
     root: Arc<Path>,
