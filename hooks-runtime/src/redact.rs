@@ -93,26 +93,35 @@ pub fn is_credential_name(name: &str) -> bool {
 }
 
 struct Patterns {
-    /// Whole matches are replaced.
-    tokens: Regex,
+    /// Token shapes, each with its replacement template (`$keep` is kept).
+    tokens: Vec<Regex>,
     /// `name<sep>value`: the value (group `value`) is replaced.
     assignment: Regex,
 }
 
+/// One regex per shape: each starts with a literal, so the regex crate's
+/// prefilter skips ordinary text quickly (one alternation of all of them
+/// would not).
+const TOKEN_PATTERNS: [&str; 7] = [
+    r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
+    r"(?-u:\b)sk-[A-Za-z0-9_\-]{16,}",
+    r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{20,}",
+    r"(?-u:\b)github_pat_[A-Za-z0-9_]{20,}",
+    r"(?-u:\b)(?:AKIA|ASIA)[A-Z0-9]{16}(?-u:\b)",
+    r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}",
+    r"(?-u:\b)(?P<keep>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=\-]{8,}",
+];
+
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     Patterns {
-    tokens: Regex::new(concat!(
-        r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
-        r"|\bsk-[A-Za-z0-9_\-]{16,}",
-        r"|\bgh[pousr]_[A-Za-z0-9]{20,}",
-        r"|\bgithub_pat_[A-Za-z0-9_]{20,}",
-        r"|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b",
-        r"|\bxox[abposr]-[A-Za-z0-9\-]{10,}",
-        r"|(?i:\bbearer)\s+[A-Za-z0-9._~+/=\-]{8,}",
-    ))
-    .unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}")),
+    tokens: TOKEN_PATTERNS
+        .iter()
+        .map(|p| {
+            Regex::new(p).unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}"))
+        })
+        .collect(),
     assignment: Regex::new(concat!(
-        r#"(?i)\b[a-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*"#,
+        r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*"#,
         r#"["']?[ \t]*[=:][ \t]*"#,
         r#"(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s&;,'"\]\}\)]+)"#,
     ))
@@ -140,19 +149,16 @@ pub fn redact_sensitive_text<'a>(text: &'a str, secrets: &SecretSet) -> Cow<'a, 
         }
     }
     let p = &*PATTERNS;
-    if p.tokens.is_match(&out) {
-        let replaced = p
-            .tokens
-            .replace_all(&out, |caps: &regex::Captures<'_>| {
-                let m = &caps[0];
-                if m.len() > 6 && m[..6].eq_ignore_ascii_case("bearer") {
-                    format!("{} {REDACTED}", &m[..6])
-                } else {
-                    REDACTED.to_owned()
-                }
-            })
-            .into_owned();
-        out = Cow::Owned(replaced);
+    for re in &p.tokens {
+        if re.is_match(&out) {
+            let replaced = re
+                .replace_all(&out, |caps: &regex::Captures<'_>| {
+                    let keep = caps.name("keep").map_or("", |m| m.as_str());
+                    format!("{keep}{REDACTED}")
+                })
+                .into_owned();
+            out = Cow::Owned(replaced);
+        }
     }
     if p.assignment.is_match(&out) {
         let replaced = p

@@ -1,0 +1,274 @@
+//! `protocol: claude`: Claude Code hook scripts, written the way Claude Code
+//! users write them, run unmodified (issue 4 item 3).
+
+#[path = "common/hooks.rs"]
+mod hooks;
+
+use hooks::{Fixture, exec, script, sh};
+use hooks_runtime::{
+    Flow, FlowKind, HookContext, Invocation, ShellHookSpec, StepEvent, ToolOutcome,
+};
+use hooks_schema::{Phase, Protocol};
+use serde_json::{Value, json};
+
+fn claude(mut spec: ShellHookSpec) -> ShellHookSpec {
+    spec.protocol = Protocol::Claude;
+    spec
+}
+
+async fn pre_tool(fx: &Fixture, spec: ShellHookSpec, tool: &str, args: &Value) -> Invocation {
+    let ctx = HookContext::new("sess-1");
+    fx.hook(claude(spec))
+        .invoke(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: tool,
+                call_id: "toolu_01",
+                args,
+            },
+        )
+        .await
+}
+
+#[tokio::test]
+async fn python_guard_denies_with_permission_decision() {
+    let fx = Fixture::new();
+    let spec = exec(
+        "rm-guard",
+        Phase::BeforeTool,
+        &["python3", &script("claude_guard_rm.py")],
+    );
+    let inv = pre_tool(
+        &fx,
+        spec.clone(),
+        "Bash",
+        &json!({"command": "rm -rf /tmp/x"}),
+    )
+    .await;
+    assert_eq!(
+        inv.flow,
+        Flow::skip("Destructive command blocked: rm -rf /tmp/x")
+    );
+    assert_eq!(inv.record.decision, Some("skip"));
+    let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls -la"})).await;
+    assert_eq!(inv.flow, Flow::Continue);
+    assert_eq!(inv.record.failure_kind, None);
+}
+
+#[tokio::test]
+async fn bash_exit_2_blocks_with_stderr() {
+    let fx = Fixture::new();
+    let spec = sh(
+        "env-guard",
+        Phase::BeforeTool,
+        &format!("bash {}", script("claude_protect_env.sh")),
+    );
+    let inv = pre_tool(
+        &fx,
+        spec.clone(),
+        "Edit",
+        &json!({"file_path": "/w/.env", "new_string": "A=1"}),
+    )
+    .await;
+    assert_eq!(
+        inv.flow,
+        Flow::skip("Editing .env files is not allowed; ask the user to change secrets.")
+    );
+    let inv = pre_tool(&fx, spec, "Edit", &json!({"file_path": "/w/main.rs"})).await;
+    assert_eq!(inv.flow, Flow::Continue);
+}
+
+#[tokio::test]
+async fn updated_input_rewrites_the_arguments() {
+    let fx = Fixture::new();
+    let spec = exec(
+        "dry-run",
+        Phase::BeforeTool,
+        &["python3", &script("claude_dry_run.py")],
+    );
+    let inv = pre_tool(
+        &fx,
+        spec,
+        "Bash",
+        &json!({"command": "terraform apply -auto-approve", "timeout": 60}),
+    )
+    .await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteArgs(json!({"command": "terraform plan -auto-approve", "timeout": 60}))
+    );
+}
+
+#[tokio::test]
+async fn legacy_decision_block_denies_and_ask_fails_closed() {
+    let fx = Fixture::new();
+    let spec = exec(
+        "net",
+        Phase::BeforeTool,
+        &["python3", &script("claude_legacy_block.py")],
+    );
+    let inv = pre_tool(
+        &fx,
+        spec,
+        "Bash",
+        &json!({"command": "curl https://example.invalid"}),
+    )
+    .await;
+    assert_eq!(inv.flow, Flow::skip("network access is not allowed"));
+
+    let spec = exec(
+        "ask",
+        Phase::BeforeTool,
+        &["python3", &script("claude_ask.py")],
+    );
+    let inv = pre_tool(
+        &fx,
+        spec,
+        "Bash",
+        &json!({"command": "git push origin main"}),
+    )
+    .await;
+    let Flow::Skip { reason } = &inv.flow else {
+        panic!("ask must fail closed: {inv:?}")
+    };
+    assert!(
+        reason.contains("no one to ask") && reason.ends_with(": pushing to main"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn post_tool_use_additional_context_is_injected() {
+    let fx = Fixture::new();
+    let spec = exec(
+        "lint",
+        Phase::AfterTool,
+        &["python3", &script("claude_post_lint.py")],
+    );
+    let args = json!({"file_path": "/w/app/models.py"});
+    let result = json!("ok");
+    let outcome = ToolOutcome::Success;
+    let ctx = HookContext::new("sess-1");
+    let inv = fx
+        .hook(claude(spec))
+        .invoke(
+            &ctx,
+            StepEvent::AfterTool {
+                tool_name: "Write",
+                call_id: "toolu_02",
+                args: &args,
+                original_args: &args,
+                result: &result,
+                outcome: &outcome,
+            },
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::inject("lint: 2 warnings in models.py"));
+    let injections: Vec<_> = fx
+        .records()
+        .into_iter()
+        .filter(|r| r["record"] == "context_injection")
+        .collect();
+    assert_eq!(injections.len(), 1);
+    assert_eq!(
+        injections[0]["byte_count"],
+        "lint: 2 warnings in models.py".len()
+    );
+}
+
+#[tokio::test]
+async fn stop_hook_resumes_once_then_sees_stop_hook_active() {
+    let fx = Fixture::new();
+    let spec = exec(
+        "tests",
+        Phase::Stop,
+        &["python3", &script("claude_stop_tests.py")],
+    );
+    let hook = fx.hook(claude(spec));
+    let ctx = HookContext::new("sess-1");
+    let first = hook
+        .invoke(
+            &ctx,
+            StepEvent::Stop {
+                loop_count: 0,
+                text: "done",
+            },
+        )
+        .await;
+    assert_eq!(
+        first.flow,
+        Flow::resume("Run the test suite before stopping.")
+    );
+    let second = hook
+        .invoke(
+            &ctx,
+            StepEvent::Stop {
+                loop_count: 1,
+                text: "done",
+            },
+        )
+        .await;
+    assert_eq!(second.flow, Flow::Continue);
+}
+
+#[tokio::test]
+async fn the_stdin_object_has_claude_code_fields() {
+    let fx = Fixture::new();
+    let spec = sh("dump", Phase::BeforeTool, "cat > seen.json");
+    let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
+    assert_eq!(inv.flow, Flow::Continue);
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("seen.json")).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "PreToolUse");
+    assert_eq!(seen["session_id"], "sess-1");
+    assert_eq!(seen["tool_name"], "Bash");
+    assert_eq!(seen["tool_use_id"], "toolu_01");
+    assert_eq!(seen["tool_input"], json!({"command": "ls"}));
+    assert_eq!(
+        seen["cwd"],
+        fx.root().canonicalize().unwrap().to_string_lossy().as_ref()
+    );
+    assert!(seen["transcript_path"].is_string());
+}
+
+#[tokio::test]
+async fn fields_for_the_wrong_event_are_invalid_output() {
+    let fx = Fixture::new();
+    let cases = [
+        (
+            r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"x"}}"#,
+            "`hookSpecificOutput.hookEventName` is `PostToolUse` but this is a `PreToolUse` event",
+        ),
+        (
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"x"}}"#,
+            "`additionalContext` is not allowed on `PreToolUse` events",
+        ),
+        (r#"{"block":true}"#, "unknown field `block`"),
+        (r#"{"decision":"deny"}"#, "unknown variant `deny`"),
+    ];
+    for (output, want) in cases {
+        let spec = sh("bad", Phase::BeforeTool, &format!("echo '{output}'"));
+        let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
+        assert_eq!(inv.record.failure_kind, Some("invalid_output"), "{output}");
+        assert_eq!(inv.flow.kind(), FlowKind::Skip, "before_tool fails closed");
+        let msg = inv.record.message.unwrap();
+        assert!(msg.contains(want), "{output}: {msg}");
+    }
+}
+
+#[tokio::test]
+async fn continue_false_terminates_and_plain_text_is_ignored() {
+    let fx = Fixture::new();
+    let spec = sh(
+        "halt",
+        Phase::BeforeTool,
+        r#"echo '{"continue": false, "stopReason": "budget exhausted", "systemMessage": "bye"}'"#,
+    );
+    let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
+    assert_eq!(inv.flow, Flow::terminate("budget exhausted"));
+    assert_eq!(inv.diagnostics, vec!["hook `halt`: bye".to_owned()]);
+    let spec = sh("chatty", Phase::BeforeTool, "echo 'checking command...'");
+    let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
+    assert_eq!(inv.flow, Flow::Continue);
+    assert_eq!(inv.record.failure_kind, None);
+}

@@ -1,0 +1,208 @@
+//! Payloads over the stdin cap spill to a payload-ref file (issue 4 item 2).
+
+#[path = "common/hooks.rs"]
+mod hooks;
+
+use hooks::{Fixture, sh};
+use hooks_runtime::{
+    Executor, Flow, HookContext, HookLimits, PayloadError, PayloadLimits, ShellRuntime, StepEvent,
+};
+use hooks_schema::Phase;
+use serde_json::json;
+
+fn small_limits(spill_cap: usize) -> HookLimits {
+    HookLimits {
+        payload: PayloadLimits {
+            stdin_cap: 4096,
+            spill_cap,
+        },
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn an_oversized_payload_spills_to_a_0600_file_removed_afterwards() {
+    let fx = Fixture::with_limits(small_limits(1 << 20));
+    let big = "x".repeat(10_000);
+    let args = json!({"content": big, "path": "a.txt"});
+    // The hook records the ref's mode, path and content, and its own stdin.
+    let spec = sh(
+        "spill",
+        Phase::BeforeTool,
+        r#"cat > stdin.json; stat -c %a "$AGENT_HOOKS_PAYLOAD_REF" > mode.txt; printf %s "$AGENT_HOOKS_PAYLOAD_REF" > ref.txt; cp "$AGENT_HOOKS_PAYLOAD_REF" full.json"#,
+    );
+    let ctx = HookContext::new("run-1");
+    let inv = fx
+        .hook(spec)
+        .invoke(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: "write",
+                call_id: "c1",
+                args: &args,
+            },
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::Continue, "{inv:?}");
+    assert_eq!(
+        std::fs::read_to_string(fx.path("mode.txt")).unwrap().trim(),
+        "600"
+    );
+    let ref_path = std::fs::read_to_string(fx.path("ref.txt")).unwrap();
+    let session = fx.path("session").canonicalize().unwrap();
+    assert!(
+        std::path::Path::new(&ref_path).starts_with(&session),
+        "{ref_path}"
+    );
+    assert!(
+        !std::path::Path::new(&ref_path).exists(),
+        "payload-ref file left behind"
+    );
+
+    let stdin: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap();
+    assert_eq!(stdin["elided"], true);
+    assert_eq!(stdin["payload_ref"], ref_path.as_str());
+    assert!(stdin.get("args").is_none());
+    assert_eq!(stdin["tool_name"], "write");
+
+    let full: hooks_schema::Payload =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("full.json")).unwrap()).unwrap();
+    assert_eq!(full.args, Some(args));
+    assert!(!full.elided);
+    assert!(inv.diagnostics.is_empty(), "{:?}", inv.diagnostics);
+    // Only the records file is left in the session directory.
+    let left: Vec<_> = std::fs::read_dir(&session)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("records.jsonl")]);
+}
+
+#[tokio::test]
+async fn a_payload_over_the_spill_cap_is_elided_without_a_ref() {
+    let fx = Fixture::with_limits(small_limits(8192));
+    let args = json!({"content": "y".repeat(10_000)});
+    let spec = sh(
+        "nospill",
+        Phase::BeforeTool,
+        r#"cat > stdin.json; printf %s "${AGENT_HOOKS_PAYLOAD_REF-unset}" > ref.txt"#,
+    );
+    let ctx = HookContext::new("run-1");
+    let inv = fx
+        .hook(spec)
+        .invoke(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: "write",
+                call_id: "c1",
+                args: &args,
+            },
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::Continue);
+    assert_eq!(
+        std::fs::read_to_string(fx.path("ref.txt")).unwrap(),
+        "unset"
+    );
+    let stdin: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap();
+    assert_eq!(stdin["elided"], true);
+    assert!(stdin.get("payload_ref").is_none());
+    assert_eq!(inv.diagnostics.len(), 1);
+    assert!(
+        inv.diagnostics[0].contains("over the spill cap"),
+        "{:?}",
+        inv.diagnostics
+    );
+}
+
+#[test]
+fn a_session_directory_symlinked_out_of_the_root_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.path().join("session")).unwrap();
+    let runtime = ShellRuntime::new(Executor::new(root.path()).unwrap());
+    let err = runtime
+        .with_session_dir(root.path().join("session"))
+        .unwrap_err();
+    assert!(
+        matches!(err, PayloadError::SessionDirOutsideRoot { .. }),
+        "{err}"
+    );
+    let msg = err.to_string();
+    assert!(msg.starts_with("session directory `"), "{msg}");
+    assert!(msg.contains("outside the workspace root"), "{msg}");
+
+    // The payload builder refuses it too, when it comes to spilling.
+    let secrets = hooks_runtime::SecretSet::new();
+    let root_c = root.path().canonicalize().unwrap();
+    let args = json!({"content": "z".repeat(10_000)});
+    let input = hooks_runtime::PayloadInput {
+        hook_id: "h",
+        run_id: "r",
+        turn: 0,
+        cwd: &root_c,
+        mode: hooks_schema::PayloadMode::Full,
+        protocol: hooks_schema::Protocol::Native,
+        tool_paths: None,
+        secrets: &secrets,
+        session_dir: Some(&root.path().join("session")),
+        root: &root_c,
+        limits: PayloadLimits {
+            stdin_cap: 1024,
+            spill_cap: 1 << 20,
+        },
+    };
+    let event = StepEvent::BeforeTool {
+        tool_name: "t",
+        call_id: "c",
+        args: &args,
+    };
+    let err = hooks_runtime::build_payload(&event, &input).unwrap_err();
+    assert!(
+        matches!(err, PayloadError::SessionDirOutsideRoot { .. }),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(outside.path()).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+}
+
+#[tokio::test]
+async fn affected_paths_reach_the_payload() {
+    let fx = Fixture::new();
+    std::os::unix::fs::symlink("/etc/hostname", fx.path("link.txt")).unwrap();
+    let args = json!({"file_path": "src/lib.rs", "also": ["link.txt", "/etc/passwd"]});
+    let mut spec = sh("paths", Phase::BeforeTool, "cat > stdin.json");
+    spec.tool_paths = Some(hooks_runtime::ToolPathSettings {
+        path_pointers: vec!["/file_path".into(), "/also".into()],
+        allow_absolute: false,
+        writes: true,
+    });
+    let ctx = HookContext::new("run-1");
+    let inv = fx
+        .hook(spec)
+        .invoke(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: "edit",
+                call_id: "c1",
+                args: &args,
+            },
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::Continue);
+    let stdin: hooks_schema::Payload =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap();
+    let root = fx.root().canonicalize().unwrap();
+    assert_eq!(
+        stdin.affected_paths,
+        vec![root.join("src/lib.rs").to_string_lossy().into_owned()]
+    );
+    assert_eq!(inv.diagnostics.len(), 2, "{:?}", inv.diagnostics);
+    assert!(inv.diagnostics.iter().any(|d| d.contains("symlink")));
+    assert!(inv.diagnostics.iter().any(|d| d.contains("absolute")));
+}
