@@ -341,6 +341,10 @@ pub fn build(
             if let (Some(map), Some(p)) = (v.as_object_mut(), prompt) {
                 map.insert("prompt".into(), p.into());
             }
+            if redact {
+                // Also covers the fields `stdin_payload` copies from the event.
+                v = redact_json(&v, input.secrets);
+            }
             v
         }
     };

@@ -235,3 +235,31 @@ async fn context_over_the_byte_cap_is_output_too_large_and_recorded() {
     assert_eq!(injections[1]["status"], "too_large");
     assert_eq!(injections[1]["byte_count"], 11);
 }
+
+#[tokio::test]
+async fn a_cancelled_session_fails_hooks_as_cancelled() {
+    let cancel = hooks_runtime::CancellationToken::new();
+    let token = cancel.clone();
+    let fx = Fixture::build(hooks_runtime::HookLimits::default(), move |rt| {
+        rt.with_cancel(token)
+    });
+    let ctx = HookContext::new("run-1");
+    let hook = fx.hook(sh("long", Phase::AfterAssistant, "sleep 20"));
+    let started = std::time::Instant::now();
+    let (inv, ()) = tokio::join!(
+        hook.invoke(&ctx, StepEvent::AfterAssistant { text: "" }),
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            cancel.cancel();
+        }
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(inv.record.failure_kind, Some("cancelled"));
+    // Later hooks fail before spawning.
+    let inv = fx
+        .hook(sh("after", Phase::AfterAssistant, "touch ran.txt"))
+        .invoke(&ctx, StepEvent::AfterAssistant { text: "" })
+        .await;
+    assert_eq!(inv.record.failure_kind, Some("cancelled"));
+    assert!(!fx.path("ran.txt").exists());
+}

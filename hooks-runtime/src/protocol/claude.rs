@@ -23,14 +23,14 @@
 //! # Stdout and exit code
 //!
 //! - Exit 2: Claude Code ignores stdout; stderr is the reason; the flow per
-//!   [`exit2_flow`](super::exit2_flow).
+//!   [`exit2_flow`].
 //! - Other nonzero exits: a `nonzero_exit` failure for the failure policy.
 //! - Exit 0, stdout not starting with `{` (after a BOM and whitespace): plain
 //!   text. On `UserPromptSubmit` Claude Code adds it as context: here the
 //!   prompt is rewritten to the prompt, a blank line, and the text. On other
 //!   events Claude Code only shows it in its transcript: here it is ignored.
 //! - Exit 0, a JSON object (strict framing as in
-//!   [`frame_json`](super::frame_json); unknown fields are `invalid_output`):
+//!   [`frame_json`]; unknown fields are `invalid_output`):
 //!
 //! | field | events | flow |
 //! | --- | --- | --- |

@@ -236,6 +236,21 @@ mod tests {
     }
 
     #[test]
+    fn a_patch_becomes_a_request_patch() {
+        let flow = to_flow(
+            Phase::BeforeCompletion,
+            out(r#"{"patch":{"temperature":0.1,"tool_choice":"none","extra_context":[{"role":"user","content":"x"}]}}"#),
+        )
+        .unwrap();
+        let Flow::PatchRequest(patch) = flow else {
+            panic!("{flow:?}")
+        };
+        assert_eq!(patch.temperature, Some(0.1));
+        assert_eq!(patch.extra_context, vec![ContextItem::user("x")]);
+        assert!(patch.tool_choice.is_some());
+    }
+
+    #[test]
     fn misplaced_fields_are_errors() {
         let err = to_flow(Phase::AfterTool, out(r#"{"rewrite_args":{}}"#)).unwrap_err();
         assert!(
