@@ -1,0 +1,63 @@
+//! Dispatch through a `hooks!` table: an event no rule matches, an event a
+//! declarative rule blocks, and a phase without rules (one check).
+//!
+//! Run with `cargo bench -p agent-hooks --bench dispatch`.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+
+agent_hooks::hooks!(name = Full, "../tests/configs/full.yaml");
+
+fn poll_ready<F: Future>(future: F) -> F::Output {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("declarative dispatch returned `Pending`"),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let hooks = Full::new();
+    let loaded = Table::load("tests/configs/full.yaml").expect("the config loads");
+    let ctx = HookContext::new("bench");
+    let quiet = json!({"command": "cargo build"});
+    let wipe = json!({"command": "rm -rf /"});
+    let tool = |args| StepEvent::BeforeTool {
+        tool_name: "bash",
+        call_id: "c",
+        args,
+    };
+    c.bench_function("static/before_tool/no_match", |b| {
+        b.iter(|| {
+            assert_eq!(
+                poll_ready(hooks.on_event(&ctx, black_box(tool(&quiet)))),
+                Flow::Continue
+            )
+        });
+    });
+    c.bench_function("loaded/before_tool/no_match", |b| {
+        b.iter(|| {
+            assert_eq!(
+                poll_ready(loaded.on_event(&ctx, black_box(tool(&quiet)))),
+                Flow::Continue
+            )
+        });
+    });
+    c.bench_function("static/before_tool/block", |b| {
+        b.iter(|| poll_ready(hooks.on_event(&ctx, black_box(tool(&wipe)))));
+    });
+    c.bench_function("static/text_delta/no_rules", |b| {
+        b.iter(|| poll_ready(hooks.on_event(&ctx, black_box(StepEvent::TextDelta { delta: "x" }))));
+    });
+    c.bench_function("static/select/block", |b| {
+        b.iter(|| Full::table().matching(black_box(tool(&wipe))).count());
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,104 @@
+//! Reading and validating the config, with `hooks-schema` (the CLI's path).
+
+use std::path::{Path, PathBuf};
+
+use hooks_schema::Config;
+
+use crate::parse::Source;
+
+/// The file name diagnostics of an inline config show.
+pub(crate) const INLINE_NAME: &str = "<inline>";
+
+/// A loaded (or failed) config.
+pub(crate) struct Loaded {
+    /// The config, or the combined errors spanned on the literal.
+    pub(crate) config: Result<Config, syn::Error>,
+    /// The absolute path of the file read, for `include_bytes!` (also when
+    /// the config is invalid, so that fixing the file rebuilds).
+    pub(crate) tracked: Option<PathBuf>,
+    /// The name shown for the config (the literal as written, or `<inline>`).
+    pub(crate) display: String,
+}
+
+/// Loads `source`. A file path is resolved against `base_dir` (the directory
+/// of the calling source file; see the crate docs).
+pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
+    match source {
+        Source::Inline(lit) => {
+            let text = lit.value();
+            Loaded {
+                config: validate(&text, INLINE_NAME, lit),
+                tracked: None,
+                display: INLINE_NAME.to_owned(),
+            }
+        }
+        Source::File(lit) => {
+            let written = lit.value();
+            let fail = |message: String| Loaded {
+                config: Err(syn::Error::new(lit.span(), message)),
+                tracked: None,
+                display: written.clone(),
+            };
+            if written.is_empty() {
+                return fail(
+                    "empty config path, expected a path relative to this source file".to_owned(),
+                );
+            }
+            if Path::new(&written).is_absolute() {
+                return fail(format!(
+                    "absolute config path `{written}`, expected a path relative to the directory of this source file"
+                ));
+            }
+            let path = base_dir.join(&written);
+            let text = match std::fs::read(&path) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    return fail(format!(
+                        "cannot read config `{written}`: {} (paths are relative to the directory of the file calling `hooks!`)",
+                        lowercase(&e.to_string())
+                    ));
+                }
+            };
+            let tracked = Some(path);
+            let config = match String::from_utf8(text) {
+                Ok(text) => validate(&text, &written, lit),
+                Err(e) => Err(syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "config `{written}` is not valid UTF-8 (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )),
+            };
+            Loaded {
+                config,
+                tracked,
+                display: written,
+            }
+        }
+    }
+}
+
+/// Validates `text` with `hooks_schema::load_str`; every diagnostic becomes
+/// one error on `lit`, rendered with `file:line:col` and a snippet.
+fn validate(text: &str, file: &str, lit: &syn::LitStr) -> Result<Config, syn::Error> {
+    hooks_schema::load_str(text, file).map_err(|diagnostics| {
+        let mut all: Option<syn::Error> = None;
+        for d in &diagnostics {
+            let e = syn::Error::new(lit.span(), d.render(Some(text)));
+            match &mut all {
+                None => all = Some(e),
+                Some(a) => a.combine(e),
+            }
+        }
+        all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"))
+    })
+}
+
+fn lowercase(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
