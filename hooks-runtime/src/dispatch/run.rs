@@ -45,12 +45,16 @@ impl Table {
             if !rule.matches(&current) {
                 continue;
             }
-            let flow = match rule.declarative_flow(&current) {
-                Some(flow) => flow,
-                None if shell.is_some() => return None,
-                None => rule.unbound_run_flow(rule.phase),
+            let flow = if rule.mode == Mode::Audit && rule.action.is_declarative() {
+                // Audit: the would-be flow is discarded, so it is not built.
+                Flow::Continue
+            } else {
+                match rule.declarative_flow(&current) {
+                    Some(flow) => flow,
+                    None if shell.is_some() => return None,
+                    None => apply_mode(rule, rule.unbound_run_flow(rule.phase)),
+                }
             };
-            let flow = apply_mode(rule, flow);
             if fold.apply(&self.hook_ids()[i as usize], flow).is_break() {
                 break;
             }
@@ -79,8 +83,13 @@ impl Table {
             if !rule.matches(&current) {
                 continue;
             }
-            let flow = match (rule.declarative_flow(&current), shell) {
-                (Some(flow), _) => apply_mode(rule, flow),
+            let declarative = if rule.mode == Mode::Audit && rule.action.is_declarative() {
+                Some(Flow::Continue)
+            } else {
+                rule.declarative_flow(&current)
+            };
+            let flow = match (declarative, shell) {
+                (Some(flow), _) => flow,
                 (None, Some(rt)) => {
                     let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
                         continue;
