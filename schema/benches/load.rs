@@ -1,0 +1,55 @@
+//! Loading speed: a 1,000-hook config through all three layers
+//! (`cargo bench -p hooks-schema --bench load`). Target: well under 1 s.
+
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
+
+use std::fmt::Write;
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+/// A realistic config of `n` hooks cycling through every action, tool
+/// filters, regex and glob predicates and `run` options.
+fn config(n: usize) -> String {
+    let mut s = String::from(
+        "version: 1\ndefaults:\n  timeout: 5s\nlimits:\n  max_output_bytes: 65536\ntool_settings:\n  write_file:\n    path_pointers: [/path]\n    writes: true\nhooks:\n",
+    );
+    for i in 0..n {
+        let body = match i % 6 {
+            0 => "    phase: before_tool\n    include_tools: [bash, \"mcp__*\"]\n    when: { pointer: /command, matches: '\\brm\\s+-rf\\b' }\n    block: { reason: \"no rm -rf\" }\n".to_owned(),
+            1 => "    phase: before_tool\n    exclude_tools: [{ regex: \"fs__(read|write)_.*\" }]\n    run:\n      command: sh hooks/guard.sh\n      env: { pass: [HOME], set: { MODE: strict } }\n      timeout: 2s\n".to_owned(),
+            2 => "    phase: before_completion\n    patch: { temperature: 0.2, max_tokens: 1024, active_tools: [bash, read_file] }\n".to_owned(),
+            3 => "    phase: after_tool\n    when:\n      all:\n        - { outcome: success }\n        - not: { pointer: /path, glob: \"*.md\" }\n    inject: { content: \"run the tests\" }\n".to_owned(),
+            4 => "    phase: before_tool\n    include_tools: [read_file]\n    rewrite:\n      - { op: set, pointer: /max_bytes, value: 100000 }\n".to_owned(),
+            _ => "    phase: stop\n    run: { argv: [sh, hooks/stop.sh], timeout: 1s }\n    failure_policy: warn\n".to_owned(),
+        };
+        write!(
+            s,
+            "  - id: hook-{i}\n    description: generated hook {i}\n{body}"
+        )
+        .unwrap_or(());
+    }
+    s
+}
+
+fn bench(c: &mut Criterion) {
+    let source = config(1_000);
+    // Warm the once-built schema validator outside the measurement, as a
+    // long-lived process (CLI over many files, runtime loader) would.
+    assert!(hooks_schema::load_str(&source, "bench.yaml").is_ok());
+    let mut group = c.benchmark_group("load");
+    group.sample_size(20);
+    group.bench_function("load_str 1000 hooks", |b| {
+        b.iter(|| hooks_schema::load_str(black_box(&source), "bench.yaml"))
+    });
+    group.bench_function("config_schema + validator build", |b| {
+        b.iter(|| jsonschema::validator_for(&hooks_schema::config_schema()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
