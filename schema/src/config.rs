@@ -126,7 +126,7 @@ impl JsonSchema for Version {
 pub struct Defaults {
     /// Timeout of `run` actions that set none. Default `30s`; bounded `1ms`..`10m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(example = "10s")]
+    #[schemars(extend("default" = "30s", "examples" = ["10s", "2m"]))]
     pub timeout: Option<Duration>,
     /// Failure policy of hooks that set none, replacing the per-phase default
     /// (`block` on `before_tool`, `warn` elsewhere). `block` is not allowed
@@ -136,6 +136,7 @@ pub struct Defaults {
     pub failure_policy: Option<FailurePolicy>,
     /// Payload mode of `run` actions that set none. Default `full`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "full"))]
     pub payload: Option<PayloadMode>,
 }
 
@@ -363,7 +364,9 @@ impl Action {
     }
 }
 
-/// The flat serde/schema form of a hook; converted into [`Hook`].
+/// One hook (rule): when an event of `phase` happens for matching tools and
+/// `when` holds, do the hook's action. A hook has exactly one action key:
+/// `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Hook")]
@@ -417,13 +420,15 @@ struct RawHook {
     /// `enforce` (default): the decision takes effect; `audit`: decide and
     /// record, but act as `Continue`.
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = "enforce"))]
     mode: Mode,
     /// Whether the hook is dispatched. A disabled hook stays in the table. Default `true`.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
-    #[schemars(default = "yes")]
+    #[schemars(extend("default" = true))]
     enabled: bool,
     /// Emit activity events (started / succeeded / failed, elapsed ms) for a UI. Default `false`.
     #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
     show_in_tui: bool,
 }
 
@@ -593,7 +598,9 @@ pub struct Run {
     pub protocol: Protocol,
 }
 
-/// The serde/schema form of `run`.
+/// Run a command through the shared executor: `command` (shell form) or
+/// `argv` (exec form), with its working directory, environment, timeout,
+/// payload mode and protocol.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Run")]
@@ -618,12 +625,15 @@ struct RawRun {
     /// Timeout, e.g. `500ms`, `5s`, `2m` (bounded `1ms`..`10m`). Default:
     /// `defaults.timeout`, else `30s`. On expiry the process group is killed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "30s", "examples" = ["5s", "500ms"]))]
     timeout: Option<Duration>,
     /// What the command receives on stdin: `full` or `redacted`. Default: `defaults.payload`, else `full`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "full"))]
     payload: Option<PayloadMode>,
     /// `native` (default) or `claude` (Claude Code's hook protocol).
     #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = "native"))]
     protocol: Protocol,
 }
 

@@ -57,7 +57,7 @@ pub use output::{
     output_schema,
 };
 pub use payload::{
-    BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_ID, PAYLOAD_SCHEMA_NAME,
-    PAYLOAD_VERSION, Payload, payload_schema,
+    BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_ID,
+    PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, Payload, payload_schema,
 };
 pub use phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};

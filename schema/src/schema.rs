@@ -46,6 +46,7 @@ fn decorate(value: &mut Value, key: Option<&str>) {
     match value {
         Value::Object(map) => {
             if let Some(name) = key {
+                strip_null(map);
                 map.entry("title").or_insert_with(|| title_of(name).into());
                 if let Some(Value::String(c)) = map.get("const") {
                     let d = format!("`{c}` selects this variant.");
@@ -69,6 +70,31 @@ fn decorate(value: &mut Value, key: Option<&str>) {
         }
         Value::Array(items) => items.iter_mut().for_each(|v| decorate(v, None)),
         _ => {}
+    }
+}
+
+/// Optional keys are written by leaving them out, never as `null`: drop the
+/// `null` alternative schemars adds for `Option<T>` fields.
+fn strip_null(map: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            map.insert("type".into(), only);
+        }
+    }
+    let null = json!({"type": "null"});
+    let other = match map.get("anyOf") {
+        Some(Value::Array(any)) if any.len() == 2 && any.contains(&null) => {
+            any.iter().find(|s| **s != null).cloned()
+        }
+        _ => None,
+    };
+    if let Some(Value::Object(other)) = other {
+        map.remove("anyOf");
+        for (k, v) in other {
+            map.entry(k).or_insert(v);
+        }
     }
 }
 

@@ -123,6 +123,7 @@ fn action() -> impl Strategy<Value = (String, Value)> {
             json!({"command": "x", "argv": ["y"]}),
             json!({}),
             json!({"command": "x", "timeout": 600}),
+            json!({"command": "x", "timeout": null}),
             json!({"command": "x", "timeout": "5h"}),
             json!({"command": "x", "env": {"pass": ["HOME", "1BAD"]}}),
             json!({"command": "x", "env": {"set": {"bad-k": "v", "N": 1}}}),
@@ -304,7 +305,7 @@ fn hook() -> impl Strategy<Value = Value> {
             optional(
                 "description",
                 2,
-                mix(vec![json!("d")], vec![], vec![json!(["d"])]),
+                mix(vec![json!("d")], vec![], vec![json!(["d"]), json!(null)]),
             ),
             optional("matcher", 1, pick(vec![json!("Bash")])),
         ),
