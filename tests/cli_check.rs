@@ -17,14 +17,14 @@ fn check(args: &[&str]) -> Output {
         .arg("check")
         .args(args)
         .output()
-        .unwrap()
+        .expect("the agent-hooks binary runs")
 }
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {
     let dir = root().join("tests/fixtures/config").join(kind);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
+        .map(|e| e.expect("a readable directory entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .collect();
     files.sort();
@@ -32,7 +32,10 @@ fn fixtures(kind: &str) -> Vec<PathBuf> {
 }
 
 fn rel(path: &Path) -> String {
-    path.strip_prefix(root()).unwrap().display().to_string()
+    path.strip_prefix(root())
+        .expect("fixtures live under the package root")
+        .display()
+        .to_string()
 }
 
 #[test]
