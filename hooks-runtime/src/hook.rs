@@ -1,21 +1,6 @@
 //! The `AgentHook` trait, its allocation-free future type and hook ids.
 //!
-//! # Why `on_event` returns a [`HookFuture`] and not `impl Future`
-//!
-//! A [`HookStack`](crate::HookStack) holds hooks of different types behind
-//! `Arc<dyn AgentHook>`. An `async fn` (or `-> impl Future`) in a trait makes
-//! the trait unusable as `dyn`, and the usual workaround (`async-trait`,
-//! `Pin<Box<dyn Future>>` as the return type) heap-allocates a box on *every*
-//! call — for every hook, on every event, including the text deltas that
-//! stream by the hundred. The common case is an in-process hook that decides
-//! synchronously (a matcher over the event), usually `Continue`.
-//!
-//! So `on_event` returns a [`HookFuture`]: either an already-computed
-//! [`Flow`] ([`HookFuture::ready`], no allocation) or a boxed future
-//! ([`HookFuture::boxed`], one allocation) for hooks that really await
-//! something (a shell command, a network call, a timer). Awaiting a ready
-//! `HookFuture` completes on the first poll, so a stack of in-process hooks is
-//! folded without allocating and without ever returning `Pending`.
+//! See [`HookFuture`] for why `on_event` returns it rather than `impl Future`.
 
 use std::fmt;
 use std::future::Future;
@@ -128,6 +113,23 @@ type BoxedFlowFuture<'a> = Pin<Box<dyn Future<Output = Flow> + Send + 'a>>;
 ///
 /// Awaiting it yields the flow. It is `Unpin`, so it can also be polled by
 /// hand.
+///
+/// # Why not `async fn` or `impl Future`
+///
+/// A [`HookStack`](crate::HookStack) holds hooks of different types behind
+/// `Arc<dyn AgentHook>`. An `async fn` (or `-> impl Future`) in a trait makes
+/// the trait unusable as `dyn`, and the usual workaround (`async-trait`,
+/// `Pin<Box<dyn Future>>` as the return type) heap-allocates a box on *every*
+/// call — for every hook, on every event, including the text deltas that
+/// stream by the hundred. The common case is an in-process hook that decides
+/// synchronously (a matcher over the event), usually `Continue`.
+///
+/// So `on_event` returns a [`HookFuture`]: either an already-computed
+/// [`Flow`] ([`HookFuture::ready`], no allocation) or a boxed future
+/// ([`HookFuture::boxed`], one allocation) for hooks that really await
+/// something (a shell command, a network call, a timer). Awaiting a ready
+/// `HookFuture` completes on the first poll, so a stack of in-process hooks is
+/// folded without allocating and without ever returning `Pending`.
 ///
 /// # Panics
 ///

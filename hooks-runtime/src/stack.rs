@@ -243,6 +243,9 @@ impl<'e> Fold<'e> {
         if self.decision.is_some() {
             return ControlFlow::Break(());
         }
+        if flow.is_continue() {
+            return ControlFlow::Continue(());
+        }
         let phase = self.phase();
         let kind = flow.kind();
         if !kind.honoured_on(phase) {
@@ -255,7 +258,7 @@ impl<'e> Fold<'e> {
             return ControlFlow::Break(());
         }
         match flow {
-            Flow::Continue => {}
+            Flow::Continue => {} // handled above; honoured everywhere
             Flow::PatchRequest(patch) => {
                 self.patch
                     .merge(hook, patch, &mut self.provenance, &mut self.diagnostics);
