@@ -154,9 +154,7 @@ pub mod protocol;
 mod records;
 mod redact;
 pub use activity::{ActivityEvent, ActivitySink};
-pub use invoke::{
-    HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime, run_shell_hooks,
-};
+pub use invoke::{HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime, run_shell_hooks};
 pub use payload::{
     BuiltPayload, PAYLOAD_REF_ENV, PayloadError, PayloadInput, PayloadLimits, SpillFile,
     ToolPathSettings, affected_paths, build as build_payload, check_session_dir,
