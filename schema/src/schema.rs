@@ -12,7 +12,8 @@ pub const CONFIG_SCHEMA_ID: &str = "https://agent-hooks.dev/schemas/hooks.schema
 
 /// The config JSON Schema (draft 2020-12), generated from [`Config`]: a
 /// description and title on every property (plus `markdownDescription` for
-/// editors), enum values with descriptions, examples and defaults,
+/// editors), enum values with descriptions (`enum` with `enumDescriptions`
+/// and `markdownEnumDescriptions`), examples and defaults,
 /// `additionalProperties: false` on every object, and per-phase `if`/`then`
 /// rules for the actions, tool filters, failure policy and `outcome`
 /// predicates. The committed copy is `schema/hooks.schema.json`.
@@ -38,7 +39,51 @@ pub fn config_schema() -> Value {
         *root = ordered;
     }
     decorate(&mut value, None);
+    enums_with_descriptions(&mut value);
     value
+}
+
+/// Rewrites `oneOf: [{const, description}, ...]` (how schemars renders
+/// documented unit variants) as `enum` plus `enumDescriptions` /
+/// `markdownEnumDescriptions`, the keywords VS Code and yaml-language-server
+/// show beside each value in completion and hover. With `oneOf`, the matched
+/// variant's description would hide the key's own description on hover.
+fn enums_with_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let variants = match map.get("oneOf") {
+                Some(Value::Array(branches))
+                    if !branches.is_empty()
+                        && branches.iter().all(|b| {
+                            b.get("const").is_some_and(Value::is_string)
+                                && b.get("description").is_some_and(Value::is_string)
+                        }) =>
+                {
+                    Some(branches.clone())
+                }
+                _ => None,
+            };
+            if let Some(branches) = variants {
+                map.remove("oneOf");
+                let consts: Vec<Value> = branches.iter().map(|b| b["const"].clone()).collect();
+                let descriptions: Vec<Value> =
+                    branches.iter().map(|b| b["description"].clone()).collect();
+                map.insert("type".into(), "string".into());
+                map.insert("enum".into(), Value::Array(consts));
+                map.insert(
+                    "enumDescriptions".into(),
+                    Value::Array(descriptions.clone()),
+                );
+                map.insert(
+                    "markdownEnumDescriptions".into(),
+                    Value::Array(descriptions),
+                );
+            }
+            map.values_mut().for_each(enums_with_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(enums_with_descriptions),
+        _ => {}
+    }
 }
 
 /// Adds titles and `markdownDescription`s to every property schema.

@@ -112,37 +112,48 @@ fn enum_values_are_described() {
     for name in [
         "Phase",
         "FailurePolicy",
+        "DefaultFailurePolicy",
         "Mode",
         "PayloadMode",
         "Protocol",
         "OutcomeKind",
+        "ToolChoiceMode",
     ] {
         let def = &defs[name];
-        let variants = def["oneOf"]
+        let values = def["enum"]
             .as_array()
-            .unwrap_or_else(|| panic!("{name} has no oneOf: {def}"));
-        for v in variants {
-            assert!(
-                v.get("const").is_some() || v.get("enum").is_some(),
-                "{name}: {v}"
-            );
-            assert!(
-                v.get("description").is_some(),
-                "{name}: variant without description: {v}"
-            );
+            .unwrap_or_else(|| panic!("{name} has no enum: {def}"));
+        for key in ["enumDescriptions", "markdownEnumDescriptions"] {
+            let descriptions = def[key]
+                .as_array()
+                .unwrap_or_else(|| panic!("{name} has no {key}: {def}"));
+            assert_eq!(descriptions.len(), values.len(), "{name}.{key}");
+            for d in descriptions {
+                assert!(d.as_str().is_some_and(|d| d.len() > 10), "{name}: {d}");
+            }
         }
+        // No `oneOf` of consts is left: its matched branch would hide the
+        // key's description on hover.
+        assert!(def.get("oneOf").is_none(), "{name}");
     }
-    let phases: Vec<&str> = defs["Phase"]["oneOf"]
+    let phases: Vec<&str> = defs["Phase"]["enum"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v["const"].as_str().unwrap())
+        .map(|v| v.as_str().unwrap())
         .collect();
     let expected: Vec<&str> = hooks_schema::Phase::ALL
         .iter()
         .map(|p| p.as_str())
         .collect();
     assert_eq!(phases, expected);
+    let policies: Vec<&str> = defs["DefaultFailurePolicy"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(policies, ["ignore", "warn", "fail"]);
 }
 
 #[test]
