@@ -123,7 +123,7 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
     assignment: Regex::new(concat!(
         r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*"#,
         r#"["']?[ \t]*[=:][ \t]*"#,
-        r#"(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s&;,'"\]\}\)]+)"#,
+        r#"(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s&;,'"\]\}\)]+)"#,
     ))
     .unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}")),
 }
@@ -296,6 +296,39 @@ mod tests {
         }
         for name in ["PATH", "HOME", "command", "keyboard"] {
             assert!(!is_credential_name(name), "{name}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A declared secret never survives redaction, wherever it sits.
+        #[test]
+        fn declared_secrets_never_survive(
+            secret in "[A-Za-z0-9]{6,24}",
+            before in ".{0,40}",
+            after in ".{0,40}",
+        ) {
+            let mut secrets = SecretSet::new();
+            secrets.add(secret.clone());
+            let text = format!("{before}{secret}{after}");
+            let out = redact_sensitive_text(&text, &secrets);
+            prop_assert!(!out.contains(secret.as_str()), "{out}");
+        }
+
+        /// Redacting the JSON text of a string-valued object keeps it valid JSON.
+        #[test]
+        fn redacted_json_text_stays_json(
+            key in prop_oneof!["token", "db_password", "API_KEY", "[a-z_]{1,12}"],
+            value in "[ -~]{0,40}",
+        ) {
+            let text = serde_json::json!({ key: value }).to_string();
+            let out = redact_sensitive_text(&text, &SecretSet::new());
+            prop_assert!(serde_json::from_str::<Value>(&out).is_ok(), "{out}");
         }
     }
 }

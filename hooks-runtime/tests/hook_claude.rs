@@ -272,3 +272,43 @@ async fn continue_false_terminates_and_plain_text_is_ignored() {
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.failure_kind, None);
 }
+
+#[tokio::test]
+async fn user_prompt_submit_context_and_blocks() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("sess-1");
+    let event = StepEvent::UserPrompt {
+        prompt: "fix the bug",
+    };
+    // Plain stdout on UserPromptSubmit is context (Claude Code adds it).
+    let spec = sh("date", Phase::UserPrompt, "echo 'Current branch: main'");
+    let inv = fx.hook(claude(spec)).invoke(&ctx, event).await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewritePrompt("fix the bug\n\nCurrent branch: main".to_owned())
+    );
+    let spec = sh(
+        "ctx",
+        Phase::UserPrompt,
+        r#"echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"Sprint ends Friday."}}'"#,
+    );
+    let inv = fx.hook(claude(spec)).invoke(&ctx, event).await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewritePrompt("fix the bug\n\nSprint ends Friday.".to_owned())
+    );
+    let spec = sh(
+        "block",
+        Phase::UserPrompt,
+        r#"echo '{"decision":"block","reason":"prompt contains a secret"}'"#,
+    );
+    let inv = fx.hook(claude(spec)).invoke(&ctx, event).await;
+    assert_eq!(inv.flow, Flow::skip("prompt contains a secret"));
+    // The prompt reaches the script as `prompt`.
+    let spec = sh("seen", Phase::UserPrompt, "cat > prompt.json");
+    fx.hook(claude(spec)).invoke(&ctx, event).await;
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("prompt.json")).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "UserPromptSubmit");
+    assert_eq!(seen["prompt"], "fix the bug");
+}

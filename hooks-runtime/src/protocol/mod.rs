@@ -269,3 +269,39 @@ mod tests {
         assert_eq!(err.offset, Some(8));
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes: framing never panics, and an error's offset lies inside stdout.
+        #[test]
+        fn framing_is_total(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            if let Err(e) = frame_json(&bytes)
+                && let Some(offset) = e.offset
+            {
+                prop_assert!(offset <= bytes.len());
+            }
+        }
+
+        /// One object with any whitespace and an optional BOM parses back.
+        #[test]
+        fn one_object_round_trips(
+            key in "[a-z]{1,8}",
+            value in ".{0,20}",
+            pre in "[ \t\r\n]{0,3}",
+            post in "[ \t\r\n]{0,3}",
+            bom in any::<bool>(),
+        ) {
+            let mut bytes = if bom { BOM.to_vec() } else { Vec::new() };
+            bytes.extend_from_slice(pre.as_bytes());
+            let doc = serde_json::json!({ key.clone(): value.clone() });
+            bytes.extend_from_slice(doc.to_string().as_bytes());
+            bytes.extend_from_slice(post.as_bytes());
+            let map = frame_json(&bytes).unwrap().unwrap();
+            prop_assert_eq!(&map[&key], &Value::String(value));
+        }
+    }
+}
