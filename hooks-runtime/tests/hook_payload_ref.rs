@@ -206,3 +206,36 @@ async fn affected_paths_reach_the_payload() {
     assert!(inv.diagnostics.iter().any(|d| d.contains("symlink")));
     assert!(inv.diagnostics.iter().any(|d| d.contains("absolute")));
 }
+
+#[tokio::test]
+async fn a_cleanup_failure_becomes_a_diagnostic() {
+    let fx = Fixture::with_limits(small_limits(1 << 20));
+    let args = json!({"content": "w".repeat(10_000)});
+    // The hook deletes the ref itself, so the runtime's removal fails.
+    let spec = sh(
+        "eager",
+        Phase::BeforeTool,
+        r#"rm -f "$AGENT_HOOKS_PAYLOAD_REF""#,
+    );
+    let ctx = HookContext::new("run-1");
+    let inv = fx
+        .hook(spec)
+        .invoke(
+            &ctx,
+            StepEvent::BeforeTool {
+                tool_name: "write",
+                call_id: "c1",
+                args: &args,
+            },
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::Continue);
+    assert_eq!(inv.diagnostics.len(), 1, "{:?}", inv.diagnostics);
+    assert!(
+        inv.diagnostics[0].starts_with("cannot remove the payload-ref file `")
+            && inv.diagnostics[0].contains("of hook `eager`"),
+        "{:?}",
+        inv.diagnostics
+    );
+    assert_eq!(fx.runtime.take_diagnostics(), inv.diagnostics);
+}
