@@ -29,6 +29,12 @@ use crate::{
     FailureKind, Flow, HookContext, HookFuture, StepEvent, StepEventKind,
 };
 
+/// The environment variable Claude Code sets to the project root; hooks of
+/// `protocol: claude` get it set to the workspace root (unless their
+/// `env.set` names it), so scripts such as
+/// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh` run unmodified.
+pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+
 /// Limits of a session's shell hooks (the config's `limits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookLimits {
@@ -393,6 +399,15 @@ impl ShellHook {
                 req.timeout = spec.timeout;
                 req.stdout_cap = rt.limits.stdout_cap;
                 req.stderr_cap = rt.limits.stderr_cap;
+                if spec.protocol == Protocol::Claude
+                    && !req.env.set.iter().any(|(k, _)| k == CLAUDE_PROJECT_DIR)
+                {
+                    // Claude Code scripts locate themselves with it.
+                    req.env.set.push((
+                        CLAUDE_PROJECT_DIR.to_owned(),
+                        root.to_string_lossy().into_owned(),
+                    ));
+                }
                 if let Some(spill) = &built.spill {
                     req.env.set.push((
                         PAYLOAD_REF_ENV.to_owned(),

@@ -134,7 +134,7 @@ pub use driver::{
 };
 pub use event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 pub use flow::{ContextItem, Flow, FlowKind, Role};
-pub use hook::{AgentHook, FnHook, HookFuture, HookId};
+pub use hook::{AgentHook, FnHook, HookFuture, HookId, OutcomeFuture};
 pub use patch::{PatchField, RequestPatch, ToolChoice};
 pub use stack::{Change, Diagnostic, Fold, HookStack, Provenance, StackOutcome};
 
@@ -154,7 +154,10 @@ pub mod protocol;
 mod records;
 mod redact;
 pub use activity::{ActivityEvent, ActivitySink};
-pub use invoke::{HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime, run_shell_hooks};
+pub use invoke::{
+    CLAUDE_PROJECT_DIR, HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime,
+    run_shell_hooks,
+};
 pub use payload::{
     BuiltPayload, PAYLOAD_REF_ENV, PayloadError, PayloadInput, PayloadLimits, SpillFile,
     ToolPathSettings, affected_paths, build as build_payload, check_session_dir,

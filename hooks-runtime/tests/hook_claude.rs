@@ -214,7 +214,11 @@ async fn stop_hook_resumes_once_then_sees_stop_hook_active() {
 #[tokio::test]
 async fn the_stdin_object_has_claude_code_fields() {
     let fx = Fixture::new();
-    let spec = sh("dump", Phase::BeforeTool, "cat > seen.json");
+    let spec = sh(
+        "dump",
+        Phase::BeforeTool,
+        r#"cat > seen.json; printf %s "$CLAUDE_PROJECT_DIR" > project_dir.txt"#,
+    );
     let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
     assert_eq!(inv.flow, Flow::Continue);
     let seen: Value =
@@ -229,6 +233,10 @@ async fn the_stdin_object_has_claude_code_fields() {
         fx.root().canonicalize().unwrap().to_string_lossy().as_ref()
     );
     assert!(seen["transcript_path"].is_string());
+    assert_eq!(
+        std::fs::read_to_string(fx.path("project_dir.txt")).unwrap(),
+        fx.root().canonicalize().unwrap().to_string_lossy()
+    );
 }
 
 #[tokio::test]

@@ -8,7 +8,9 @@
 //! id), `transcript_path` (empty: there is no Claude Code transcript), `cwd`,
 //! `hook_event_name`, `permission_mode` (`"default"`), and per event
 //! `tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `prompt`,
-//! `stop_hook_active`, `source`/`reason`. Event names:
+//! `stop_hook_active`, `source`/`reason`. The environment variable
+//! `CLAUDE_PROJECT_DIR` is set to the workspace root
+//! ([`CLAUDE_PROJECT_DIR`](crate::CLAUDE_PROJECT_DIR)). Event names:
 //!
 //! | phase | `hook_event_name` |
 //! | --- | --- |
