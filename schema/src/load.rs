@@ -53,10 +53,33 @@ pub fn parse_document(source: &str, file: &str) -> Result<Value, Diagnostics> {
 ///
 /// # Errors
 ///
-/// [`Diagnostics`] holding one [`Layer::Io`] diagnostic (code `io`) when the
-/// file cannot be read or is not UTF-8, else as [`load_str`].
+/// [`Diagnostics`] holding one [`Layer::Io`] diagnostic (code `io`, or
+/// `not-utf8`) when the file cannot be read or is not UTF-8; one syntax
+/// diagnostic (code `file-too-large`) when it is larger than
+/// [`MAX_CONFIG_BYTES`](crate::MAX_CONFIG_BYTES), without reading it; else as [`load_str`].
 pub fn load_file(path: &Path) -> Result<Config, Diagnostics> {
     let file = path.display().to_string();
+    // Refuse an oversized file before reading it into memory.
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.len() > crate::yaml::MAX_CONFIG_BYTES as u64
+    {
+        return Err(Diagnostics::single(
+            Diagnostic::new(
+                &file,
+                1,
+                1,
+                "",
+                Layer::Syntax,
+                "file-too-large",
+                format!(
+                    "config is too large: {} bytes, the limit is {} bytes (1 MiB)",
+                    meta.len(),
+                    crate::yaml::MAX_CONFIG_BYTES
+                ),
+            )
+            .with_hint("split the hooks across several configs"),
+        ));
+    }
     let bytes = std::fs::read(path).map_err(|e| {
         Diagnostics::single(Diagnostic::new(
             &file,

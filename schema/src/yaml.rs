@@ -227,14 +227,6 @@ pub(crate) fn parse(source: &str, file: &str) -> Result<(Value, Positions), Box<
             Some("start with `version: 1` followed by a `hooks:` list".to_owned()),
         ));
     }
-    if let Some((line, column)) = tab_indentation(source) {
-        return Err(syntax(
-            Pos { line, column },
-            "tab-indentation",
-            "tab character used for indentation".to_owned(),
-            Some("YAML indentation must use spaces".to_owned()),
-        ));
-    }
     let node: Spanned<Node> = match serde_saphyr::from_str_with_options(source, options()) {
         Ok(node) => node,
         Err(err) => {
@@ -242,6 +234,17 @@ pub(crate) fn parse(source: &str, file: &str) -> Result<(Value, Positions), Box<
                 .location()
                 .map(Pos::from_saphyr)
                 .unwrap_or(Pos { line: 1, column: 1 });
+            // A tab in the indentation at or before the failure is the
+            // likely cause; say so rather than echo the parser's confusion.
+            // (Tabs inside flow collections and block scalars are legal.)
+            if let Some((line, column)) = tab_indentation(source).filter(|(l, _)| *l <= pos.line) {
+                return Err(syntax(
+                    Pos { line, column },
+                    "tab-indentation",
+                    "tab character used for indentation".to_owned(),
+                    Some("YAML indentation must use spaces".to_owned()),
+                ));
+            }
             let (code, message, hint) = describe_yaml_error(&err);
             return Err(syntax(pos, code, message, hint));
         }

@@ -219,3 +219,27 @@ fn load_file_reports_io_errors_as_diagnostics() {
     std::fs::write(&good, "version: 1\nhooks: []\n").unwrap();
     assert!(hooks_schema::load_file(&good).unwrap().hooks.is_empty());
 }
+
+#[test]
+fn an_oversized_file_is_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.yaml");
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(10 * 1024 * 1024).unwrap();
+    let d = hooks_schema::load_file(&path).unwrap_err();
+    assert_eq!(d.first().code, "file-too-large");
+    assert!(
+        d.first().message.contains("10485760 bytes"),
+        "{}",
+        d.first()
+    );
+}
+
+#[test]
+fn tabs_are_only_an_error_where_they_indent() {
+    // A tab separating a key from its value is legal YAML.
+    assert!(load_str("version: 1\nhooks:\t[]\n", "sep.yaml").is_ok());
+    // A tab inside a block scalar is content.
+    let block = "version: 1\nhooks:\n  - id: a\n    phase: stop\n    terminate:\n      reason: |\n        line\n        \tindented with a tab\n";
+    assert!(load_str(block, "block.yaml").is_ok());
+}
