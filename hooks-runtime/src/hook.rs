@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::Flow;
-use crate::stack::HookStack;
+use crate::stack::{HookStack, StackOutcome};
 
 /// A hook: code that sees the events of an agent run and answers each with a
 /// [`Flow`].
@@ -71,6 +71,29 @@ pub trait AgentHook: Send + Sync {
         true
     }
 
+    /// For hooks made of several hooks (stacks, dispatch tables): answers
+    /// with a whole folded [`StackOutcome`] instead of one [`Flow`]. A
+    /// [`HookStack`] calls this first and, when it returns `Some`, absorbs
+    /// the outcome ([`Fold::absorb`](crate::Fold::absorb)) rather than
+    /// calling [`on_event`](AgentHook::on_event), so nothing is lost that
+    /// one flow cannot say: rewrites kept before a `Skip`, a rewritten result
+    /// together with injected context, provenance naming the inner hooks.
+    ///
+    /// The outcome must be a fold of `event` (as [`HookStack::fold`] or a
+    /// [`Fold`](crate::Fold) makes it). Default: `None` (use `on_event`).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`on_event`](AgentHook::on_event).
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        let _ = (ctx, event);
+        None
+    }
+
     /// `Some` only for [`HookStack`], so that pushing a stack into a stack
     /// flattens it (see [`HookStack::push`]). Other hooks keep the default.
     fn as_stack(&self) -> Option<&HookStack> {
@@ -81,6 +104,14 @@ pub trait AgentHook: Send + Sync {
 impl<H: AgentHook + ?Sized> AgentHook for Arc<H> {
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         (**self).on_event(ctx, event)
+    }
+
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        (**self).fold_event(ctx, event)
     }
 
     fn observes(&self, kind: StepEventKind) -> bool {
@@ -95,6 +126,14 @@ impl<H: AgentHook + ?Sized> AgentHook for Arc<H> {
 impl<H: AgentHook + ?Sized> AgentHook for Box<H> {
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         (**self).on_event(ctx, event)
+    }
+
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        (**self).fold_event(ctx, event)
     }
 
     fn observes(&self, kind: StepEventKind) -> bool {
@@ -190,6 +229,65 @@ impl fmt::Debug for HookFuture<'_> {
         match &self.0 {
             Inner::Ready(flow) => f.debug_tuple("HookFuture::Ready").field(flow).finish(),
             Inner::Pending(_) => f.write_str("HookFuture::Pending"),
+        }
+    }
+}
+
+type BoxedOutcomeFuture<'a> = Pin<Box<dyn Future<Output = StackOutcome> + Send + 'a>>;
+
+/// The future [`AgentHook::fold_event`] returns: a folded [`StackOutcome`],
+/// ready now or computed by a boxed future (the same design as
+/// [`HookFuture`]).
+///
+/// # Panics
+///
+/// Polling it again after it returned `Poll::Ready` panics.
+#[must_use = "a hook's answer does nothing unless awaited"]
+pub struct OutcomeFuture<'a>(OutcomeInner<'a>);
+
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing the ready outcome would allocate on the path meant to be allocation-free"
+)]
+enum OutcomeInner<'a> {
+    Ready(Option<StackOutcome>),
+    Pending(BoxedOutcomeFuture<'a>),
+}
+
+impl<'a> OutcomeFuture<'a> {
+    /// An outcome known now (no allocation).
+    pub const fn ready(outcome: StackOutcome) -> Self {
+        OutcomeFuture(OutcomeInner::Ready(Some(outcome)))
+    }
+
+    /// An outcome computed asynchronously: boxes `future` (one allocation).
+    pub fn boxed(future: impl Future<Output = StackOutcome> + Send + 'a) -> Self {
+        OutcomeFuture(OutcomeInner::Pending(Box::pin(future)))
+    }
+}
+
+impl Future for OutcomeFuture<'_> {
+    type Output = StackOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<StackOutcome> {
+        match &mut self.get_mut().0 {
+            OutcomeInner::Ready(outcome) => match outcome.take() {
+                Some(outcome) => Poll::Ready(outcome),
+                None => panic!("`OutcomeFuture` polled after completion"),
+            },
+            OutcomeInner::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for OutcomeFuture<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            OutcomeInner::Ready(outcome) => f
+                .debug_tuple("OutcomeFuture::Ready")
+                .field(outcome)
+                .finish(),
+            OutcomeInner::Pending(_) => f.write_str("OutcomeFuture::Pending"),
         }
     }
 }

@@ -134,7 +134,7 @@ pub use driver::{
 };
 pub use event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 pub use flow::{ContextItem, Flow, FlowKind, Role};
-pub use hook::{AgentHook, FnHook, HookFuture, HookId};
+pub use hook::{AgentHook, FnHook, HookFuture, HookId, OutcomeFuture};
 pub use patch::{PatchField, RequestPatch, ToolChoice};
 pub use stack::{Change, Diagnostic, Fold, HookStack, Provenance, StackOutcome};
 

@@ -250,12 +250,26 @@ fn slot(field: PatchField) -> usize {
 }
 
 impl PatchMerge {
-    /// Merges `incoming`, from `hook`, into the running patch.
+    /// Merges `incoming`, from `hook`, into the running patch, recording
+    /// provenance.
     pub(crate) fn merge(
         &mut self,
         hook: &HookId,
         incoming: RequestPatch,
         provenance: &mut Vec<Provenance>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        self.merge_attributed(&|_| hook.clone(), incoming, Some(provenance), diagnostics);
+    }
+
+    /// Merges `incoming` into the running patch, each field attributed to
+    /// `who(field)` in diagnostics and in `provenance` (when given: a folded
+    /// outcome brings its own provenance).
+    pub(crate) fn merge_attributed(
+        &mut self,
+        who: &dyn Fn(PatchField) -> HookId,
+        incoming: RequestPatch,
+        mut provenance: Option<&mut Vec<Provenance>>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let RequestPatch {
@@ -268,7 +282,19 @@ impl PatchMerge {
             additional_params,
             extra_context,
         } = incoming;
-        let mut lww = |field: PatchField, differs: bool, setters: &mut [Option<HookId>; 5]| {
+        let mut record = |hook: &HookId, change: Change| {
+            if let Some(provenance) = provenance.as_deref_mut() {
+                provenance.push(Provenance {
+                    hook: hook.clone(),
+                    change,
+                });
+            }
+        };
+        let mut lww = |field: PatchField,
+                       differs: bool,
+                       setters: &mut [Option<HookId>; 5],
+                       record: &mut dyn FnMut(&HookId, Change)| {
+            let hook = who(field);
             let previous = setters[slot(field)].replace(hook.clone());
             if let Some(first) = previous
                 && differs
@@ -279,37 +305,55 @@ impl PatchMerge {
                     second: hook.clone(),
                 });
             }
-            provenance.push(Provenance {
-                hook: hook.clone(),
-                change: Change::SetField(field),
-            });
+            record(&hook, Change::SetField(field));
         };
         if let Some(value) = preamble {
             let differs = self.patch.preamble.as_ref() != Some(&value);
-            lww(PatchField::Preamble, differs, &mut self.setters);
+            lww(
+                PatchField::Preamble,
+                differs,
+                &mut self.setters,
+                &mut record,
+            );
             self.patch.preamble = Some(value);
         }
         if let Some(value) = temperature {
             let differs = self.patch.temperature != Some(value);
-            lww(PatchField::Temperature, differs, &mut self.setters);
+            lww(
+                PatchField::Temperature,
+                differs,
+                &mut self.setters,
+                &mut record,
+            );
             self.patch.temperature = Some(value);
         }
         if let Some(value) = max_tokens {
             let differs = self.patch.max_tokens != Some(value);
-            lww(PatchField::MaxTokens, differs, &mut self.setters);
+            lww(
+                PatchField::MaxTokens,
+                differs,
+                &mut self.setters,
+                &mut record,
+            );
             self.patch.max_tokens = Some(value);
         }
         if let Some(value) = tool_choice {
             let differs = self.patch.tool_choice.as_ref() != Some(&value);
-            lww(PatchField::ToolChoice, differs, &mut self.setters);
+            lww(
+                PatchField::ToolChoice,
+                differs,
+                &mut self.setters,
+                &mut record,
+            );
             self.patch.tool_choice = Some(value);
         }
         if let Some(value) = history {
             let differs = self.patch.history.as_ref() != Some(&value);
-            lww(PatchField::History, differs, &mut self.setters);
+            lww(PatchField::History, differs, &mut self.setters, &mut record);
             self.patch.history = Some(value);
         }
         if let Some(tools) = active_tools {
+            let hook = who(PatchField::ActiveTools);
             let was_empty = self.patch.active_tools.as_ref().is_some_and(Vec::is_empty);
             let merged = match self.patch.active_tools.take() {
                 None => dedup(tools),
@@ -320,30 +364,26 @@ impl PatchMerge {
             };
             let now_empty = merged.is_empty();
             self.patch.active_tools = Some(merged);
-            provenance.push(Provenance {
-                hook: hook.clone(),
-                change: Change::SetField(PatchField::ActiveTools),
-            });
+            record(&hook, Change::SetField(PatchField::ActiveTools));
             if now_empty && !was_empty {
-                diagnostics.push(Diagnostic::EmptyActiveTools { hook: hook.clone() });
+                diagnostics.push(Diagnostic::EmptyActiveTools { hook });
             }
         }
         if !additional_params.is_empty() {
+            let hook = who(PatchField::AdditionalParams);
             for (key, value) in additional_params {
-                provenance.push(Provenance {
-                    hook: hook.clone(),
-                    change: Change::SetParam(key.clone()),
-                });
+                record(&hook, Change::SetParam(key.clone()));
                 self.patch.additional_params.insert(key, value);
             }
         }
         if !extra_context.is_empty() {
-            provenance.push(Provenance {
-                hook: hook.clone(),
-                change: Change::AppendedContext {
+            let hook = who(PatchField::ExtraContext);
+            record(
+                &hook,
+                Change::AppendedContext {
                     items: extra_context.len(),
                 },
-            });
+            );
             self.patch.extra_context.extend(extra_context);
         }
     }

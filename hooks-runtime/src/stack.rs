@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::{ContextItem, Flow, FlowKind};
-use crate::hook::{AgentHook, HookFuture, HookId};
+use crate::hook::{AgentHook, HookFuture, HookId, OutcomeFuture};
 use crate::patch::{PatchField, PatchMerge, RequestPatch};
 
 /// An ordered list of hooks that answers each event with one folded result.
@@ -47,8 +47,18 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// A `HookStack` is itself an [`AgentHook`], so stacks nest. Pushing a stack
 /// into a stack ([`HookStack::push`]) appends its hooks in place, under their
 /// own ids: nesting is flattening, by construction, with identical flows,
-/// provenance and diagnostics. Used as a plain hook (for example behind a
-/// wrapper type), a stack answers with its net flow ([`StackOutcome::net_flow`]).
+/// provenance and diagnostics.
+///
+/// A stack reached some other way (behind a wrapper type that forwards
+/// [`AgentHook::fold_event`], or a dispatch table implementing it) is folded
+/// as a whole and its outcome absorbed ([`Fold::absorb`]): the same
+/// decision, patch, rewrites, context and provenance as the flattened stack.
+/// Two things differ, because the inner fold finishes on its own: conflict
+/// and empty-`active_tools` diagnostics are computed against the inner
+/// stack's values, and a forced `tool_choice` is checked against the inner
+/// stack's `active_tools` when it finishes. A hook that only implements
+/// [`AgentHook::on_event`] around a stack answers with its net flow
+/// ([`StackOutcome::net_flow`]), which loses what one flow cannot say.
 ///
 /// # Allocation
 ///
@@ -144,8 +154,18 @@ impl HookStack {
             if !entry.hook.observes(kind) {
                 continue;
             }
-            let flow = entry.hook.on_event(ctx, fold.event()).await;
-            if fold.apply(&entry.id, flow).is_break() {
+            let folded = match entry.hook.fold_event(ctx, fold.event()) {
+                Some(answer) => Some(answer.await),
+                None => None,
+            };
+            let step = match folded {
+                Some(outcome) => fold.absorb(&entry.id, outcome),
+                None => {
+                    let flow = entry.hook.on_event(ctx, fold.event()).await;
+                    fold.apply(&entry.id, flow)
+                }
+            };
+            if step.is_break() {
                 break;
             }
         }
@@ -159,6 +179,16 @@ impl AgentHook for HookStack {
     /// stack into another stack avoids that (it flattens).
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         HookFuture::boxed(async move { self.fold(ctx, event).await.net_flow() })
+    }
+
+    /// Folds the stack; the calling stack absorbs the whole outcome.
+    /// Boxes one future per call.
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        Some(OutcomeFuture::boxed(self.fold(ctx, event)))
     }
 
     fn observes(&self, kind: StepEventKind) -> bool {
@@ -289,6 +319,81 @@ impl<'e> Fold<'e> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Absorbs `outcome`, the folded answer of hook `hook` (a stack or
+    /// dispatch table, see [`AgentHook::fold_event`]): its patch merges
+    /// field by field (attributed to the inner hooks that set each field),
+    /// its rewrite replaces the chained value, its context is appended, its
+    /// provenance and diagnostics are kept, and its decision stops the fold.
+    /// Returns `ControlFlow::Break` when the fold is stopped.
+    ///
+    /// Anything the event cannot honour (an outcome of another phase, a
+    /// rewrite or decision the phase does not allow) fails closed with
+    /// [`Diagnostic::Unhonoured`] naming `hook`.
+    pub fn absorb(&mut self, hook: &HookId, outcome: StackOutcome) -> ControlFlow<()> {
+        if self.decision.is_some() {
+            return ControlFlow::Break(());
+        }
+        let phase = self.phase();
+        let StackOutcome {
+            phase: inner_phase,
+            decision,
+            patch,
+            args,
+            result,
+            prompt,
+            context,
+            provenance,
+            diagnostics,
+        } = outcome;
+        let parts = [
+            (!patch.is_empty()).then_some(FlowKind::PatchRequest),
+            args.is_some().then_some(FlowKind::RewriteArgs),
+            result.is_some().then_some(FlowKind::RewriteResult),
+            prompt.is_some().then_some(FlowKind::RewritePrompt),
+            (!context.is_empty()).then_some(FlowKind::InjectContext),
+            decision.as_ref().map(Flow::kind),
+        ];
+        let refused = parts
+            .into_iter()
+            .flatten()
+            .find(|kind| inner_phase != phase || !kind.honoured_on(phase));
+        if let Some(flow) = refused {
+            self.fail_closed(Diagnostic::Unhonoured {
+                hook: hook.clone(),
+                flow,
+                phase,
+            });
+            return ControlFlow::Break(());
+        }
+        if !patch.is_empty() {
+            let who = |field: PatchField| {
+                provenance
+                    .iter()
+                    .rev()
+                    .find(|p| p.change.patch_field() == Some(field))
+                    .map_or_else(|| hook.clone(), |p| p.hook.clone())
+            };
+            self.patch
+                .merge_attributed(&who, patch, None, &mut self.diagnostics);
+        }
+        if let Some(value) = args.or(result) {
+            self.value = Some(value);
+        }
+        if let Some(prompt) = prompt {
+            self.prompt = Some(prompt);
+        }
+        self.context.extend(context);
+        self.provenance.extend(provenance);
+        self.diagnostics.extend(diagnostics);
+        match decision {
+            Some(decision) => {
+                self.decision = Some(decision);
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        }
     }
 
     fn record(&mut self, hook: &HookId, change: Change) {
@@ -446,6 +551,18 @@ pub enum Change {
     },
     /// Stopped the stack with a decision of this kind.
     Decided(FlowKind),
+}
+
+impl Change {
+    /// The request-patch field this change set, if it is one.
+    pub fn patch_field(&self) -> Option<PatchField> {
+        match self {
+            Change::SetField(field) => Some(*field),
+            Change::SetParam(_) => Some(PatchField::AdditionalParams),
+            Change::AppendedContext { .. } => Some(PatchField::ExtraContext),
+            _ => None,
+        }
+    }
 }
 
 /// Something a fold reports: a conflict between hooks, or why it failed

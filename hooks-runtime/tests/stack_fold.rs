@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use hooks_runtime::{
-    AfterToolDecision, AgentHook, Change, ContextItem, Diagnostic, Flow, FlowKind, FnHook,
-    HookContext, HookFuture, HookId, HookStack, InvalidCallDecision, Observed, PromptDecision,
-    Provenance, StepEvent, StepEventKind, StopDecision, ToolCall, ToolDecision, ToolFailure,
-    ToolOutcome,
+    AfterToolDecision, AgentHook, Change, ContextItem, Diagnostic, Flow, FlowKind, FnHook, Fold,
+    HookContext, HookFuture, HookId, HookStack, InvalidCallDecision, Observed, OutcomeFuture,
+    PromptDecision, Provenance, StackOutcome, StepEvent, StepEventKind, StopDecision, ToolCall,
+    ToolDecision, ToolFailure, ToolOutcome,
 };
 use hooks_schema::{OutcomeKind, Phase};
 use serde_json::{Value, json};
@@ -825,5 +825,152 @@ async fn async_hooks_are_awaited_in_order() {
     assert_eq!(
         decided.decision.context,
         [ContextItem::user("slow"), ContextItem::user("fast")]
+    );
+}
+
+/// Forwards `fold_event`, so the wrapped stack is absorbed as a whole.
+struct Forwarding(HookStack);
+
+impl AgentHook for Forwarding {
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        self.0.on_event(ctx, event)
+    }
+
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        self.0.fold_event(ctx, event)
+    }
+}
+
+#[tokio::test]
+async fn a_forwarded_stack_keeps_what_one_flow_cannot_say() {
+    let inner = HookStack::new()
+        .with(
+            "redact",
+            FnHook::new(|_, event| match event {
+                StepEvent::AfterTool { result, .. } => {
+                    Flow::RewriteResult(appended(result, "redacted"))
+                }
+                _ => Flow::Continue,
+            }),
+        )
+        .with("note", FnHook::new(|_, _| Flow::inject("note")));
+    let outer = HookStack::new().with("group", Forwarding(inner)).with(
+        "after",
+        FnHook::new(|_, event| match event {
+            StepEvent::AfterTool { result, .. } => Flow::RewriteResult(appended(result, "after")),
+            _ => Flow::Continue,
+        }),
+    );
+    let args = json!({});
+    let result = json!({"trail": []});
+    let ctx = HookContext::new("run");
+    let decided = outer
+        .after_tool(&ctx, call(&args), &args, &result, &ToolOutcome::Success)
+        .await;
+    assert_eq!(
+        decided.decision,
+        AfterToolDecision {
+            result: Cow::Owned(json!({"trail": ["redacted", "after"]})),
+            context: vec![ContextItem::user("note")],
+            terminate: None,
+        },
+        "rewrite and context both kept; the next hook sees the inner rewrite"
+    );
+    assert_eq!(
+        decided.provenance,
+        [
+            prov("redact", Change::Rewrote(FlowKind::RewriteResult)),
+            prov("note", Change::InjectedContext { items: 1 }),
+            prov("after", Change::Rewrote(FlowKind::RewriteResult)),
+        ],
+        "provenance names the inner hooks"
+    );
+
+    let inner = HookStack::new()
+        .with(
+            "one",
+            FnHook::new(|_, e| match e {
+                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
+                _ => Flow::Continue,
+            }),
+        )
+        .with("gate", FnHook::new(|_, _| Flow::skip("no")));
+    let outer = HookStack::new().with("group", Forwarding(inner));
+    let args = json!({"trail": []});
+    let decided = outer.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Skip {
+            reason: "no".into(),
+            args: Cow::Owned(json!({"trail": ["one"]}))
+        },
+        "the rewrite made before the inner skip is kept"
+    );
+}
+
+/// Answers `fold_event` with a fixed outcome.
+struct FixedOutcome(StackOutcome);
+
+impl AgentHook for FixedOutcome {
+    fn on_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::cont()
+    }
+
+    fn fold_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> Option<OutcomeFuture<'a>> {
+        Some(OutcomeFuture::ready(self.0.clone()))
+    }
+}
+
+#[tokio::test]
+async fn an_absorbed_outcome_the_event_cannot_honour_fails_closed() {
+    let ctx = HookContext::new("run");
+    let args = json!({});
+    let empty = || {
+        let mut fold = Fold::new(StepEvent::RunStart);
+        let _ = fold.apply(&HookId::from("x"), Flow::Continue);
+        fold.finish()
+    };
+    // A rewritten result offered on before_tool.
+    let mut wrong_part = empty();
+    wrong_part.phase = Phase::BeforeTool;
+    wrong_part.result = Some(json!("r"));
+    // A before_tool outcome offered on another phase.
+    let mut wrong_phase = empty();
+    wrong_phase.phase = Phase::AfterTool;
+    wrong_phase.decision = Some(Flow::terminate("t"));
+    for (outcome, flow) in [
+        (wrong_part, FlowKind::RewriteResult),
+        (wrong_phase, FlowKind::Terminate),
+    ] {
+        let stack = HookStack::new().with("table", FixedOutcome(outcome));
+        let decided = stack.before_tool(&ctx, call(&args)).await;
+        let diagnostic = Diagnostic::Unhonoured {
+            hook: HookId::from("table"),
+            flow,
+            phase: Phase::BeforeTool,
+        };
+        assert_eq!(decided.diagnostics, std::slice::from_ref(&diagnostic));
+        assert_eq!(
+            decided.decision,
+            ToolDecision::Terminate {
+                reason: diagnostic.to_string()
+            }
+        );
+    }
+    // A well-formed outcome is absorbed as is.
+    let mut fine = empty();
+    fine.phase = Phase::BeforeTool;
+    fine.args = Some(json!({"rewritten": true}));
+    let stack = HookStack::new().with("table", FixedOutcome(fine));
+    let decided = stack.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Run {
+            args: Cow::Owned(json!({"rewritten": true}))
+        }
     );
 }

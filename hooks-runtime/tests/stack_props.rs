@@ -3,8 +3,11 @@
 //!
 //! - a nested stack gives exactly the flattened stack's result (flows,
 //!   patches, rewrites, context, provenance and diagnostics);
-//! - a stack hidden behind another hook type (folded through its net flow)
-//!   gives the flattened stack's net flow;
+//! - a stack behind a wrapper that forwards `fold_event` (absorbed as a
+//!   whole outcome) gives the flattened result, up to the non-fatal
+//!   diagnostics computed inside the inner fold;
+//! - a stack behind a wrapper that only forwards `on_event` (folded through
+//!   its net flow) gives the flattened stack's net flow;
 //! - the result does not depend on how long each hook takes (hooks await
 //!   random delays on a paused clock), only on declared order.
 //!
@@ -14,8 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_runtime::{
-    AgentHook, ContextItem, Flow, FlowKind, HookContext, HookFuture, HookStack, RequestPatch,
-    StackOutcome, StepEvent, StepEventKind, ToolChoice, ToolOutcome,
+    AgentHook, ContextItem, Flow, FlowKind, HookContext, HookFuture, HookStack, OutcomeFuture,
+    RequestPatch, StackOutcome, StepEvent, StepEventKind, ToolChoice, ToolOutcome,
 };
 use hooks_schema::Phase;
 use proptest::prelude::*;
@@ -268,8 +271,10 @@ fn flat(scripts: &[Script], timing: Timing) -> HookStack {
 enum Nesting {
     /// `push` of a stack (flattens, exact equality expected).
     Push,
-    /// Behind a wrapper type (folded through its net flow).
+    /// Behind a wrapper type forwarding only `on_event` (net flow).
     Opaque,
+    /// Behind a wrapper type forwarding `fold_event` (absorbed outcome).
+    Forwarding,
 }
 
 struct Opaque(HookStack);
@@ -277,6 +282,28 @@ struct Opaque(HookStack);
 impl AgentHook for Opaque {
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         self.0.on_event(ctx, event)
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        self.0.observes(kind)
+    }
+}
+
+struct Forwarding(HookStack);
+
+impl AgentHook for Forwarding {
+    fn on_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::ready(Flow::terminate(
+            "`on_event` must not be called when `fold_event` answers",
+        ))
+    }
+
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        self.0.fold_event(ctx, event)
     }
 
     fn observes(&self, kind: StepEventKind) -> bool {
@@ -306,6 +333,7 @@ fn nested(
             (Nesting::Push, true) => stack.push("group", inner),
             (Nesting::Push, false) => stack.push_shared("group", Arc::new(inner)),
             (Nesting::Opaque, _) => stack.push(format!("group{i}"), Opaque(inner)),
+            (Nesting::Forwarding, _) => stack.push(format!("group{i}"), Forwarding(inner)),
         };
         i += size;
     }
@@ -422,6 +450,46 @@ fn a_stack_behind_another_hook_gives_the_flattened_net_flow() {
             Ok(())
         })
         .expect("opaque nesting == flattened net flow");
+}
+
+/// The outcome without the diagnostics a nested fold computes on its own
+/// (conflicts, empty `active_tools`); fail-closed diagnostics are kept.
+fn without_inner_warnings(mut outcome: StackOutcome) -> StackOutcome {
+    outcome
+        .diagnostics
+        .retain(hooks_runtime::Diagnostic::fails_closed);
+    outcome
+}
+
+#[test]
+fn a_stack_behind_a_forwarding_hook_is_absorbed_like_the_flattened_stack() {
+    // Forced specific tools are left out (checked where the inner fold
+    // finishes, see `HookStack`'s docs).
+    let rt = paused_runtime();
+    let strategy = (scripts(false), prop::collection::vec(any::<u8>(), 0..16));
+    runner()
+        .run(&strategy, |(scripts, seeds)| {
+            let flat = flat(&scripts, Timing::Delayed);
+            let forwarding = nested(
+                &scripts,
+                &mut seeds.iter(),
+                Timing::Delayed,
+                Nesting::Forwarding,
+            );
+            let (expected, actual) =
+                rt.block_on(async { (fold_all(&flat).await, fold_all(&forwarding).await) });
+            for (want, got) in expected.into_iter().zip(actual) {
+                let phase = want.phase;
+                prop_assert_eq!(
+                    without_inner_warnings(want),
+                    without_inner_warnings(got),
+                    "phase `{}`",
+                    phase
+                );
+            }
+            Ok(())
+        })
+        .expect("forwarding nesting == flattened");
 }
 
 #[test]
