@@ -320,3 +320,38 @@ async fn user_prompt_submit_context_and_blocks() {
     assert_eq!(seen["hook_event_name"], "UserPromptSubmit");
     assert_eq!(seen["prompt"], "fix the bug");
 }
+
+#[tokio::test]
+async fn post_tool_use_decision_block_tells_the_model() {
+    let fx = Fixture::new();
+    let args = json!({"command": "npm test"});
+    let result = json!({"stdout": "3 failing"});
+    let outcome = ToolOutcome::Success;
+    let ctx = HookContext::new("sess-1");
+    let spec = sh(
+        "tests-failed",
+        Phase::AfterTool,
+        r#"echo '{"decision":"block","reason":"3 tests fail: fix them before continuing","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"see test/log.txt"}}'"#,
+    );
+    let inv = fx
+        .hook(claude(spec))
+        .invoke(
+            &ctx,
+            StepEvent::AfterTool {
+                tool_name: "Bash",
+                call_id: "toolu_03",
+                args: &args,
+                original_args: &args,
+                result: &result,
+                outcome: &outcome,
+            },
+        )
+        .await;
+    assert_eq!(
+        inv.flow,
+        Flow::InjectContext(vec![
+            hooks_runtime::ContextItem::user("3 tests fail: fix them before continuing"),
+            hooks_runtime::ContextItem::user("see test/log.txt"),
+        ])
+    );
+}

@@ -15,7 +15,7 @@ async fn observe_only_hooks_run_concurrently_and_merge_in_declared_order() {
     let fx = Fixture::new();
     assert!(!Phase::AfterAssistant.is_mutating());
     // Declared first sleeps longest: they finish in reverse order.
-    let sleeps = [("a", "0.8"), ("b", "0.6"), ("c", "0.4"), ("d", "0.2")];
+    let sleeps = [("a", "1.6"), ("b", "1.2"), ("c", "0.8"), ("d", "0.4")];
     let hooks: Vec<_> = sleeps
         .iter()
         .map(|(id, secs)| {
@@ -44,7 +44,7 @@ async fn observe_only_hooks_run_concurrently_and_merge_in_declared_order() {
             Flow::inject("from d"),
         ]
     );
-    // Sequentially this would take 2 s; a generous hang guard only.
+    // Sequentially this would take 4 s; a generous hang guard only.
     assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
     let hook_records: Vec<String> = fx
         .records()
