@@ -20,7 +20,15 @@ use crate::flow::{ContextItem, Flow};
 use crate::patch::RequestPatch;
 use crate::stack::{Diagnostic, HookStack, Provenance, StackOutcome};
 
-/// A decision plus the provenance and diagnostics of the fold behind it.
+/// A decision plus the provenance and diagnostics of the fold behind it:
+/// what the driver methods of [`HookStack`] ([`HookStack::user_prompt`],
+/// [`HookStack::before_completion`], [`HookStack::before_tool`],
+/// [`HookStack::after_tool`], [`HookStack::invalid_tool_call`],
+/// [`HookStack::stop`], [`HookStack::observe`]) return, so an agent loop
+/// applies a typed decision and never matches raw [`Flow`] values.
+///
+/// None of those methods fails (see [`HookStack`]'s `# Errors`), and all
+/// share [`HookStack::fold`]'s cancel safety.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decided<D> {
     /// What the agent loop must do.

@@ -60,6 +60,21 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// [`AgentHook::on_event`] around a stack answers with its net flow
 /// ([`StackOutcome::net_flow`]), which loses what one flow cannot say.
 ///
+/// # Errors
+///
+/// Folding never fails: a flow the event cannot honour becomes a
+/// fail-closed `Terminate` with a [`Diagnostic`], and a hook's own failures
+/// (a shell hook that times out, exits nonzero, prints invalid output) are
+/// turned into flows by that hook's failure policy before the stack sees them.
+///
+/// # Cancel safety
+///
+/// Every folding method ([`HookStack::fold`] and the driver methods) may be
+/// dropped before it completes: the hook being awaited is dropped (a shell
+/// hook kills and reaps its process group), later hooks are not called and
+/// nothing is applied; hooks that already ran may have updated the
+/// scratchpad.
+///
 /// # Allocation
 ///
 /// Folding allocates nothing while every hook answers `Continue` through
