@@ -613,11 +613,18 @@ struct RawRun {
     /// Exec form: the program and its arguments, run without a shell.
     /// Exactly one of `command` and `argv`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1), extend("examples" = [["python3", "hooks/check.py"]]))]
+    #[schemars(
+        length(min = 1),
+        extend(
+            "prefixItems" = [{"type": "string", "minLength": 1, "description": "The program to run."}],
+            "examples" = [["python3", "hooks/check.py"]]
+        )
+    )]
     argv: Option<Vec<String>>,
     /// Working directory, relative to the workspace root; must stay inside it.
     /// Default: the workspace root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1), extend("examples" = [".", "tools/hooks"]))]
     cwd: Option<String>,
     /// Environment of the command: a minimal base plus `pass` and `set`.
     #[serde(default, skip_serializing_if = "Env::is_empty")]

@@ -434,6 +434,16 @@ fn convert(
         Node::Bool(b) => Value::Bool(b),
         Node::Int(i) => Value::Number(i.into()),
         Node::UInt(u) => Value::Number(u.into()),
+        // An integral float (`1.0`) is an integer to JSON Schema; make it
+        // one for every later layer so they all agree.
+        Node::Float(f) if f.fract() == 0.0 && f.abs() < 9.0e15 =>
+        {
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "integral and within i64 range"
+            )]
+            Value::Number((f as i64).into())
+        }
         Node::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
         Node::Str(s) => Value::String(s),
         Node::Seq(items) => {

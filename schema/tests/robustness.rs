@@ -37,6 +37,15 @@ fn check_invariants(source: &str) {
         }
         if !schema_ok {
             assert!(result.is_err(), "schema rejects, loader accepts:\n{source}");
+        } else if let Err(diags) = &result {
+            // What the schema accepts, only the semantic layer may reject:
+            // a finding labelled `schema` must be one the schema makes.
+            for d in diags.iter() {
+                assert!(
+                    d.layer == hooks_schema::Layer::Semantic,
+                    "schema accepts, but the loader reports {d} as a schema finding for:\n{source}"
+                );
+            }
         }
     }
 }
@@ -467,4 +476,38 @@ fn generated_configs_include_valid_and_invalid_ones() {
         "only {semantic_only} semantic-only configs generated"
     );
     eprintln!("generated: {ok} valid, {err} schema-invalid, {semantic_only} semantic-only");
+}
+
+/// Single defects, one per document: each is either rejected by the schema
+/// too, or reported by the semantic layer only.
+#[test]
+fn single_defects_are_labelled_by_the_layer_that_catches_them() {
+    let hooks = [
+        json!({"id": "a", "phase": "after_tool", "run": {"command": "x", "cwd": ""}}),
+        json!({"id": "a", "phase": "after_tool", "run": {"argv": [""]}}),
+        json!({"id": "a", "phase": "after_tool", "run": {"argv": ["x", ""]}}),
+        json!({"id": "a", "phase": "after_tool", "run": {"command": "x", "env": {"set": {"A": 1}}}}),
+        json!({"id": "a", "phase": "after_tool", "description": ""}),
+        json!({"id": "a", "phase": "stop", "terminate": {"reason": ""}}),
+        json!({"id": "a", "phase": "after_tool", "inject": {"content": ""}}),
+        json!({"id": "a", "phase": "before_completion", "patch": {"active_tools": []}}),
+        json!({"id": "a", "phase": "before_completion", "patch": {"tool_choice": {"tools": [""]}}}),
+        json!({"id": "a", "phase": "before_completion", "patch": {"max_tokens": 1.5}}),
+        json!({"id": "a", "phase": "before_tool", "when": {"all": []}, "block": {"reason": "r"}}),
+        json!({"id": "a", "phase": "before_tool", "when": {"pointer": "", "exists": true}, "block": {"reason": "r"}}),
+        json!({"id": "a", "phase": "before_tool", "include_tools": [""], "block": {"reason": "r"}}),
+        json!({"id": "a", "phase": "before_tool", "include_tools": [{"regex": ""}], "block": {"reason": "r"}}),
+    ];
+    for hook in hooks {
+        let config = json!({"version": 1, "hooks": [hook]});
+        check_invariants(&serde_json::to_string_pretty(&config).unwrap());
+    }
+    for top in [
+        json!({"version": 1.0, "hooks": []}),
+        json!({"version": 1, "limits": {"max_output_bytes": 1024.0}, "hooks": []}),
+        json!({"version": 1, "tool_settings": {"": {}}, "hooks": []}),
+        json!({"version": 1, "tool_settings": {"x": {"path_pointers": []}}, "hooks": []}),
+    ] {
+        check_invariants(&serde_json::to_string_pretty(&top).unwrap());
+    }
 }
