@@ -977,3 +977,130 @@ impl JsonSchema for Predicate {
         crate::schema::predicate_schema(generator, true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(hooks: &str, extra: &str) -> Config {
+        let text = format!("version: 1\n{extra}hooks:\n{hooks}");
+        match crate::load_str(&text, "t.yaml") {
+            Ok(c) => c,
+            Err(d) => panic!("{}", d.render(Some(&text))),
+        }
+    }
+
+    #[test]
+    fn effective_failure_policy_prefers_hook_then_defaults_then_phase() {
+        let hooks = "  - { id: gate, phase: before_tool, run: { command: x } }\n  - { id: obs, phase: after_tool, run: { command: x } }\n  - { id: own, phase: after_tool, run: { command: x }, failure_policy: ignore }\n";
+        let c = load(hooks, "");
+        let policies: Vec<FailurePolicy> = c.hooks.iter().map(|h| c.failure_policy(h)).collect();
+        assert_eq!(
+            policies,
+            [
+                FailurePolicy::Block,
+                FailurePolicy::Warn,
+                FailurePolicy::Ignore
+            ]
+        );
+        let c = load(hooks, "defaults: { failure_policy: fail }\n");
+        let policies: Vec<FailurePolicy> = c.hooks.iter().map(|h| c.failure_policy(h)).collect();
+        assert_eq!(
+            policies,
+            [
+                FailurePolicy::Fail,
+                FailurePolicy::Fail,
+                FailurePolicy::Ignore
+            ]
+        );
+        assert_eq!(
+            c.hooks[0].failure_policy_or_phase_default(),
+            FailurePolicy::Block
+        );
+    }
+
+    #[test]
+    fn run_defaults_come_from_defaults_then_built_ins() {
+        let hooks = "  - { id: a, phase: stop, run: { command: x } }\n  - { id: b, phase: stop, run: { argv: [x], timeout: 250ms, payload: full } }\n";
+        let c = load(hooks, "");
+        let Action::Run(a) = c.hooks[0].action() else {
+            panic!()
+        };
+        let Action::Run(b) = c.hooks[1].action() else {
+            panic!()
+        };
+        assert_eq!(c.timeout(a).as_millis(), 30_000);
+        assert_eq!(c.payload(a), PayloadMode::Full);
+        assert_eq!(a.program, Program::Shell("x".to_owned()));
+        assert_eq!(b.program, Program::Exec(vec!["x".to_owned()]));
+        assert_eq!(c.timeout(b).as_millis(), 250);
+        let c = load(hooks, "defaults: { timeout: 2m, payload: redacted }\n");
+        let Action::Run(a) = c.hooks[0].action() else {
+            panic!()
+        };
+        let Action::Run(b) = c.hooks[1].action() else {
+            panic!()
+        };
+        assert_eq!(c.timeout(a).as_millis(), 120_000);
+        assert_eq!(c.payload(a), PayloadMode::Redacted);
+        assert_eq!(c.payload(b), PayloadMode::Full);
+        assert_eq!(c.limits, Limits::default());
+        assert_eq!(c.limits.max_stop_resumes_per_turn, 3);
+    }
+
+    #[test]
+    fn actions_know_their_phases() {
+        assert!(Action::allowed_on("block", Phase::BeforeTool));
+        assert!(!Action::allowed_on("block", Phase::AfterTool));
+        assert!(Action::allowed_on("patch", Phase::BeforeCompletion));
+        assert!(!Action::allowed_on("patch", Phase::BeforeTool));
+        assert!(Action::allowed_on("inject", Phase::AfterAssistant));
+        assert!(!Action::allowed_on("inject", Phase::Stop));
+        assert!(Action::allowed_on("rewrite", Phase::AfterTool));
+        assert!(!Action::allowed_on("rewrite", Phase::UserPrompt));
+        for phase in Phase::ALL {
+            assert!(Action::allowed_on("run", phase));
+            assert!(Action::allowed_on("terminate", phase));
+        }
+    }
+
+    #[test]
+    fn tool_patterns_compile_to_anchored_regexes() {
+        let glob = ToolPattern::Glob("mcp__*".to_owned());
+        assert_eq!(glob.literal(), None);
+        assert!(glob.to_regex().unwrap().ends_with('$'));
+        assert_eq!(ToolPattern::Glob("bash".to_owned()).literal(), Some("bash"));
+        let re = ToolPattern::Regex(RegexPattern {
+            regex: "fs__(read|write)".to_owned(),
+        });
+        assert_eq!(re.to_regex().unwrap(), "^(?:fs__(read|write))$");
+        assert!(
+            ToolPattern::Regex(RegexPattern {
+                regex: "(".to_owned()
+            })
+            .to_regex()
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn predicates_keep_their_shape() {
+        let hooks = "  - id: p\n    phase: after_tool\n    when:\n      all:\n        - { outcome: denied }\n        - not: { pointer: /x, equals: null }\n        - any: [{ pointer: /y, exists: false }, { pointer: /z, glob: \"*.rs\" }, { pointer: /c, matches: \"^a\" }]\n    inject: { content: c }\n";
+        let c = load(hooks, "");
+        let Some(Predicate::All(parts)) = &c.hooks[0].when else {
+            panic!()
+        };
+        assert_eq!(parts[0], Predicate::Outcome(OutcomeKind::Denied));
+        assert_eq!(
+            parts[1],
+            Predicate::Not(Box::new(Predicate::Arg {
+                pointer: "/x".to_owned(),
+                test: ArgTest::Equals(Value::Null)
+            }))
+        );
+        let Predicate::Any(any) = &parts[2] else {
+            panic!()
+        };
+        assert_eq!(any.len(), 3);
+    }
+}

@@ -293,3 +293,13 @@ fn referenced_scripts_exist_and_work() {
     );
     assert!(validator.is_valid(&resume), "{resume}");
 }
+
+#[test]
+fn a_loaded_config_serializes_back_to_an_equal_config() {
+    let config = hooks_schema::load_str(&source(), "examples/hooks.yaml").unwrap();
+    let json = serde_json::to_string_pretty(&config).unwrap();
+    // JSON text is YAML; the serialized form passes all three layers again.
+    let again = hooks_schema::load_str(&json, "roundtrip.yaml")
+        .unwrap_or_else(|d| panic!("{}", d.render(Some(&json))));
+    assert_eq!(again, config);
+}
