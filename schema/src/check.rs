@@ -367,7 +367,7 @@ impl<'a> Checker<'a> {
                 Err(e) => self.report(
                     pointer,
                     At::Value,
-                    Layer::Semantic,
+                    Layer::Schema,
                     "duration-out-of-bounds",
                     e.to_string(),
                     None,

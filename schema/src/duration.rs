@@ -6,9 +6,11 @@ use std::fmt;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// The regular expression (JSON Schema `pattern`) a duration string matches:
-/// digits followed by `ms`, `s` or `m`.
-pub const DURATION_PATTERN: &str = "^[0-9]+(ms|s|m)$";
+/// The regular expression (JSON Schema `pattern`) of a valid duration:
+/// digits followed by `ms`, `s` or `m`, with the value between 1 ms and
+/// 10 minutes (`1ms`..`600000ms`, `1s`..`600s`, `1m`..`10m`; leading zeros
+/// allowed). [`Duration::parse`] accepts exactly the strings it matches.
+pub const DURATION_PATTERN: &str = "^(0*([1-9][0-9]{0,4}|[1-5][0-9]{5}|600000)ms|0*([1-9][0-9]?|[1-5][0-9]{2}|600)s|0*([1-9]|10)m)$";
 
 /// A duration from a config, kept in whole milliseconds.
 ///

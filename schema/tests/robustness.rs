@@ -382,6 +382,33 @@ fn config() -> impl Strategy<Value = Value> {
         .prop_map(|(v, d, l, t, h)| Value::Object([v, d, l, t, h].into_iter().flatten().collect()))
 }
 
+/// Configs that are schema-valid but break one semantic rule, mixed into
+/// otherwise valid hooks.
+fn semantic_config() -> impl Strategy<Value = Value> {
+    let defect = pick(vec![
+        json!({"id": "dup", "phase": "stop", "terminate": {"reason": "r"}}),
+        json!({"id": "rx", "phase": "before_tool", "when": {"pointer": "/c", "matches": "a(b"}, "block": {"reason": "r"}}),
+        json!({"id": "gl", "phase": "before_tool", "include_tools": ["fs__[rw"], "block": {"reason": "r"}}),
+        json!({"id": "tr", "phase": "after_tool", "exclude_tools": [{"regex": "x{2,1}"}], "inject": {"content": "c"}}),
+        json!({"id": "wg", "phase": "after_tool", "when": {"not": {"pointer": "/p", "glob": "{a"}}, "inject": {"content": "c"}}),
+    ]);
+    let valid = pick(vec![
+        json!({"id": "dup", "phase": "before_tool", "block": {"reason": "r"}}),
+        json!({"id": "ok-1", "phase": "after_tool", "run": {"argv": ["sh", "x"]}}),
+        json!({"id": "ok-2", "phase": "before_completion", "patch": {"temperature": 1}}),
+    ]);
+    (prop::collection::vec(valid, 1..3), defect, any::<bool>()).prop_map(
+        |(mut hooks, defect, first)| {
+            if first {
+                hooks.insert(0, defect);
+            } else {
+                hooks.push(defect);
+            }
+            json!({"version": 1, "hooks": hooks})
+        },
+    )
+}
+
 const FRAGMENTS: &[&str] = &[
     "version: 1",
     "hooks:",
@@ -443,7 +470,9 @@ proptest! {
     }
 
     #[test]
-    fn generated_configs_keep_the_schema_loader_contract(config in config()) {
+    fn generated_configs_keep_the_schema_loader_contract(
+        config in prop_oneof![4 => config(), 1 => semantic_config()]
+    ) {
         // JSON text is YAML 1.2 flow syntax.
         let text = serde_json::to_string_pretty(&config).unwrap();
         check_invariants(&text);
@@ -457,7 +486,7 @@ fn generated_configs_include_valid_and_invalid_ones() {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
-    let strategy = config();
+    let strategy = prop_oneof![4 => config(), 1 => semantic_config()];
     let (mut ok, mut err, mut semantic_only) = (0, 0, 0);
     for _ in 0..400 {
         let value = strategy.new_tree(&mut runner).unwrap().current();
@@ -509,5 +538,25 @@ fn single_defects_are_labelled_by_the_layer_that_catches_them() {
         json!({"version": 1, "tool_settings": {"x": {"path_pointers": []}}, "hooks": []}),
     ] {
         check_invariants(&serde_json::to_string_pretty(&top).unwrap());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, .. ProptestConfig::default() })]
+
+    /// The schema's duration pattern accepts exactly what `Duration::parse` accepts.
+    #[test]
+    fn duration_pattern_matches_the_parser(
+        digits in prop_oneof!["[0-9]{1,8}", "0{0,3}(1|10|59|60|99|100|599|600|601|99999|100000|599999|600000|600001)"],
+        unit in prop_oneof![Just("ms"), Just("s"), Just("m"), Just("h"), Just("")],
+    ) {
+        let text = format!("{digits}{unit}");
+        let schema = json!({"type": "string", "pattern": hooks_schema::DURATION_PATTERN});
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        prop_assert_eq!(
+            validator.is_valid(&json!(text)),
+            hooks_schema::Duration::parse(&text).is_ok(),
+            "{}", text
+        );
     }
 }
