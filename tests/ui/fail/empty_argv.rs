@@ -1,0 +1,7 @@
+// empty argv
+agent_hooks::hooks!("empty_argv.yaml");
+
+fn main() {
+    // The type is emitted even though the config is invalid: no cascade.
+    let _ = Hooks::new();
+}

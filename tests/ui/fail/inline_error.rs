@@ -1,0 +1,6 @@
+// inline config with an error
+agent_hooks::hooks!(name = Inline, inline = "version: 1\nhooks:\n  - id: x\n    phase: before_tool\n    inject: { content: too early }\n");
+
+fn main() {
+    let _ = Inline::new();
+}

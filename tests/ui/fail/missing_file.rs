@@ -1,0 +1,6 @@
+// missing file
+agent_hooks::hooks!("does_not_exist.yaml");
+
+fn main() {
+    let _ = Hooks::new();
+}
