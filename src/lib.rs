@@ -32,6 +32,8 @@
 pub use hooks_runtime as runtime;
 pub use hooks_schema as schema;
 
+pub mod import;
+
 /// Compiles a YAML hook config into a type implementing
 /// [`AgentHook`](hooks_runtime::AgentHook) over a `static` dispatch table
 /// ([`Table`](hooks_runtime::Table)), validating it at build time.

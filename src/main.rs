@@ -35,6 +35,29 @@ enum Command {
         #[arg(value_enum, default_value_t = SchemaKind::Config)]
         kind: SchemaKind,
     },
+    /// Convert another agent's hook configuration into an agent-hooks config.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+}
+
+/// The configurations `agent-hooks import` converts.
+#[derive(Debug, Subcommand)]
+enum ImportSource {
+    /// Convert the `hooks` of a Claude Code settings file (or plugin
+    /// `hooks.json`) into agent-hooks YAML; warns about what does not map.
+    Claude {
+        /// The Claude Code settings file or plugin `hooks.json`.
+        #[arg(value_name = "SETTINGS")]
+        input: std::path::PathBuf,
+        /// Write the config here instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<std::path::PathBuf>,
+        /// Format of the config: `yaml` (commented) or `json`.
+        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
+        format: cli::import::ConfigFormat,
+    },
 }
 
 /// How a command prints data.
@@ -62,6 +85,14 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check { files, format } => cli::check::run(&files, format),
         Command::Schema { kind } => cli::schema::run(kind),
+        Command::Import {
+            source:
+                ImportSource::Claude {
+                    input,
+                    output,
+                    format,
+                },
+        } => cli::import::run_claude(&input, output.as_deref(), format),
     };
     ExitCode::from(code)
 }

@@ -1,6 +1,7 @@
 //! Subcommands of the `agent-hooks` binary, one module each.
 
 pub(crate) mod check;
+pub(crate) mod import;
 pub(crate) mod schema;
 
 /// Exit code: everything checked out.

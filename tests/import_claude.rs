@@ -1,0 +1,578 @@
+//! `agent-hooks import claude`: every real Claude Code settings file under
+//! `tests/fixtures/real/claude-settings/` (see its SOURCES.md) imports into a
+//! config that `check` accepts with no diagnostic, or is refused with a
+//! precise reason; matchers, timeouts, events and the CLI's exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use agent_hooks::import::claude::{ImportError, ToolMatch, convert_matcher, import_str};
+use hooks_schema::{
+    Action, Config, FailurePolicy, Mode, OutcomeKind, Phase, Predicate, Program, Protocol,
+    ToolPattern,
+};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn settings_dir() -> PathBuf {
+    root().join("tests/fixtures/real/claude-settings")
+}
+
+fn settings_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(settings_dir())
+        .expect("the settings fixtures exist")
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn fixture(name: &str) -> (String, String) {
+    let path = settings_dir().join(name);
+    let text = std::fs::read_to_string(&path).expect("the fixture is readable");
+    (path.display().to_string(), text)
+}
+
+fn load(text: &str, name: &str) -> Config {
+    match hooks_schema::load_str(text, name) {
+        Ok(config) => config,
+        Err(diags) => panic!(
+            "{name}: the imported config does not check clean:\n{}\n--- config ---\n{text}",
+            diags
+                .iter()
+                .map(|d| d.render(Some(text)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    }
+}
+
+fn run_of(hook: &hooks_schema::Hook) -> &hooks_schema::Run {
+    match hook.action() {
+        Action::Run(run) => run,
+        other => panic!(
+            "`{}`: expected a run action, found {}",
+            hook.id,
+            other.name()
+        ),
+    }
+}
+
+/// The command text a converted hook runs (shell form, or `bash -c` exec form).
+fn command_of(hook: &hooks_schema::Hook) -> String {
+    match &run_of(hook).program {
+        Program::Shell(c) => c.clone(),
+        Program::Exec(argv) => {
+            assert_eq!(
+                &argv[..2],
+                ["bash", "-c"],
+                "`{}`: exec form is `bash -c`",
+                hook.id
+            );
+            argv[2].clone()
+        }
+    }
+}
+
+/// Every (event, command) of the command hooks in a settings file, in file order.
+fn source_commands(text: &str) -> Vec<(String, String)> {
+    let root: Value = serde_json::from_str(text).expect("fixtures are JSON");
+    let hooks = root["hooks"].as_object().expect("a hooks object");
+    let mut events: Vec<(&String, &Value)> = hooks.iter().collect();
+    events.sort_by_key(|(k, _)| text.find(&format!("\"{k}\"")).unwrap_or(usize::MAX));
+    let mut out = Vec::new();
+    for (event, groups) in events {
+        for group in groups.as_array().into_iter().flatten() {
+            for hook in group["hooks"].as_array().into_iter().flatten() {
+                if hook["type"] == "command" {
+                    out.push((
+                        event.clone(),
+                        hook["command"].as_str().expect("a command").to_owned(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The refusals, per file: each asserted precisely below.
+const REFUSED: [&str; 3] = [
+    "backnotprop__plannotator__hooks.json",
+    "karanb192__claude-code-hooks__notify-permission-hooks.json",
+    "ramirlm__ramir-cc-marketplace__hooks.json",
+];
+
+#[test]
+fn every_real_settings_file_imports_and_checks_clean() {
+    let files = settings_files();
+    assert_eq!(files.len(), 17, "all 17 shared settings files are fixtures");
+    let mut imported = 0;
+    for path in files {
+        let file = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a file name");
+        if REFUSED.contains(&file) {
+            continue;
+        }
+        let (name, text) = fixture(file);
+        let import = import_str(&text, &name).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let yaml = import.to_yaml();
+        assert!(yaml.starts_with("# Imported by `agent-hooks import claude`"));
+        assert!(yaml.contains(&name), "{file}: the header names the source");
+        let config = load(&yaml, file);
+        let from_json = load(&import.to_json(), file);
+        assert_eq!(config, from_json, "{file}: YAML and JSON outputs agree");
+        assert_eq!(config.hooks.len(), import.len());
+        assert_eq!(
+            config
+                .hooks
+                .iter()
+                .map(|h| h.id.as_str())
+                .collect::<Vec<_>>(),
+            import.ids().collect::<Vec<_>>()
+        );
+        // Commands survive the trip byte for byte, in file order, as a
+        // subsequence of the source's command hooks (skipped ones drop out).
+        let source = source_commands(&text);
+        let mut cursor = source.iter();
+        for hook in &config.hooks {
+            let command = command_of(hook);
+            assert!(
+                cursor.any(|(_, c)| *c == command),
+                "{file}: `{}` runs a command not found (in order) in the source",
+                hook.id
+            );
+            let run = run_of(hook);
+            assert_eq!(run.protocol, Protocol::Claude, "{file}: `{}`", hook.id);
+            assert_eq!(hook.failure_policy, Some(FailurePolicy::Warn));
+            assert!(run.timeout.is_some(), "{file}: timeouts are written out");
+        }
+        imported += 1;
+    }
+    assert_eq!(imported, 14);
+}
+
+#[test]
+fn refusals_name_the_precise_reason() {
+    let (name, text) = fixture("ramirlm__ramir-cc-marketplace__hooks.json");
+    let err = import_str(&text, &name).expect_err("events at the root are refused");
+    assert_eq!(
+        err,
+        ImportError::NoHooksKey {
+            root_events: ["SessionStart", "Notification", "Stop", "PreToolUse"]
+                .map(String::from)
+                .to_vec()
+        }
+    );
+    assert!(err.to_string().contains("no top-level `hooks` key"));
+    assert!(err.to_string().contains("wrap them as"));
+
+    for (file, event) in [
+        ("backnotprop__plannotator__hooks.json", "PermissionRequest"),
+        (
+            "karanb192__claude-code-hooks__notify-permission-hooks.json",
+            "Notification",
+        ),
+    ] {
+        let (name, text) = fixture(file);
+        let Err(ImportError::NothingConvertible { warnings }) = import_str(&text, &name) else {
+            panic!("{file}: a file with only `{event}` hooks has nothing to convert");
+        };
+        assert_eq!(warnings.len(), 1, "{file}: {warnings:?}");
+        assert_eq!(warnings[0].path, format!("hooks.{event}"));
+        assert_eq!(warnings[0].line, Some(3));
+        assert!(
+            warnings[0]
+                .message
+                .starts_with(&format!("skipped 1 hook(s) on `{event}`")),
+            "{file}: {}",
+            warnings[0].message
+        );
+    }
+
+    assert!(matches!(
+        import_str("{\"hooks\": [", "x.json"),
+        Err(ImportError::InvalidJson { line: 1, .. })
+    ));
+    assert_eq!(
+        import_str("[]", "x.json").unwrap_err(),
+        ImportError::NotAnObject { found: "an array" }
+    );
+    assert_eq!(
+        import_str("{\"permissions\": {}}", "x.json").unwrap_err(),
+        ImportError::NoHooksKey {
+            root_events: vec![]
+        }
+    );
+    assert_eq!(
+        import_str("{\"hooks\": []}", "x.json").unwrap_err(),
+        ImportError::HooksNotAnObject { found: "an array" }
+    );
+}
+
+/// The 1-based line of `"key":` in `text`, found independently of the importer.
+fn key_line(text: &str, key: &str) -> usize {
+    let at = text
+        .find(&format!("\"{key}\":"))
+        .expect("the key is in the file");
+    text[..at].matches('\n').count() + 1
+}
+
+#[test]
+fn unmappable_events_are_warned_about_by_name_and_line() {
+    for (file, events) in [
+        (
+            "yurukusa__claude-code-hooks__hooks.json",
+            &["Notification", "PreCompact"][..],
+        ),
+        (
+            "ruvnet__claude-flow__settings.json",
+            &["Notification", "SubagentStop"][..],
+        ),
+        (
+            "carlrannaberg__claudekit__settings.json",
+            &["SubagentStop"][..],
+        ),
+        ("thedotmack__claude-mem__hooks.json", &["Setup"][..]),
+        (
+            "affaan-m__everything-claude-code__hooks.json",
+            &["PreCompact"][..],
+        ),
+    ] {
+        let (name, text) = fixture(file);
+        let import = import_str(&text, &name).expect("the file imports");
+        for event in events {
+            let w = import
+                .warnings
+                .iter()
+                .find(|w| w.path == format!("hooks.{event}"))
+                .unwrap_or_else(|| panic!("{file}: no warning for `{event}`"));
+            assert_eq!(w.line, Some(key_line(&text, event)), "{file}: {w}");
+            assert!(w.message.contains(&format!("on `{event}`")), "{file}: {w}");
+            assert!(
+                w.to_string()
+                    .starts_with(&format!("line {}:", key_line(&text, event)))
+            );
+        }
+        let config = load(&import.to_yaml(), file);
+        assert!(config.hooks.iter().all(|h| matches!(
+            h.phase,
+            Phase::BeforeTool
+                | Phase::AfterTool
+                | Phase::UserPrompt
+                | Phase::Stop
+                | Phase::RunStart
+                | Phase::RunEnd
+        )));
+    }
+}
+
+#[test]
+fn matchers_that_never_fire_in_claude_code_are_skipped_with_the_reason() {
+    let (name, text) = fixture("carlrannaberg__claudekit__example-with-comments.json");
+    let import = import_str(&text, &name).expect("the rest imports");
+    let skipped: Vec<_> = import
+        .warnings
+        .iter()
+        .filter(|w| w.message.starts_with("skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert_eq!(skipped[0].path, "hooks.PostToolUse[2]");
+    assert!(skipped[0].message.contains("`Write,Edit,MultiEdit`"));
+    assert!(skipped[0].message.contains("requires `,`"));
+    assert_eq!(skipped[1].path, "hooks.PreToolUse[0]");
+    assert!(skipped[1].message.contains("`tools:Bash AND command:rm*`"));
+    // The `"// ..."` pseudo-comment keys are ignored, not reported.
+    assert!(import.warnings.iter().all(|w| !w.message.contains("//")));
+    let config = load(&import.to_yaml(), &name);
+    // 5 PostToolUse hooks (one group skipped) + 5 Stop hooks.
+    assert_eq!(config.hooks.len(), 10);
+    let notebook = config
+        .hooks
+        .iter()
+        .find(|h| command_of(h).ends_with("notebook-validation"))
+        .expect("the `Notebook.*` group converts");
+    assert_eq!(
+        notebook.include_tools,
+        vec![ToolPattern::Regex(hooks_schema::RegexPattern {
+            regex: ".*Notebook.*".into()
+        })]
+    );
+
+    let (name, text) = fixture("PostHog__posthog__settings.json");
+    let import = import_str(&text, &name).expect("imports");
+    assert_eq!(import.warnings.len(), 1);
+    assert_eq!(import.warnings[0].path, "hooks.SessionStart[1]");
+    assert!(import.warnings[0].message.contains("matcher `resume`"));
+    let config = load(&import.to_yaml(), &name);
+    assert_eq!(
+        config.hooks.iter().map(|h| h.phase).collect::<Vec<_>>(),
+        [Phase::RunStart, Phase::AfterTool, Phase::AfterTool]
+    );
+}
+
+#[test]
+fn matcher_conversion() {
+    let names = |n: &[&str]| ToolMatch::Names(n.iter().map(|s| s.to_string()).collect());
+    assert_eq!(convert_matcher("Bash"), names(&["Bash"]));
+    assert_eq!(convert_matcher("Edit|Write"), names(&["Edit", "Write"]));
+    assert_eq!(
+        convert_matcher("mcp__mcp-agent-mail__send_message"),
+        names(&["mcp__mcp-agent-mail__send_message"])
+    );
+    assert_eq!(convert_matcher("*"), ToolMatch::All);
+    assert_eq!(convert_matcher(""), ToolMatch::All);
+    assert_eq!(convert_matcher(".*"), ToolMatch::All);
+
+    // Regexes are searched in Claude Code: the anchored equivalent matches
+    // the same names.
+    let mcp = convert_matcher("mcp__.*");
+    assert_eq!(mcp, ToolMatch::Regex(".*mcp__.*".into()));
+    for (tool, expected) in [
+        ("mcp__github__create_issue", true),
+        ("x_mcp__y", true),
+        ("Bash", false),
+    ] {
+        assert_eq!(mcp.matches(tool), expected, "mcp__.* vs {tool}");
+    }
+    let notebook = convert_matcher("Notebook.*");
+    assert_eq!(notebook, ToolMatch::Regex(".*Notebook.*".into()));
+    assert!(notebook.matches("NotebookEdit"));
+    assert!(notebook.matches("MyNotebookTool"));
+    assert!(!notebook.matches("Note"));
+    let anchored = convert_matcher("^Bash$|^mcp__.+__(read|view|cat)(_file|_files)?$");
+    assert_eq!(
+        anchored,
+        ToolMatch::Regex("Bash|mcp__.+__(read|view|cat)(_file|_files)?".into())
+    );
+    assert!(anchored.matches("Bash"));
+    assert!(anchored.matches("mcp__fs__read_file"));
+    assert!(!anchored.matches("BashOutput"));
+    assert!(!anchored.matches("mcp__fs__write_file"));
+
+    // A converted regex means the same thing once loaded into a config.
+    let yaml = "version: 1\nhooks:\n  - id: a\n    phase: before_tool\n    include_tools: [{regex: \".*Notebook.*\"}]\n    block: {reason: r}\n";
+    let config = load(yaml, "inline.yaml");
+    let re = config.hooks[0].include_tools[0]
+        .to_regex()
+        .expect("the pattern compiles");
+    assert_eq!(re, "^(?:.*Notebook.*)$");
+
+    assert!(matches!(convert_matcher("Write,Edit"), ToolMatch::Never(m) if m.contains("`,`")));
+    assert!(matches!(
+        convert_matcher("(?=Bash)Bash"),
+        ToolMatch::Unsupported(m) if m.contains("cannot compile")
+    ));
+}
+
+fn settings(hooks: &str) -> String {
+    format!("{{\"hooks\": {hooks}}}")
+}
+
+#[test]
+fn timeouts_in_seconds_become_durations() {
+    let text = settings(
+        r#"{"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "a", "timeout": 30},
+            {"type": "command", "command": "b"},
+            {"type": "command", "command": "c", "timeout": 345600},
+            {"type": "command", "command": "d", "timeout": 1.5},
+            {"type": "command", "command": "e", "timeout": 0}
+        ]}]}"#,
+    );
+    let import = import_str(&text, "t.json").expect("imports");
+    let config = load(&import.to_yaml(), "t.yaml");
+    let millis: Vec<u64> = config
+        .hooks
+        .iter()
+        .map(|h| run_of(h).timeout.expect("written out").as_millis())
+        .collect();
+    assert_eq!(millis, [30_000, 60_000, 600_000, 1_500]);
+    assert!(import.to_yaml().contains("timeout: \"30s\""));
+    let messages: Vec<&str> = import.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[0].contains("345600 s is longer than agent-hooks' maximum"));
+    assert!(messages[0].contains("clamped to `600s`"));
+    assert_eq!(import.warnings[1].path, "hooks.PreToolUse[0].hooks[4]");
+    assert!(messages[1].contains("positive number of seconds"));
+}
+
+#[test]
+fn events_policies_and_unconvertible_hooks() {
+    let text = settings(
+        r#"{
+        "PostToolUse": [{"matcher": "Edit", "hooks": [
+            {"type": "command", "command": "fmt", "async": true},
+            {"type": "prompt", "prompt": "judge this"}
+        ]}],
+        "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "log"}]}],
+        "Stop": [{"matcher": "*", "hooks": [{"type": "command", "shell": "bash", "command": "[[ -n x ]]"}]}],
+        "SessionEnd": [{"matcher": "logout", "hooks": [{"type": "command", "command": "bye"}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "check", "if": "Bash(git push:*)", "blocking": true},
+            {"type": "command", "command": "other", "if": "Edit(*.ts)"}
+        ]}]
+    }"#,
+    );
+    let import = import_str(&text, "e.json").expect("imports");
+    let config = load(&import.to_yaml(), "e.yaml");
+    let ids: Vec<&str> = config.hooks.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "post-tool-use-edit-1",
+            "post-tool-use-failure-1",
+            "stop-1",
+            "pre-tool-use-bash-1"
+        ]
+    );
+    let [fmt, log, stop, check] = &config.hooks[..] else {
+        panic!("four hooks");
+    };
+    assert_eq!(fmt.phase, Phase::AfterTool);
+    assert_eq!(fmt.mode, Mode::Audit, "async hooks cannot affect the run");
+    assert_eq!(fmt.when, Some(Predicate::Outcome(OutcomeKind::Success)));
+    assert_eq!(log.phase, Phase::AfterTool);
+    assert!(matches!(&log.when, Some(Predicate::Any(kinds)) if kinds.len() == 3));
+    assert_eq!(
+        run_of(stop).program,
+        Program::Exec(vec!["bash".into(), "-c".into(), "[[ -n x ]]".into()])
+    );
+    assert_eq!(check.mode, Mode::Enforce);
+    let Some(Predicate::Arg { pointer, test }) = &check.when else {
+        panic!("the `if` filter becomes a `when`");
+    };
+    assert_eq!(pointer, "/command");
+    assert_eq!(
+        *test,
+        hooks_schema::ArgTest::Matches("^git push(\\s|$)".into())
+    );
+    let warned = |path: &str, text: &str| {
+        import
+            .warnings
+            .iter()
+            .any(|w| w.path == path && w.message.contains(text))
+    };
+    assert!(warned("hooks.PostToolUse[0].hooks[0]", "`async: true`"));
+    assert!(warned(
+        "hooks.PostToolUse[0].hooks[1]",
+        "`type: \"prompt\"`"
+    ));
+    assert!(warned("hooks.SessionEnd[0]", "matcher `logout`"));
+    assert!(warned(
+        "hooks.PreToolUse[0].hooks[0]",
+        "ignored key `blocking`"
+    ));
+    assert!(warned(
+        "hooks.PreToolUse[0].hooks[1]",
+        "`if` filter \"Edit(*.ts)\""
+    ));
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+}
+
+fn import_cli(args: &[&str]) -> Output {
+    bin()
+        .current_dir(root())
+        .args(["import", "claude"])
+        .args(args)
+        .output()
+        .expect("the agent-hooks binary runs")
+}
+
+fn rel(file: &str) -> String {
+    format!("tests/fixtures/real/claude-settings/{file}")
+}
+
+#[test]
+fn cli_exit_codes_and_outputs() {
+    // 0: converted; the YAML on stdout checks clean, warnings on stderr.
+    let out = import_cli(&[&rel("yurukusa__claude-code-hooks__hooks.json")]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let yaml = String::from_utf8(out.stdout).expect("UTF-8");
+    assert_eq!(load(&yaml, "stdout").hooks.len(), 14);
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        stderr.lines().all(|l| l.starts_with("warning: ")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`hooks.Notification`: skipped 1 hook(s) on `Notification`"));
+
+    // -o and --format json; `check` accepts the written file.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let json_out = dir.path().join("out.json");
+    let out = import_cli(&[
+        &rel("oven-sh__bun__settings.json"),
+        "-o",
+        json_out.to_str().expect("UTF-8 path"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty());
+    let written = std::fs::read_to_string(&json_out).expect("written");
+    let value: Value = serde_json::from_str(&written).expect("JSON output");
+    assert_eq!(value["hooks"][0]["id"], "pre-tool-use-bash-1");
+    let check = bin()
+        .args(["check", json_out.to_str().expect("UTF-8 path")])
+        .output()
+        .expect("runs");
+    assert_eq!(check.status.code(), Some(0), "{check:?}");
+
+    // 1: refused, with the reason on stderr.
+    let out = import_cli(&[&rel("ramirlm__ramir-cc-marketplace__hooks.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(stderr.starts_with("error: cannot import"), "{stderr}");
+    assert!(stderr.contains("no top-level `hooks` key"));
+    let out = import_cli(&[&rel("backnotprop__plannotator__hooks.json")]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(stderr.contains("warning: ") && stderr.contains("`PermissionRequest`"));
+    assert!(stderr.contains("error: cannot import") && stderr.contains("no hook maps"));
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{ \"hooks\": ").expect("written");
+    let out = import_cli(&[bad.to_str().expect("UTF-8 path")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid JSON at line 1"));
+
+    // 2: I/O and usage errors.
+    let out = import_cli(&["does-not-exist.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read `does-not-exist.json`"));
+    let out = import_cli(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = import_cli(&[&rel("oven-sh__bun__settings.json"), "--format", "toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = import_cli(&[
+        &rel("oven-sh__bun__settings.json"),
+        "-o",
+        dir.path()
+            .join("missing-dir/out.yaml")
+            .to_str()
+            .expect("UTF-8 path"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+}
+
+#[test]
+fn every_fixture_is_attributed_in_sources() {
+    let sources = std::fs::read_to_string(settings_dir().join("SOURCES.md")).expect("SOURCES.md");
+    for path in settings_files() {
+        let file = path.file_name().and_then(|n| n.to_str()).expect("a name");
+        assert!(
+            sources.contains(&format!("| {file} |")),
+            "SOURCES.md attributes {file}"
+        );
+    }
+}
