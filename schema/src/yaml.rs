@@ -187,6 +187,7 @@ fn options() -> Options {
     opts.merge_keys = MergeKeyPolicy::Error;
     opts.alias_limits = alias_limits;
     opts.strict_booleans = true;
+    opts.emit_comments = false;
     opts
 }
 
