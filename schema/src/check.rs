@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::config::ACTION_KEYS;
 use crate::diagnostic::{Diagnostic, Layer};
 use crate::duration::{Duration, DurationError};
-use crate::phase::{FailurePolicy, OutcomeKind, Phase};
+use crate::phase::{FailurePolicy, Phase};
 use crate::yaml::{Positions, escape_token};
 
 /// Deepest `when` nesting accepted.
@@ -69,6 +69,7 @@ const FAILURE_POLICIES: &[&str] = &["ignore", "warn", "block", "fail"];
 const MODES: &[&str] = &["enforce", "audit"];
 const PAYLOADS: &[&str] = &["full", "redacted"];
 const PROTOCOLS: &[&str] = &["native", "claude"];
+/// The `outcome` values, as `OutcomeKind` serializes them (checked by a test).
 const OUTCOMES: &[&str] = &["success", "timeout", "not_found", "denied", "error"];
 
 /// Claude Code (and other runtimes') event names and their canonical phases.
@@ -930,7 +931,6 @@ impl<'a> Checker<'a> {
                     );
                 }
                 self.enum_value(&op, &m["outcome"], "outcome", OUTCOMES, "unknown-outcome");
-                debug_assert!(OUTCOMES.len() == 5 && OutcomeKind::Success != OutcomeKind::Error);
             }
             Some(_) => {
                 match m.get("pointer") {
@@ -1353,4 +1353,57 @@ fn foreign_key_hint(key: &str) -> Option<String> {
         _ => return None,
     };
     Some(hint.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phase::{Mode, OutcomeKind, PayloadMode, Protocol};
+
+    fn names<T: serde::Serialize>(values: &[T]) -> Vec<String> {
+        values
+            .iter()
+            .map(|v| {
+                serde_json::to_value(v)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn value_lists_match_the_enums() {
+        use OutcomeKind::*;
+        assert_eq!(
+            names(&[Success, Timeout, NotFound, Denied, Error]),
+            OUTCOMES
+        );
+        let policies = [
+            FailurePolicy::Ignore,
+            FailurePolicy::Warn,
+            FailurePolicy::Block,
+            FailurePolicy::Fail,
+        ];
+        assert_eq!(names(&policies), FAILURE_POLICIES);
+        assert_eq!(names(&[Mode::Enforce, Mode::Audit]), MODES);
+        assert_eq!(names(&[PayloadMode::Full, PayloadMode::Redacted]), PAYLOADS);
+        assert_eq!(names(&[Protocol::Native, Protocol::Claude]), PROTOCOLS);
+    }
+
+    #[test]
+    fn suggestions_and_pointers() {
+        assert_eq!(
+            suggest("blok", FAILURE_POLICIES).as_deref(),
+            Some("did you mean `block`?")
+        );
+        assert_eq!(suggest("zzzzzz", FAILURE_POLICIES), None);
+        assert!(pointer_problem("").is_none());
+        assert!(pointer_problem("/a~0b~1c").is_none());
+        assert!(pointer_problem("a").is_some());
+        assert!(pointer_problem("/a~").is_some());
+        assert!(valid_env_name("_A1") && !valid_env_name("1A") && !valid_env_name("A-B"));
+        assert!(valid_id("a-b_1") && !valid_id("A") && !valid_id(""));
+    }
 }
