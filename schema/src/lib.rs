@@ -5,6 +5,27 @@
 //! macro, the CLI and the runtime loader all go through this crate, so static
 //! and loaded configs decide identically.
 //!
+//! # Loading
+//!
+//! [`load_str`] and [`load_file`] run three layers and report every finding
+//! at once, sorted by position, as [`Diagnostics`]:
+//!
+//! 1. **YAML syntax** (`serde-saphyr`): YAML 1.2 core booleans, duplicate
+//!    keys and merge keys rejected, budgets on size ([`MAX_CONFIG_BYTES`]),
+//!    nesting ([`MAX_DEPTH`]) and aliases ([`MAX_ALIASES`],
+//!    [`MAX_ALIAS_REPLAY_EVENTS`]) so an alias bomb or a huge file fails fast.
+//! 2. **JSON Schema**: the document must match [`config_schema`] (the
+//!    committed `schema/hooks.schema.json`), including the per-phase rules.
+//! 3. **Semantic rules** the schema cannot express: unique ids, regexes and
+//!    globs that compile.
+//!
+//! A walk over the document reports layer-2 findings in precise words
+//! (`unknown phase `PreToolCall`, expected one of: ...`) located at the
+//! offending key or value; the schema's own generic message is kept only for
+//! what the walk did not already report. Contract, tested on the fixture
+//! corpus and on generated configs: what the schema rejects, the loader
+//! rejects; what the loader accepts, the schema accepts.
+//!
 //! ```
 //! let config = hooks_schema::load_str(
 //!     "version: 1\nhooks:\n  - id: no-rm\n    phase: before_tool\n    block: { reason: no }\n",
