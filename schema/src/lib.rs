@@ -20,7 +20,7 @@
 //!    globs that compile.
 //!
 //! A walk over the document reports layer-2 findings in precise words
-//! (`unknown phase `PreToolCall`, expected one of: ...`) located at the
+//! (``unknown phase `PreToolCall`, expected one of: ...``) located at the
 //! offending key or value; the schema's own generic message is kept only for
 //! what the walk did not already report. Contract, tested on the fixture
 //! corpus and on generated configs: what the schema rejects, the loader
