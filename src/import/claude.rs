@@ -1025,7 +1025,7 @@ struct HookCtx<'a> {
 
 /// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.
 fn duration_text(millis: u64) -> String {
-    if millis % 1000 == 0 {
+    if millis.is_multiple_of(1000) {
         format!("{}s", millis / 1000)
     } else {
         format!("{millis}ms")
