@@ -576,3 +576,92 @@ fn every_fixture_is_attributed_in_sources() {
         );
     }
 }
+
+#[test]
+fn awkward_commands_survive_the_yaml_round_trip() {
+    let commands = [
+        "plain",
+        "quotes \" and 'single' and \\ backslash",
+        "  leading spaces",
+        "trailing spaces  ",
+        "colon: hash # and --- dashes",
+        "---\n...\nmarkers at line starts",
+        "multi\nline\n\n  indented\n\ttabbed",
+        "ends with a newline\n",
+        "ends with two newlines\n\n",
+        "\nstarts with a newline",
+        "crlf\r\nline",
+        "trailing space on a line \nnext",
+        "control \u{1} \u{7f} \u{85} \u{feff} \u{2028} chars",
+        "unicode é 中文 🦀",
+        "- looks like a list",
+        "{looks: [like, flow]}",
+        "@at `backtick` %percent &anchor *alias !tag |pipe >fold",
+    ];
+    let hooks: Vec<Value> = commands
+        .iter()
+        .map(|c| serde_json::json!({"type": "command", "command": c}))
+        .collect();
+    let text = serde_json::json!({"hooks": {"Stop": [{"hooks": hooks}]}}).to_string();
+    let import = import_str(&text, "awkward.json").expect("imports");
+    let yaml = import.to_yaml();
+    let config = load(&yaml, "awkward.yaml");
+    let got: Vec<String> = config.hooks.iter().map(command_of).collect();
+    assert_eq!(got, commands, "\n{yaml}");
+    let config = load(&import.to_json(), "awkward.json");
+    assert_eq!(
+        config.hooks.iter().map(command_of).collect::<Vec<_>>(),
+        commands
+    );
+}
+
+/// Expected outputs: `tests/fixtures/real/expected/<file>.yaml` (the config)
+/// and `<file>.txt` (warnings and the refusal, as the CLI prints them).
+/// `UPDATE_EXPECTED=1` rewrites them; review the diff.
+#[test]
+fn imports_match_the_expected_outputs() {
+    let expected_dir = root().join("tests/fixtures/real/expected");
+    let update = std::env::var_os("UPDATE_EXPECTED").is_some();
+    let mut stale = Vec::new();
+    for path in settings_files() {
+        let file = path.file_name().and_then(|n| n.to_str()).expect("a name");
+        let stem = file.trim_end_matches(".json");
+        let name = rel(file);
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let (yaml, report) = match import_str(&text, &name) {
+            Ok(import) => {
+                let report: Vec<String> = import
+                    .warnings
+                    .iter()
+                    .map(|w| format!("warning: {name}: {w}"))
+                    .collect();
+                (Some(import.to_yaml()), report)
+            }
+            Err(err) => {
+                let mut report = Vec::new();
+                if let ImportError::NothingConvertible { warnings } = &err {
+                    report.extend(warnings.iter().map(|w| format!("warning: {name}: {w}")));
+                }
+                report.push(format!("error: cannot import `{name}`: {err}"));
+                (None, report)
+            }
+        };
+        let mut outputs = vec![(format!("{stem}.txt"), report.join("\n") + "\n")];
+        if let Some(yaml) = yaml {
+            outputs.push((format!("{stem}.yaml"), yaml));
+        }
+        for (out, content) in outputs {
+            let out_path = expected_dir.join(&out);
+            if update {
+                std::fs::create_dir_all(&expected_dir).expect("creatable");
+                std::fs::write(&out_path, &content).expect("writable");
+            } else if std::fs::read_to_string(&out_path).ok().as_deref() != Some(&content) {
+                stale.push(out);
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "outputs differ from tests/fixtures/real/expected/ (rerun with UPDATE_EXPECTED=1 and review): {stale:?}"
+    );
+}

@@ -532,7 +532,7 @@ pub fn import_str(source: &str, source_name: &str) -> Result<Import, ImportError
             let mut root_events: Vec<(usize, String)> = root
                 .keys()
                 .filter(|k| is_known_event(k))
-                .map(|k| (key_offset(source, k).unwrap_or(usize::MAX), k.clone()))
+                .map(|k| (key_offset(source, k, 0).unwrap_or(usize::MAX), k.clone()))
                 .collect();
             root_events.sort();
             return Err(ImportError::NoHooksKey {
@@ -546,10 +546,13 @@ pub fn import_str(source: &str, source_name: &str) -> Result<Import, ImportError
         counters: BTreeMap::new(),
         plugin_root_users: 0,
     };
-    // serde_json's map is sorted by key: restore file order from the text.
+    // serde_json's map is sorted by key: restore file order from the text,
+    // searching event keys after the top-level `hooks` key (which precedes
+    // every nested one).
+    let hooks_at = key_offset(source, "hooks", 0).unwrap_or(0);
     let mut events: Vec<(usize, &String, &Value)> = hooks
         .iter()
-        .map(|(k, v)| (key_offset(source, k).unwrap_or(usize::MAX), k, v))
+        .map(|(k, v)| (key_offset(source, k, hooks_at).unwrap_or(usize::MAX), k, v))
         .collect();
     events.sort_by_key(|(offset, _, _)| *offset);
     for (offset, name, groups) in events {
@@ -1085,7 +1088,7 @@ fn referenced_env(command: &str) -> Vec<String> {
             } else {
                 i + 1
             })
-        } else if command[i..].starts_with("process.env.") {
+        } else if bytes[i..].starts_with(b"process.env.") {
             Some(i + "process.env.".len())
         } else {
             None
@@ -1198,10 +1201,11 @@ fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// Byte offset of the first `"key"` used as an object key in `source`.
-fn key_offset(source: &str, key: &str) -> Option<usize> {
+/// Byte offset of the first `"key"` used as an object key in `source`, at
+/// or after byte `from`.
+fn key_offset(source: &str, key: &str, from: usize) -> Option<usize> {
     let quoted = serde_json::to_string(key).ok()?;
-    let mut from = 0;
+    let mut from = from;
     while let Some(found) = source[from..].find(&quoted) {
         let at = from + found;
         let after = source[at + quoted.len()..].trim_start();
@@ -1348,7 +1352,21 @@ impl Import {
             .collect();
         let doc = serde_json::json!({"version": 1, "hooks": hooks});
         // A tree of strings, numbers and maps always serializes.
-        serde_json::to_string_pretty(&doc).unwrap_or_default()
+        let json = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        // serde_json leaves DEL, C1 controls, U+2028 ... raw; YAML loaders
+        // reject them, so escape them (they only occur inside strings).
+        let mut out = String::with_capacity(json.len());
+        for c in json.chars() {
+            if printable(c) || c == '\n' {
+                out.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+        out
     }
 }
 
