@@ -4,7 +4,7 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, exec, script, sh};
+use hooks::{Fixture, after_tool, before_tool, exec, script, sh};
 use hooks_runtime::{
     Flow, FlowKind, HookContext, Invocation, ShellHookSpec, StepEvent, ToolOutcome,
 };
@@ -19,14 +19,7 @@ fn claude(mut spec: ShellHookSpec) -> ShellHookSpec {
 async fn pre_tool(fx: &Fixture, spec: ShellHookSpec, tool: &str, args: &Value) -> Invocation {
     let ctx = HookContext::new("sess-1");
     fx.hook(claude(spec))
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: tool,
-                call_id: "toolu_01",
-                args,
-            },
-        )
+        .invoke(&ctx, before_tool(tool, "toolu_01", args))
         .await
 }
 
@@ -153,14 +146,7 @@ async fn post_tool_use_additional_context_is_injected() {
         .hook(claude(spec))
         .invoke(
             &ctx,
-            StepEvent::AfterTool {
-                tool_name: "Write",
-                call_id: "toolu_02",
-                args: &args,
-                original_args: &args,
-                result: &result,
-                outcome: &outcome,
-            },
+            after_tool("Write", "toolu_02", &args, &result, &outcome),
         )
         .await;
     assert_eq!(inv.flow, Flow::inject("lint: 2 warnings in models.py"));
@@ -337,14 +323,7 @@ async fn post_tool_use_decision_block_tells_the_model() {
         .hook(claude(spec))
         .invoke(
             &ctx,
-            StepEvent::AfterTool {
-                tool_name: "Bash",
-                call_id: "toolu_03",
-                args: &args,
-                original_args: &args,
-                result: &result,
-                outcome: &outcome,
-            },
+            after_tool("Bash", "toolu_03", &args, &result, &outcome),
         )
         .await;
     assert_eq!(

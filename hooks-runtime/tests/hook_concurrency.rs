@@ -5,7 +5,7 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, sh};
+use hooks::{Fixture, before_tool, sh};
 use hooks_runtime::{Flow, HookContext, StepEvent, run_shell_hooks};
 use hooks_schema::Phase;
 use serde_json::json;
@@ -77,16 +77,7 @@ async fn mutating_hooks_run_one_after_another() {
     ];
     let args = json!({"command": "ls"});
     let ctx = HookContext::new("run-1");
-    let out = run_shell_hooks(
-        &hooks,
-        &ctx,
-        StepEvent::BeforeTool {
-            tool_name: "bash",
-            call_id: "c",
-            args: &args,
-        },
-    )
-    .await;
+    let out = run_shell_hooks(&hooks, &ctx, before_tool("bash", "c", &args)).await;
     assert_eq!(
         std::fs::read_to_string(fx.path("order.txt")).unwrap(),
         "slow\nfast\n"

@@ -3,27 +3,18 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, exec, sh};
+use hooks::{Fixture, before_tool, exec, sh};
 use hooks_runtime::{Flow, FlowKind, HookContext, RecordStatus, StepEvent};
 use hooks_schema::{FailurePolicy, Phase};
 use serde_json::json;
 
-async fn before_tool(
+/// Runs `spec` once on a `before_tool` event of `bash` running `git push`.
+async fn on_git_push(
     fx: &Fixture,
     spec: hooks_runtime::ShellHookSpec,
 ) -> hooks_runtime::Invocation {
     let args = json!({"command": "git push"});
-    let ctx = HookContext::new("run-1");
-    fx.hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await
+    fx.invoke(spec, before_tool("bash", "c1", &args)).await
 }
 
 #[tokio::test]
@@ -35,7 +26,7 @@ async fn a_missing_guard_under_block_skips_the_tool() {
     ] {
         let mut spec = spec;
         spec.failure_policy = FailurePolicy::Block;
-        let inv = before_tool(&fx, spec).await;
+        let inv = on_git_push(&fx, spec).await;
         assert_eq!(inv.flow.kind(), FlowKind::Skip, "{inv:?}");
         let Flow::Skip { reason } = &inv.flow else {
             unreachable!()
@@ -66,7 +57,7 @@ async fn a_missing_guard_under_warn_continues_with_a_diagnostic() {
     let fx = Fixture::new();
     let mut spec = exec("guard", Phase::BeforeTool, &["/nonexistent/guard.sh"]);
     spec.failure_policy = FailurePolicy::Warn;
-    let inv = before_tool(&fx, spec).await;
+    let inv = on_git_push(&fx, spec).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.failure_kind, Some("spawn_failed"));
     assert_eq!(inv.diagnostics.len(), 1, "{:?}", inv.diagnostics);
@@ -80,13 +71,13 @@ async fn ignore_continues_silently_and_fail_terminates() {
     let fx = Fixture::new();
     let mut spec = sh("g", Phase::BeforeTool, "exit 1");
     spec.failure_policy = FailurePolicy::Ignore;
-    let inv = before_tool(&fx, spec).await;
+    let inv = on_git_push(&fx, spec).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert!(inv.diagnostics.is_empty());
     assert_eq!(inv.record.failure_kind, Some("nonzero_exit"));
     let mut spec = sh("g", Phase::BeforeTool, "exit 1");
     spec.failure_policy = FailurePolicy::Fail;
-    let inv = before_tool(&fx, spec).await;
+    let inv = on_git_push(&fx, spec).await;
     assert_eq!(inv.flow.kind(), FlowKind::Terminate);
 }
 
@@ -104,7 +95,7 @@ async fn exit_2_is_an_explicit_deny_with_stderr_as_the_reason_whatever_the_polic
             "echo 'pushing is not allowed on Fridays' >&2; echo '{\"ignored\":1}'; exit 2",
         );
         spec.failure_policy = policy;
-        let inv = before_tool(&fx, spec).await;
+        let inv = on_git_push(&fx, spec).await;
         assert_eq!(inv.flow, Flow::skip("pushing is not allowed on Fridays"));
         assert_eq!(inv.record.status, RecordStatus::Decision);
         assert_eq!(inv.record.failure_kind, None);
@@ -118,7 +109,7 @@ async fn a_sigsegv_is_signalled_never_success() {
     for policy in [FailurePolicy::Warn, FailurePolicy::Block] {
         let mut spec = sh("crash", Phase::BeforeTool, "echo '{}'; kill -SEGV $$");
         spec.failure_policy = policy;
-        let inv = before_tool(&fx, spec).await;
+        let inv = on_git_push(&fx, spec).await;
         assert_eq!(inv.record.failure_kind, Some("signalled"));
         assert_eq!(inv.record.status, RecordStatus::Failed);
         match policy {
@@ -158,15 +149,13 @@ async fn a_timeout_is_timed_out() {
 async fn misplaced_decisions_are_invalid_output() {
     let fx = Fixture::new();
     let ctx = HookContext::new("run-1");
+    let event = StepEvent::AfterAssistant { text: "t" };
     let spec = sh(
         "m",
         Phase::AfterAssistant,
         r#"echo '{"rewrite_args":{"command":"ls"}}'"#,
     );
-    let inv = fx
-        .hook(spec)
-        .invoke(&ctx, StepEvent::AfterAssistant { text: "t" })
-        .await;
+    let inv = fx.hook(spec).invoke(&ctx, event).await;
     assert_eq!(inv.record.failure_kind, Some("invalid_output"));
     let msg = inv.record.message.unwrap();
     assert!(
@@ -174,10 +163,7 @@ async fn misplaced_decisions_are_invalid_output() {
         "{msg}"
     );
     let spec = sh("u", Phase::AfterAssistant, r#"echo '{"decison":"block"}'"#);
-    let inv = fx
-        .hook(spec)
-        .invoke(&ctx, StepEvent::AfterAssistant { text: "t" })
-        .await;
+    let inv = fx.hook(spec).invoke(&ctx, event).await;
     assert_eq!(inv.record.failure_kind, Some("invalid_output"));
     assert!(
         inv.record
@@ -195,25 +181,20 @@ async fn context_over_the_byte_cap_is_output_too_large_and_recorded() {
     };
     let fx = Fixture::with_limits(limits);
     let ctx = HookContext::new("run-1");
+    let event = StepEvent::AfterAssistant { text: "t" };
     let ok = sh(
         "small",
         Phase::AfterAssistant,
         r#"echo '{"context_items":[{"role":"user","content":"0123456789"}]}'"#,
     );
-    let inv = fx
-        .hook(ok)
-        .invoke(&ctx, StepEvent::AfterAssistant { text: "t" })
-        .await;
+    let inv = fx.hook(ok).invoke(&ctx, event).await;
     assert_eq!(inv.flow, Flow::inject("0123456789"));
     let big = sh(
         "big",
         Phase::AfterAssistant,
         r#"echo '{"context_items":[{"role":"user","content":"0123456789A"}]}'"#,
     );
-    let inv = fx
-        .hook(big)
-        .invoke(&ctx, StepEvent::AfterAssistant { text: "t" })
-        .await;
+    let inv = fx.hook(big).invoke(&ctx, event).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.failure_kind, Some("output_too_large"));
     let records = fx.records();

@@ -4,8 +4,8 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, sh};
-use hooks_runtime::{Flow, HookContext, StepEvent, ToolOutcome};
+use hooks::{Fixture, after_tool, before_tool, sh};
+use hooks_runtime::{Flow, HookContext, ToolOutcome};
 use hooks_schema::{FailurePolicy, Phase};
 use serde_json::json;
 
@@ -23,18 +23,7 @@ async fn two_json_documents_are_invalid_output_with_the_offset() {
     );
     spec.failure_policy = FailurePolicy::Warn;
     let args = before_tool_args();
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("bash", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.failure_kind, Some("invalid_output"));
     let msg = inv.record.message.as_deref().unwrap();
@@ -55,18 +44,7 @@ async fn json_followed_by_a_log_line_is_invalid_output_with_the_offset() {
         r#"printf '{"decision":"block","reason":"no"}\nchecked 3 files\n'"#,
     );
     let args = before_tool_args();
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("bash", "c1", &args)).await;
     // The default policy of before_tool is `block`: the failure fails closed.
     // The object is 34 bytes, then `\n`: the log line starts at byte 35.
     assert_eq!(inv.flow.kind(), hooks_runtime::FlowKind::Skip);
@@ -87,18 +65,7 @@ async fn a_bom_and_surrounding_whitespace_are_accepted() {
         r#"printf '\357\273\277  \n {"decision":"block","reason":"bom ok"} \n\n'"#,
     );
     let args = before_tool_args();
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("bash", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::skip("bom ok"));
     assert_eq!(inv.record.failure_kind, None);
     assert_eq!(inv.record.decision, Some("skip"));
@@ -112,14 +79,7 @@ async fn empty_stdout_and_empty_object_are_continue() {
     for (id, cmd) in [("empty", "true"), ("obj", "echo '{}'")] {
         let inv = fx
             .hook(sh(id, Phase::BeforeTool, cmd))
-            .invoke(
-                &ctx,
-                StepEvent::BeforeTool {
-                    tool_name: "bash",
-                    call_id: "c1",
-                    args: &args,
-                },
-            )
+            .invoke(&ctx, before_tool("bash", "c1", &args))
             .await;
         assert_eq!(inv.flow, Flow::Continue, "{id}");
         assert_eq!(inv.record.status, hooks_runtime::RecordStatus::Ok, "{id}");
@@ -133,14 +93,7 @@ async fn a_non_ascii_payload_round_trips_byte_for_byte() {
     let args = json!({"path": "naïve/файл.txt"});
     let result = json!({"content": [{"type": "text", "text": text}]});
     let outcome = ToolOutcome::Success;
-    let event = StepEvent::AfterTool {
-        tool_name: "read",
-        call_id: "c9",
-        args: &args,
-        original_args: &args,
-        result: &result,
-        outcome: &outcome,
-    };
+    let event = after_tool("read", "c9", &args, &result, &outcome);
     // The hook saves its stdin, then echoes the result back as a rewrite.
     let spec = sh(
         "echo",

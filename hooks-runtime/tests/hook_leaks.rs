@@ -5,8 +5,8 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, sh};
-use hooks_runtime::{Flow, HookContext, HookLimits, PayloadLimits, StepEvent};
+use hooks::{Fixture, before_tool, sh};
+use hooks_runtime::{Flow, HookContext, HookLimits, PayloadLimits};
 use hooks_schema::Phase;
 use serde_json::json;
 
@@ -30,28 +30,11 @@ async fn two_hundred_invocations_leave_no_descriptors_or_files() {
     let small = json!({"command": "ls"});
     let big = json!({"content": "b".repeat(4096)});
     // Warm up lazily opened descriptors (the runtime's, the records file's).
-    hook.invoke(
-        &ctx,
-        StepEvent::BeforeTool {
-            tool_name: "t",
-            call_id: "c",
-            args: &small,
-        },
-    )
-    .await;
+    hook.invoke(&ctx, before_tool("t", "c", &small)).await;
     let before = open_fds();
     for i in 0..200 {
         let args = if i % 2 == 0 { &small } else { &big };
-        let inv = hook
-            .invoke(
-                &ctx,
-                StepEvent::BeforeTool {
-                    tool_name: "t",
-                    call_id: "c",
-                    args,
-                },
-            )
-            .await;
+        let inv = hook.invoke(&ctx, before_tool("t", "c", args)).await;
         assert_eq!(inv.flow, Flow::Continue, "{inv:?}");
     }
     assert_eq!(open_fds(), before);

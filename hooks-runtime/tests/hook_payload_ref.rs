@@ -3,10 +3,8 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, sh};
-use hooks_runtime::{
-    Executor, Flow, HookContext, HookLimits, PayloadError, PayloadLimits, ShellRuntime, StepEvent,
-};
+use hooks::{Fixture, before_tool, sh};
+use hooks_runtime::{Executor, Flow, HookLimits, PayloadError, PayloadLimits, ShellRuntime};
 use hooks_schema::Phase;
 use serde_json::json;
 
@@ -31,18 +29,7 @@ async fn an_oversized_payload_spills_to_a_0600_file_removed_afterwards() {
         Phase::BeforeTool,
         r#"cat > stdin.json; stat -c %a "$AGENT_HOOKS_PAYLOAD_REF" > mode.txt; printf %s "$AGENT_HOOKS_PAYLOAD_REF" > ref.txt; cp "$AGENT_HOOKS_PAYLOAD_REF" full.json"#,
     );
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "write",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("write", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::Continue, "{inv:?}");
     assert_eq!(
         std::fs::read_to_string(fx.path("mode.txt")).unwrap().trim(),
@@ -88,18 +75,7 @@ async fn a_payload_over_the_spill_cap_is_elided_without_a_ref() {
         Phase::BeforeTool,
         r#"cat > stdin.json; printf %s "${AGENT_HOOKS_PAYLOAD_REF-unset}" > ref.txt"#,
     );
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "write",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("write", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(
         std::fs::read_to_string(fx.path("ref.txt")).unwrap(),
@@ -154,11 +130,7 @@ fn a_session_directory_symlinked_out_of_the_root_is_refused() {
             spill_cap: 1 << 20,
         },
     };
-    let event = StepEvent::BeforeTool {
-        tool_name: "t",
-        call_id: "c",
-        args: &args,
-    };
+    let event = before_tool("t", "c", &args);
     let err = hooks_runtime::build_payload(&event, &input).unwrap_err();
     assert!(
         matches!(err, PayloadError::SessionDirOutsideRoot { .. }),
@@ -182,18 +154,7 @@ async fn affected_paths_reach_the_payload() {
         allow_absolute: false,
         writes: true,
     });
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "edit",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("edit", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::Continue);
     let stdin: hooks_schema::Payload =
         serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap();
@@ -217,18 +178,7 @@ async fn a_cleanup_failure_becomes_a_diagnostic() {
         Phase::BeforeTool,
         r#"rm -f "$AGENT_HOOKS_PAYLOAD_REF""#,
     );
-    let ctx = HookContext::new("run-1");
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "write",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("write", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.diagnostics.len(), 1, "{:?}", inv.diagnostics);
     assert!(

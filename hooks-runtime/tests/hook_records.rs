@@ -5,7 +5,7 @@ mod hooks;
 
 use std::sync::{Arc, Mutex};
 
-use hooks::{Fixture, sh};
+use hooks::{Fixture, before_tool, sh};
 use hooks_runtime::{
     ActivityEvent, Flow, HookContext, HookLimits, HookRecord, Record, RecordStatus, RecordWriter,
     SecretSet, StepEvent, run_shell_hooks,
@@ -107,14 +107,7 @@ async fn audit_mode_records_the_would_be_decision_and_continues() {
     spec.mode = Mode::Audit;
     let inv = fx
         .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c",
-                args: &args,
-            },
-        )
+        .invoke(&ctx, before_tool("bash", "c", &args))
         .await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.status, RecordStatus::Audited);
@@ -127,14 +120,7 @@ async fn audit_mode_records_the_would_be_decision_and_continues() {
     spec.failure_policy = FailurePolicy::Block;
     let inv = fx
         .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c",
-                args: &args,
-            },
-        )
+        .invoke(&ctx, before_tool("bash", "c", &args))
         .await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.status, RecordStatus::Audited);

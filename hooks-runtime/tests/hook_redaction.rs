@@ -4,8 +4,8 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, sh};
-use hooks_runtime::{HookContext, StepEvent};
+use hooks::{Fixture, before_tool, sh};
+use hooks_runtime::HookContext;
 use hooks_schema::{FailurePolicy, Phase};
 use serde_json::json;
 
@@ -32,14 +32,7 @@ async fn secrets_from_env_command_line_and_stderr_never_reach_records_or_diagnos
         spec.failure_policy = policy;
         let inv = fx
             .hook(spec)
-            .invoke(
-                &ctx,
-                StepEvent::BeforeTool {
-                    tool_name: "bash",
-                    call_id: "c1",
-                    args: &args,
-                },
-            )
+            .invoke(&ctx, before_tool("bash", "c1", &args))
             .await;
         assert_eq!(inv.record.failure_kind, Some("nonzero_exit"));
         // The stderr line did reach the record, redacted.
@@ -59,14 +52,7 @@ async fn secrets_from_env_command_line_and_stderr_never_reach_records_or_diagnos
     spec.env.set = vec![("DEPLOY_API_KEY".to_owned(), OPAQUE.to_owned())];
     let inv = fx
         .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c1",
-                args: &args,
-            },
-        )
+        .invoke(&ctx, before_tool("bash", "c1", &args))
         .await;
     assert_eq!(inv.record.decision, Some("skip"));
 
@@ -89,7 +75,6 @@ async fn secrets_from_env_command_line_and_stderr_never_reach_records_or_diagnos
 #[tokio::test]
 async fn redacted_payload_mode_masks_credentials_in_what_the_hook_reads() {
     let fx = Fixture::new();
-    let ctx = HookContext::new("run-1");
     let args = json!({
         "command": format!("curl -H 'Authorization: Bearer {GITHUB_TOKEN}' https://x"),
         "api_key": "plain-value-123",
@@ -97,17 +82,7 @@ async fn redacted_payload_mode_masks_credentials_in_what_the_hook_reads() {
     });
     let mut spec = sh("r", Phase::BeforeTool, "cat > seen.json");
     spec.payload = hooks_schema::PayloadMode::Redacted;
-    let inv = fx
-        .hook(spec)
-        .invoke(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c1",
-                args: &args,
-            },
-        )
-        .await;
+    let inv = fx.invoke(spec, before_tool("bash", "c1", &args)).await;
     assert_eq!(inv.flow, hooks_runtime::Flow::Continue);
     let seen: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fx.path("seen.json")).unwrap()).unwrap();

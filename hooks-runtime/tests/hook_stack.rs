@@ -4,8 +4,8 @@
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, sh};
-use hooks_runtime::{Flow, HookContext, HookStack, StepEvent};
+use hooks::{Fixture, before_tool, sh};
+use hooks_runtime::{Flow, HookContext, HookStack};
 use hooks_schema::Phase;
 use serde_json::json;
 
@@ -27,16 +27,7 @@ async fn a_rewrite_by_one_shell_hook_is_what_the_next_one_reads() {
         .with("guard", guard);
     let args = json!({"command": "terraform apply"});
     let ctx = HookContext::new("run-1");
-    let out = stack
-        .fold(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c",
-                args: &args,
-            },
-        )
-        .await;
+    let out = stack.fold(&ctx, before_tool("bash", "c", &args)).await;
     assert_eq!(out.decision, Some(Flow::skip("plans need review")));
     assert_eq!(out.args, Some(json!({"command": "terraform plan"})));
     let seen: hooks_schema::Payload =

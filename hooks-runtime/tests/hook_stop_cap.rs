@@ -98,27 +98,15 @@ async fn a_new_turn_starts_a_new_count() {
     );
     let hook = fx.hook(spec);
     let ctx = HookContext::new("run-1");
+    let stop = StepEvent::Stop {
+        loop_count: 0,
+        text: "",
+    };
     for turn in 0..3 {
         let ctx = ctx.for_turn(turn);
-        let first = hook
-            .invoke(
-                &ctx,
-                StepEvent::Stop {
-                    loop_count: 0,
-                    text: "",
-                },
-            )
-            .await;
+        let first = hook.invoke(&ctx, stop).await;
         assert_eq!(first.flow, Flow::resume("more"), "turn {turn}");
-        let second = hook
-            .invoke(
-                &ctx,
-                StepEvent::Stop {
-                    loop_count: 0,
-                    text: "",
-                },
-            )
-            .await;
+        let second = hook.invoke(&ctx, stop).await;
         assert_eq!(second.flow, Flow::Continue, "turn {turn}");
     }
 }

@@ -1,6 +1,9 @@
 //! How `HookStack` folds flows per event (DESIGN.md section 5, issue 3
 //! item 3) and what the driver methods return (item 5).
 
+#[path = "common/stack.rs"]
+mod stack;
+
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
@@ -12,6 +15,7 @@ use hooks_runtime::{
 };
 use hooks_schema::{OutcomeKind, Phase};
 use serde_json::{Value, json};
+use stack::{Opaque, poll_ready};
 
 /// Records, per hook, what it saw.
 type Seen = Arc<Mutex<Vec<(String, String)>>>;
@@ -61,6 +65,24 @@ fn appended(value: &Value, tag: &str) -> Value {
     value
 }
 
+/// On `before_tool`, the args with `tag` appended to their trail; otherwise
+/// `Continue`.
+fn args_tagged(event: StepEvent<'_>, tag: &str) -> Flow {
+    match event {
+        StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, tag)),
+        _ => Flow::Continue,
+    }
+}
+
+/// On `after_tool`, the result with `tag` appended to its trail; otherwise
+/// `Continue`.
+fn result_tagged(event: StepEvent<'_>, tag: &str) -> Flow {
+    match event {
+        StepEvent::AfterTool { result, .. } => Flow::RewriteResult(appended(result, tag)),
+        _ => Flow::Continue,
+    }
+}
+
 fn prov(hook: &str, change: Change) -> Provenance {
     Provenance {
         hook: HookId::from(hook),
@@ -80,21 +102,9 @@ fn call(args: &Value) -> ToolCall<'_> {
 async fn before_tool_chains_rewrites_in_declared_order() {
     let seen = Seen::default();
     let stack = HookStack::new()
-        .with(
-            "one",
-            recording(&seen, "one", |e| match e {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
-                _ => Flow::Continue,
-            }),
-        )
+        .with("one", recording(&seen, "one", |e| args_tagged(e, "one")))
         .with("observer", recording(&seen, "observer", |_| Flow::Continue))
-        .with(
-            "two",
-            recording(&seen, "two", |e| match e {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "two")),
-                _ => Flow::Continue,
-            }),
-        );
+        .with("two", recording(&seen, "two", |e| args_tagged(e, "two")));
     let args = json!({"trail": []});
     let ctx = HookContext::new("run");
     let decided = stack.before_tool(&ctx, call(&args)).await;
@@ -132,13 +142,7 @@ async fn skip_and_terminate_stop_a_chain_and_keep_the_rewrites_before_them() {
         let seen = Seen::default();
         let stop_flow = stop.clone();
         let stack = HookStack::new()
-            .with(
-                "one",
-                recording(&seen, "one", |e| match e {
-                    StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
-                    _ => Flow::Continue,
-                }),
-            )
+            .with("one", recording(&seen, "one", |e| args_tagged(e, "one")))
             .with(
                 stopper,
                 recording(&seen, stopper, move |_| stop_flow.clone()),
@@ -216,12 +220,7 @@ async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
         )
         .with(
             "redact",
-            FnHook::new(|_, event| match event {
-                StepEvent::AfterTool { result, .. } => {
-                    Flow::RewriteResult(appended(result, "redacted"))
-                }
-                _ => Flow::Continue,
-            }),
+            FnHook::new(|_, event| result_tagged(event, "redacted")),
         )
         .with(
             "note",
@@ -235,12 +234,7 @@ async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
         )
         .with(
             "summarize",
-            FnHook::new(|_, event| match event {
-                StepEvent::AfterTool { result, .. } => {
-                    Flow::RewriteResult(appended(result, "summarized"))
-                }
-                _ => Flow::Continue,
-            }),
+            FnHook::new(|_, event| result_tagged(event, "summarized")),
         );
     let original = json!({"command": "cat .env"});
     let effective = json!({"command": "cat .env.example"});
@@ -611,7 +605,7 @@ fn every_flow_an_event_cannot_honour_fails_closed_naming_flow_and_event() {
                         Flow::Continue
                     }),
                 );
-            let outcome = futures_lite_block_on(stack.fold(&HookContext::new("r"), event));
+            let outcome = poll_ready(stack.fold(&HookContext::new("r"), event));
             if kind.honoured_on(phase) {
                 assert!(
                     outcome.diagnostics.is_empty(),
@@ -644,19 +638,6 @@ fn every_flow_an_event_cannot_honour_fails_closed_naming_flow_and_event() {
     });
     // 15 phases x 12 kinds, minus the honoured pairs.
     assert_eq!(checked, 136);
-}
-
-/// Polls an in-process fold (no runtime needed: it never pends).
-fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    let waker = std::task::Waker::noop();
-    match future
-        .as_mut()
-        .poll(&mut std::task::Context::from_waker(waker))
-    {
-        std::task::Poll::Ready(output) => output,
-        std::task::Poll::Pending => panic!("an in-process fold returned `Pending`"),
-    }
 }
 
 #[tokio::test]
@@ -702,44 +683,13 @@ async fn pushing_a_stack_flattens_it_under_its_hooks_ids() {
     assert_eq!(decided.provenance[1].hook, "y");
 }
 
-/// Hides that the wrapped stack is a stack, so it is folded through its net flow.
-struct Opaque(HookStack);
-
-impl AgentHook for Opaque {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        self.0.on_event(ctx, event)
-    }
-
-    fn observes(&self, kind: StepEventKind) -> bool {
-        self.0.observes(kind)
-    }
-}
-
 #[tokio::test]
 async fn a_stack_used_as_a_plain_hook_answers_with_its_net_flow() {
     let inner = HookStack::new()
-        .with(
-            "one",
-            FnHook::new(|_, e| match e {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
-                _ => Flow::Continue,
-            }),
-        )
-        .with(
-            "two",
-            FnHook::new(|_, e| match e {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "two")),
-                _ => Flow::Continue,
-            }),
-        );
+        .with("one", FnHook::new(|_, e| args_tagged(e, "one")))
+        .with("two", FnHook::new(|_, e| args_tagged(e, "two")));
     let outer = HookStack::new()
-        .with(
-            "zero",
-            FnHook::new(|_, e| match e {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "zero")),
-                _ => Flow::Continue,
-            }),
-        )
+        .with("zero", FnHook::new(|_, e| args_tagged(e, "zero")))
         .with("group", Opaque(inner));
     assert_eq!(outer.len(), 2);
     let args = json!({"trail": []});
@@ -765,17 +715,13 @@ async fn a_stack_used_as_a_plain_hook_answers_with_its_net_flow() {
 async fn observe_fails_closed_on_decisions_it_cannot_carry() {
     let ctx = HookContext::new("run");
     let args = json!({});
+    let before_tool = StepEvent::BeforeTool {
+        tool_name: "bash",
+        call_id: "c",
+        args: &args,
+    };
     let stack = HookStack::new().with("rewriter", FnHook::new(|_, _| Flow::RewriteArgs(json!(1))));
-    let decided = stack
-        .observe(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c",
-                args: &args,
-            },
-        )
-        .await;
+    let decided = stack.observe(&ctx, before_tool).await;
     let reason = decided.decision.terminate.expect("fails closed");
     assert_eq!(
         reason,
@@ -783,16 +729,7 @@ async fn observe_fails_closed_on_decisions_it_cannot_carry() {
          terminated (fail closed); use the event's own method"
     );
     let skipper = HookStack::new().with("skipper", FnHook::new(|_, _| Flow::skip("no")));
-    let decided = skipper
-        .observe(
-            &ctx,
-            StepEvent::BeforeTool {
-                tool_name: "bash",
-                call_id: "c",
-                args: &args,
-            },
-        )
-        .await;
+    let decided = skipper.observe(&ctx, before_tool).await;
     assert!(
         decided
             .decision
@@ -850,20 +787,12 @@ async fn a_forwarded_stack_keeps_what_one_flow_cannot_say() {
     let inner = HookStack::new()
         .with(
             "redact",
-            FnHook::new(|_, event| match event {
-                StepEvent::AfterTool { result, .. } => {
-                    Flow::RewriteResult(appended(result, "redacted"))
-                }
-                _ => Flow::Continue,
-            }),
+            FnHook::new(|_, event| result_tagged(event, "redacted")),
         )
         .with("note", FnHook::new(|_, _| Flow::inject("note")));
     let outer = HookStack::new().with("group", Forwarding(inner)).with(
         "after",
-        FnHook::new(|_, event| match event {
-            StepEvent::AfterTool { result, .. } => Flow::RewriteResult(appended(result, "after")),
-            _ => Flow::Continue,
-        }),
+        FnHook::new(|_, event| result_tagged(event, "after")),
     );
     let args = json!({});
     let result = json!({"trail": []});
@@ -891,13 +820,7 @@ async fn a_forwarded_stack_keeps_what_one_flow_cannot_say() {
     );
 
     let inner = HookStack::new()
-        .with(
-            "one",
-            FnHook::new(|_, e| match e {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, "one")),
-                _ => Flow::Continue,
-            }),
-        )
+        .with("one", FnHook::new(|_, e| args_tagged(e, "one")))
         .with("gate", FnHook::new(|_, _| Flow::skip("no")));
     let outer = HookStack::new().with("group", Forwarding(inner));
     let args = json!({"trail": []});

@@ -2,11 +2,11 @@
 //! and per conflict case, through `HookStack::fold` and the driver's
 //! `before_completion`.
 
-use std::future::Future;
-use std::pin::pin;
+#[path = "common/stack.rs"]
+mod stack;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll, Waker};
 
 use hooks_runtime::{
     Change, CompletionDecision, ContextItem, Diagnostic, Flow, FlowKind, FnHook, HookContext,
@@ -14,17 +14,7 @@ use hooks_runtime::{
 };
 use hooks_schema::Phase;
 use serde_json::{Value, json};
-
-fn poll_ready<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("an in-process fold returned `Pending`"),
-    }
-}
+use stack::poll_ready;
 
 /// A stack whose hooks `a`, `b`, `c`, ... return the given patches.
 fn patching(patches: Vec<RequestPatch>) -> HookStack {

@@ -13,6 +13,9 @@
 //!
 //! 1,000 cases each (`ProptestConfig::cases`).
 
+#[path = "common/stack.rs"]
+mod stack;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,6 +28,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
+use stack::Opaque;
 
 const CASES: u32 = 1000;
 
@@ -275,18 +279,6 @@ enum Nesting {
     Opaque,
     /// Behind a wrapper type forwarding `fold_event` (absorbed outcome).
     Forwarding,
-}
-
-struct Opaque(HookStack);
-
-impl AgentHook for Opaque {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        self.0.on_event(ctx, event)
-    }
-
-    fn observes(&self, kind: StepEventKind) -> bool {
-        self.0.observes(kind)
-    }
 }
 
 struct Forwarding(HookStack);

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_runtime::{
-    CommandForm, Executor, HookLimits, RecordWriter, SecretSet, ShellHook, ShellHookSpec,
-    ShellRuntime,
+    CommandForm, Executor, HookContext, HookLimits, Invocation, RecordWriter, SecretSet, ShellHook,
+    ShellHookSpec, ShellRuntime, StepEvent, ToolOutcome,
 };
 use hooks_schema::Phase;
+use serde_json::Value;
 
 /// A temporary workspace root with a records file and a session directory.
 pub(crate) struct Fixture {
@@ -58,6 +59,14 @@ impl Fixture {
         ShellHook::new(spec, Arc::clone(&self.runtime))
     }
 
+    /// Runs the hook `spec` describes once on `event`, in a fresh context of
+    /// run `run-1` (tests that share a context across calls keep their own).
+    pub(crate) async fn invoke(&self, spec: ShellHookSpec, event: StepEvent<'_>) -> Invocation {
+        self.hook(spec)
+            .invoke(&HookContext::new("run-1"), event)
+            .await
+    }
+
     /// The records file's text.
     pub(crate) fn records_text(&self) -> String {
         std::fs::read_to_string(self.path("session/records.jsonl")).unwrap_or_default()
@@ -69,6 +78,38 @@ impl Fixture {
             .lines()
             .map(|l| serde_json::from_str(l).expect("each record line is one JSON document"))
             .collect()
+    }
+}
+
+/// A `before_tool` event of `tool_name`, call `call_id`, with `args`.
+pub(crate) fn before_tool<'a>(
+    tool_name: &'a str,
+    call_id: &'a str,
+    args: &'a Value,
+) -> StepEvent<'a> {
+    StepEvent::BeforeTool {
+        tool_name,
+        call_id,
+        args,
+    }
+}
+
+/// An `after_tool` event of `tool_name`, call `call_id`, whose args were not
+/// rewritten (`original_args` is `args`).
+pub(crate) fn after_tool<'a>(
+    tool_name: &'a str,
+    call_id: &'a str,
+    args: &'a Value,
+    result: &'a Value,
+    outcome: &'a ToolOutcome,
+) -> StepEvent<'a> {
+    StepEvent::AfterTool {
+        tool_name,
+        call_id,
+        args,
+        original_args: args,
+        result,
+        outcome,
     }
 }
 
