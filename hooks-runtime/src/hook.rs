@@ -101,49 +101,35 @@ pub trait AgentHook: Send + Sync {
     }
 }
 
-impl<H: AgentHook + ?Sized> AgentHook for Arc<H> {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        (**self).on_event(ctx, event)
-    }
+/// A smart pointer to a hook is that hook: every method forwards to the
+/// pointee, overridden methods included.
+macro_rules! forward_to_pointee {
+    ($($pointer:ident),+) => {$(
+        impl<H: AgentHook + ?Sized> AgentHook for $pointer<H> {
+            fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+                (**self).on_event(ctx, event)
+            }
 
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        (**self).fold_event(ctx, event)
-    }
+            fn fold_event<'a>(
+                &'a self,
+                ctx: &'a HookContext,
+                event: StepEvent<'a>,
+            ) -> Option<OutcomeFuture<'a>> {
+                (**self).fold_event(ctx, event)
+            }
 
-    fn observes(&self, kind: StepEventKind) -> bool {
-        (**self).observes(kind)
-    }
+            fn observes(&self, kind: StepEventKind) -> bool {
+                (**self).observes(kind)
+            }
 
-    fn as_stack(&self) -> Option<&HookStack> {
-        (**self).as_stack()
-    }
+            fn as_stack(&self) -> Option<&HookStack> {
+                (**self).as_stack()
+            }
+        }
+    )+};
 }
 
-impl<H: AgentHook + ?Sized> AgentHook for Box<H> {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        (**self).on_event(ctx, event)
-    }
-
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        (**self).fold_event(ctx, event)
-    }
-
-    fn observes(&self, kind: StepEventKind) -> bool {
-        (**self).observes(kind)
-    }
-
-    fn as_stack(&self) -> Option<&HookStack> {
-        (**self).as_stack()
-    }
-}
+forward_to_pointee!(Arc, Box);
 
 type BoxedFlowFuture<'a> = Pin<Box<dyn Future<Output = Flow> + Send + 'a>>;
 
