@@ -353,6 +353,20 @@ impl<'a> Checker<'a> {
         None
     }
 
+    /// Checks the `payload` key of the mapping `m` at `pointer`, when present
+    /// (in `defaults` and in `run`).
+    fn payload_mode(&mut self, pointer: &str, m: &Map<String, Value>) {
+        if let Some(x) = m.get("payload") {
+            self.enum_value(
+                &child(pointer, "payload"),
+                x,
+                "payload mode",
+                PAYLOADS,
+                "unknown-payload-mode",
+            );
+        }
+    }
+
     fn duration(&mut self, pointer: &str, v: &Value) {
         match v {
             Value::String(s) => match Duration::parse(s) {
@@ -534,15 +548,7 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        if let Some(x) = m.get("payload") {
-            self.enum_value(
-                &child(p, "payload"),
-                x,
-                "payload mode",
-                PAYLOADS,
-                "unknown-payload-mode",
-            );
-        }
+        self.payload_mode(p, m);
     }
 
     fn check_tool_settings(&mut self, p: &str, v: &Value) {
@@ -1073,15 +1079,7 @@ impl<'a> Checker<'a> {
         if let Some(t) = m.get("timeout") {
             self.duration(&child(p, "timeout"), t);
         }
-        if let Some(x) = m.get("payload") {
-            self.enum_value(
-                &child(p, "payload"),
-                x,
-                "payload mode",
-                PAYLOADS,
-                "unknown-payload-mode",
-            );
-        }
+        self.payload_mode(p, m);
         if let Some(x) = m.get("protocol") {
             self.enum_value(
                 &child(p, "protocol"),
