@@ -10,23 +10,16 @@
     reason = "test helpers panic on a broken fixture, which fails the test"
 )]
 
-use std::path::PathBuf;
+mod common;
 
 use serde_json::Value;
 
 #[test]
 fn config_schema_is_committed() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("hooks.schema.json");
-    let text = serde_json::to_string_pretty(&hooks_schema::config_schema()).unwrap() + "\n";
-    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == text,
-        "`schema/hooks.schema.json` is stale or missing; regenerate it with \
-         `UPDATE_SCHEMAS=1 cargo test -p hooks-schema --test config_schema` and review the diff"
+    common::assert_committed(
+        "hooks.schema.json",
+        &hooks_schema::config_schema(),
+        "config_schema",
     );
 }
 

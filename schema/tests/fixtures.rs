@@ -13,17 +13,12 @@
     reason = "test helpers panic on a broken fixture, which fails the test"
 )]
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::repo_root;
 use hooks_schema::{Layer, load_str, schema_accepts};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn fixtures(kind: &str) -> Vec<(String, String)> {
     let dir = repo_root().join("tests/fixtures/config").join(kind);

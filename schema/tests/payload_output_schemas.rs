@@ -4,24 +4,12 @@
 //! Regenerate with
 //! `UPDATE_SCHEMAS=1 cargo test -p hooks-schema --test payload_output_schemas`.
 
-use std::path::PathBuf;
+mod common;
 
 use hooks_schema::{HookOutput, Payload, output_schema, payload_schema};
 
 fn check(file: &str, generated: serde_json::Value) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
-    let text = serde_json::to_string_pretty(&generated).expect("a schema serializes") + "\n";
-    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
-        std::fs::write(&path, &text).expect("the schema file is writable");
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == text,
-        "`schema/{file}` is stale or missing; regenerate it with \
-         `UPDATE_SCHEMAS=1 cargo test -p hooks-schema --test payload_output_schemas` \
-         and review the diff"
-    );
+    common::assert_committed(file, &generated, "payload_output_schemas");
 }
 
 #[test]

@@ -7,20 +7,16 @@
     reason = "test helpers panic on a broken fixture, which fails the test"
 )]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
+use common::repo_root;
 use hooks_schema::{Action, Mode, Phase, Predicate, Protocol};
 use serde_json::Value;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn source() -> String {
     std::fs::read_to_string(repo_root().join("examples/hooks.yaml")).unwrap()
