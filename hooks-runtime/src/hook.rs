@@ -131,7 +131,39 @@ macro_rules! forward_to_pointee {
 
 forward_to_pointee!(Arc, Box);
 
-type BoxedFlowFuture<'a> = Pin<Box<dyn Future<Output = Flow> + Send + 'a>>;
+/// What both hook futures hold: an answer known now, taken on the first
+/// poll, or a boxed future computing it. The public type passes its name for
+/// the panic and `Debug` texts.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing the ready answer would allocate on the path meant to be allocation-free"
+)]
+enum Answer<'a, T> {
+    Ready(Option<T>),
+    Pending(Pin<Box<dyn Future<Output = T> + Send + 'a>>),
+}
+
+impl<T> Answer<'_, T> {
+    fn poll(&mut self, cx: &mut Context<'_>, name: &str) -> Poll<T> {
+        match self {
+            Answer::Ready(answer) => match answer.take() {
+                Some(answer) => Poll::Ready(answer),
+                None => panic!("`{name}` polled after completion"),
+            },
+            Answer::Pending(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl<T: fmt::Debug> Answer<'_, T> {
+    /// `ready` and `pending` are the names to show for each state.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>, ready: &str, pending: &str) -> fmt::Result {
+        match self {
+            Answer::Ready(answer) => f.debug_tuple(ready).field(answer).finish(),
+            Answer::Pending(_) => f.write_str(pending),
+        }
+    }
+}
 
 /// The future [`AgentHook::on_event`] returns: a [`Flow`] that is either
 /// ready now (no allocation) or computed by a boxed future.
@@ -161,17 +193,12 @@ type BoxedFlowFuture<'a> = Pin<Box<dyn Future<Output = Flow> + Send + 'a>>;
 /// Polling it again after it returned `Poll::Ready` panics, as for most
 /// futures.
 #[must_use = "a hook's answer does nothing unless awaited"]
-pub struct HookFuture<'a>(Inner<'a>);
-
-enum Inner<'a> {
-    Ready(Option<Flow>),
-    Pending(BoxedFlowFuture<'a>),
-}
+pub struct HookFuture<'a>(Answer<'a, Flow>);
 
 impl<'a> HookFuture<'a> {
     /// An answer known now. Never allocates (beyond what `flow` holds).
     pub const fn ready(flow: Flow) -> Self {
-        HookFuture(Inner::Ready(Some(flow)))
+        HookFuture(Answer::Ready(Some(flow)))
     }
 
     /// `Flow::Continue`, ready now.
@@ -181,12 +208,12 @@ impl<'a> HookFuture<'a> {
 
     /// An answer computed asynchronously: boxes `future` (one allocation).
     pub fn boxed(future: impl Future<Output = Flow> + Send + 'a) -> Self {
-        HookFuture(Inner::Pending(Box::pin(future)))
+        HookFuture(Answer::Pending(Box::pin(future)))
     }
 
     /// Whether the answer is already known (made with [`HookFuture::ready`]).
     pub fn is_ready(&self) -> bool {
-        matches!(self.0, Inner::Ready(Some(_)))
+        matches!(self.0, Answer::Ready(Some(_)))
     }
 }
 
@@ -200,26 +227,15 @@ impl Future for HookFuture<'_> {
     type Output = Flow;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Flow> {
-        match &mut self.get_mut().0 {
-            Inner::Ready(flow) => match flow.take() {
-                Some(flow) => Poll::Ready(flow),
-                None => panic!("`HookFuture` polled after completion"),
-            },
-            Inner::Pending(future) => future.as_mut().poll(cx),
-        }
+        self.get_mut().0.poll(cx, "HookFuture")
     }
 }
 
 impl fmt::Debug for HookFuture<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Inner::Ready(flow) => f.debug_tuple("HookFuture::Ready").field(flow).finish(),
-            Inner::Pending(_) => f.write_str("HookFuture::Pending"),
-        }
+        self.0.fmt(f, "HookFuture::Ready", "HookFuture::Pending")
     }
 }
-
-type BoxedOutcomeFuture<'a> = Pin<Box<dyn Future<Output = StackOutcome> + Send + 'a>>;
 
 /// The future [`AgentHook::fold_event`] returns: a folded [`StackOutcome`],
 /// ready now or computed by a boxed future (the same design as
@@ -229,26 +245,17 @@ type BoxedOutcomeFuture<'a> = Pin<Box<dyn Future<Output = StackOutcome> + Send +
 ///
 /// Polling it again after it returned `Poll::Ready` panics.
 #[must_use = "a hook's answer does nothing unless awaited"]
-pub struct OutcomeFuture<'a>(OutcomeInner<'a>);
-
-#[allow(
-    clippy::large_enum_variant,
-    reason = "boxing the ready outcome would allocate on the path meant to be allocation-free"
-)]
-enum OutcomeInner<'a> {
-    Ready(Option<StackOutcome>),
-    Pending(BoxedOutcomeFuture<'a>),
-}
+pub struct OutcomeFuture<'a>(Answer<'a, StackOutcome>);
 
 impl<'a> OutcomeFuture<'a> {
     /// An outcome known now (no allocation).
     pub const fn ready(outcome: StackOutcome) -> Self {
-        OutcomeFuture(OutcomeInner::Ready(Some(outcome)))
+        OutcomeFuture(Answer::Ready(Some(outcome)))
     }
 
     /// An outcome computed asynchronously: boxes `future` (one allocation).
     pub fn boxed(future: impl Future<Output = StackOutcome> + Send + 'a) -> Self {
-        OutcomeFuture(OutcomeInner::Pending(Box::pin(future)))
+        OutcomeFuture(Answer::Pending(Box::pin(future)))
     }
 }
 
@@ -256,25 +263,14 @@ impl Future for OutcomeFuture<'_> {
     type Output = StackOutcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<StackOutcome> {
-        match &mut self.get_mut().0 {
-            OutcomeInner::Ready(outcome) => match outcome.take() {
-                Some(outcome) => Poll::Ready(outcome),
-                None => panic!("`OutcomeFuture` polled after completion"),
-            },
-            OutcomeInner::Pending(future) => future.as_mut().poll(cx),
-        }
+        self.get_mut().0.poll(cx, "OutcomeFuture")
     }
 }
 
 impl fmt::Debug for OutcomeFuture<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            OutcomeInner::Ready(outcome) => f
-                .debug_tuple("OutcomeFuture::Ready")
-                .field(outcome)
-                .finish(),
-            OutcomeInner::Pending(_) => f.write_str("OutcomeFuture::Pending"),
-        }
+        self.0
+            .fmt(f, "OutcomeFuture::Ready", "OutcomeFuture::Pending")
     }
 }
 
