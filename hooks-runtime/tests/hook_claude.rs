@@ -16,6 +16,11 @@ fn claude(mut spec: ShellHookSpec) -> ShellHookSpec {
     spec
 }
 
+/// An exec-form spec running the fixture Python script `name` with `python3`.
+fn python(id: &str, phase: Phase, name: &str) -> ShellHookSpec {
+    exec(id, phase, &["python3", &script(name)])
+}
+
 async fn pre_tool(fx: &Fixture, spec: ShellHookSpec, tool: &str, args: &Value) -> Invocation {
     let ctx = HookContext::new("sess-1");
     fx.hook(claude(spec))
@@ -26,11 +31,7 @@ async fn pre_tool(fx: &Fixture, spec: ShellHookSpec, tool: &str, args: &Value) -
 #[tokio::test]
 async fn python_guard_denies_with_permission_decision() {
     let fx = Fixture::new();
-    let spec = exec(
-        "rm-guard",
-        Phase::BeforeTool,
-        &["python3", &script("claude_guard_rm.py")],
-    );
+    let spec = python("rm-guard", Phase::BeforeTool, "claude_guard_rm.py");
     let inv = pre_tool(
         &fx,
         spec.clone(),
@@ -74,11 +75,7 @@ async fn bash_exit_2_blocks_with_stderr() {
 #[tokio::test]
 async fn updated_input_rewrites_the_arguments() {
     let fx = Fixture::new();
-    let spec = exec(
-        "dry-run",
-        Phase::BeforeTool,
-        &["python3", &script("claude_dry_run.py")],
-    );
+    let spec = python("dry-run", Phase::BeforeTool, "claude_dry_run.py");
     let inv = pre_tool(
         &fx,
         spec,
@@ -95,11 +92,7 @@ async fn updated_input_rewrites_the_arguments() {
 #[tokio::test]
 async fn legacy_decision_block_denies_and_ask_fails_closed() {
     let fx = Fixture::new();
-    let spec = exec(
-        "net",
-        Phase::BeforeTool,
-        &["python3", &script("claude_legacy_block.py")],
-    );
+    let spec = python("net", Phase::BeforeTool, "claude_legacy_block.py");
     let inv = pre_tool(
         &fx,
         spec,
@@ -109,11 +102,7 @@ async fn legacy_decision_block_denies_and_ask_fails_closed() {
     .await;
     assert_eq!(inv.flow, Flow::skip("network access is not allowed"));
 
-    let spec = exec(
-        "ask",
-        Phase::BeforeTool,
-        &["python3", &script("claude_ask.py")],
-    );
+    let spec = python("ask", Phase::BeforeTool, "claude_ask.py");
     let inv = pre_tool(
         &fx,
         spec,
@@ -133,11 +122,7 @@ async fn legacy_decision_block_denies_and_ask_fails_closed() {
 #[tokio::test]
 async fn post_tool_use_additional_context_is_injected() {
     let fx = Fixture::new();
-    let spec = exec(
-        "lint",
-        Phase::AfterTool,
-        &["python3", &script("claude_post_lint.py")],
-    );
+    let spec = python("lint", Phase::AfterTool, "claude_post_lint.py");
     let args = json!({"file_path": "/w/app/models.py"});
     let result = json!("ok");
     let outcome = ToolOutcome::Success;
@@ -165,11 +150,7 @@ async fn post_tool_use_additional_context_is_injected() {
 #[tokio::test]
 async fn stop_hook_resumes_once_then_sees_stop_hook_active() {
     let fx = Fixture::new();
-    let spec = exec(
-        "tests",
-        Phase::Stop,
-        &["python3", &script("claude_stop_tests.py")],
-    );
+    let spec = python("tests", Phase::Stop, "claude_stop_tests.py");
     let hook = fx.hook(claude(spec));
     let ctx = HookContext::new("sess-1");
     let first = hook

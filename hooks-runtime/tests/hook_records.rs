@@ -99,16 +99,14 @@ async fn audit_mode_records_the_would_be_decision_and_continues() {
     let fx = Fixture::new();
     let args = json!({"command": "rm -rf /"});
     let ctx = HookContext::new("run-1");
+    let event = before_tool("bash", "c", &args);
     let mut spec = sh(
         "audit-block",
         Phase::BeforeTool,
         r#"echo '{"decision":"block","reason":"dangerous"}'"#,
     );
     spec.mode = Mode::Audit;
-    let inv = fx
-        .hook(spec)
-        .invoke(&ctx, before_tool("bash", "c", &args))
-        .await;
+    let inv = fx.hook(spec).invoke(&ctx, event).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.status, RecordStatus::Audited);
     assert_eq!(inv.record.decision, Some("skip"));
@@ -118,10 +116,7 @@ async fn audit_mode_records_the_would_be_decision_and_continues() {
     let mut spec = sh("audit-fail", Phase::BeforeTool, "exit 7");
     spec.mode = Mode::Audit;
     spec.failure_policy = FailurePolicy::Block;
-    let inv = fx
-        .hook(spec)
-        .invoke(&ctx, before_tool("bash", "c", &args))
-        .await;
+    let inv = fx.hook(spec).invoke(&ctx, event).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.status, RecordStatus::Audited);
     assert_eq!(inv.record.failure_kind, Some("nonzero_exit"));

@@ -384,6 +384,14 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
     outcomes
 }
 
+/// Scripts (see `scripts`) and the seeds `nested` reads to nest them.
+fn scripts_and_seeds(specific_tools: bool) -> impl Strategy<Value = (Vec<Script>, Vec<u8>)> {
+    (
+        scripts(specific_tools),
+        prop::collection::vec(any::<u8>(), 0..16),
+    )
+}
+
 fn paused_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -403,7 +411,7 @@ fn runner() -> TestRunner {
 #[test]
 fn nested_stacks_equal_the_flattened_stack_on_every_event_kind() {
     let rt = paused_runtime();
-    let strategy = (scripts(true), prop::collection::vec(any::<u8>(), 0..16));
+    let strategy = scripts_and_seeds(true);
     runner()
         .run(&strategy, |(scripts, seeds)| {
             let flat = flat(&scripts, Timing::Ready);
@@ -428,7 +436,7 @@ fn a_stack_behind_another_hook_gives_the_flattened_net_flow() {
     // not removed runs where a fold finishes, so an inner stack checks its
     // own merge before the outer hooks' patches (a documented difference).
     let rt = paused_runtime();
-    let strategy = (scripts(false), prop::collection::vec(any::<u8>(), 0..16));
+    let strategy = scripts_and_seeds(false);
     runner()
         .run(&strategy, |(scripts, seeds)| {
             let flat = flat(&scripts, Timing::Ready);
@@ -458,7 +466,7 @@ fn a_stack_behind_a_forwarding_hook_is_absorbed_like_the_flattened_stack() {
     // Forced specific tools are left out (checked where the inner fold
     // finishes, see `HookStack`'s docs).
     let rt = paused_runtime();
-    let strategy = (scripts(false), prop::collection::vec(any::<u8>(), 0..16));
+    let strategy = scripts_and_seeds(false);
     runner()
         .run(&strategy, |(scripts, seeds)| {
             let flat = flat(&scripts, Timing::Delayed);
@@ -487,7 +495,7 @@ fn a_stack_behind_a_forwarding_hook_is_absorbed_like_the_flattened_stack() {
 #[test]
 fn results_depend_on_declared_order_not_on_hook_delays() {
     let rt = paused_runtime();
-    let strategy = (scripts(true), prop::collection::vec(any::<u8>(), 0..16));
+    let strategy = scripts_and_seeds(true);
     runner()
         .run(&strategy, |(scripts, seeds)| {
             let ready = flat(&scripts, Timing::Ready);
