@@ -353,18 +353,31 @@ impl<'a> Checker<'a> {
         None
     }
 
+    /// `enum_value` on `key` of the mapping `m` at `pointer`, when present.
+    fn enum_key(
+        &mut self,
+        pointer: &str,
+        m: &Map<String, Value>,
+        key: &str,
+        what: &str,
+        allowed: &[&str],
+        code: &str,
+    ) -> Option<String> {
+        let v = m.get(key)?;
+        self.enum_value(&child(pointer, key), v, what, allowed, code)
+    }
+
     /// Checks the `payload` key of the mapping `m` at `pointer`, when present
     /// (in `defaults` and in `run`).
     fn payload_mode(&mut self, pointer: &str, m: &Map<String, Value>) {
-        if let Some(x) = m.get("payload") {
-            self.enum_value(
-                &child(pointer, "payload"),
-                x,
-                "payload mode",
-                PAYLOADS,
-                "unknown-payload-mode",
-            );
-        }
+        self.enum_key(
+            pointer,
+            m,
+            "payload",
+            "payload mode",
+            PAYLOADS,
+            "unknown-payload-mode",
+        );
     }
 
     fn duration(&mut self, pointer: &str, v: &Value) {
@@ -740,9 +753,7 @@ impl<'a> Checker<'a> {
                         );
             }
         }
-        if let Some(v) = m.get("mode") {
-            self.enum_value(&child(p, "mode"), v, "mode", MODES, "unknown-mode");
-        }
+        self.enum_key(p, m, "mode", "mode", MODES, "unknown-mode");
         for key in ["enabled", "show_in_tui"] {
             if let Some(b) = m.get(key) {
                 self.boolean(&child(p, key), b);
@@ -1080,15 +1091,7 @@ impl<'a> Checker<'a> {
             self.duration(&child(p, "timeout"), t);
         }
         self.payload_mode(p, m);
-        if let Some(x) = m.get("protocol") {
-            self.enum_value(
-                &child(p, "protocol"),
-                x,
-                "protocol",
-                PROTOCOLS,
-                "unknown-protocol",
-            );
-        }
+        self.enum_key(p, m, "protocol", "protocol", PROTOCOLS, "unknown-protocol");
     }
 
     fn env(&mut self, p: &str, v: &Value) {

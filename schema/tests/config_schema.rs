@@ -52,16 +52,22 @@ fn walk(path: &str, v: &Value, f: &mut dyn FnMut(&str, &serde_json::Map<String, 
     }
 }
 
+/// Walks the subschemas that declare keys: property maps inside the
+/// per-phase `if`/`then` rules only forbid keys (`block: false`) or narrow
+/// them; they are not declarations.
+fn walk_declarations(schema: &Value, f: &mut dyn FnMut(&str, &serde_json::Map<String, Value>)) {
+    walk("", schema, &mut |path, m| {
+        if !(path.contains("/if") || path.contains("/then")) {
+            f(path, m);
+        }
+    });
+}
+
 #[test]
 fn every_property_has_title_and_description() {
     let schema = hooks_schema::config_schema();
     let mut missing = Vec::new();
-    walk("", &schema, &mut |path, m| {
-        // Property maps inside `then` only forbid keys (`block: false`) or
-        // narrow them; they are not declarations.
-        if path.contains("/then") || path.contains("/if") {
-            return;
-        }
+    walk_declarations(&schema, &mut |path, m| {
         if let Some(Value::Object(props)) = m.get("properties") {
             for (name, prop) in props {
                 let Value::Object(p) = prop else { continue };
@@ -83,10 +89,7 @@ fn every_property_has_title_and_description() {
 fn every_declared_object_forbids_unknown_keys() {
     let schema = hooks_schema::config_schema();
     let mut open = Vec::new();
-    walk("", &schema, &mut |path, m| {
-        if path.contains("/if") || path.contains("/then") {
-            return;
-        }
+    walk_declarations(&schema, &mut |path, m| {
         let is_object = m.get("type") == Some(&Value::from("object"));
         let has_props = m.contains_key("properties");
         // Free-form maps (`env.set`, `tool_settings`, `additional_params`)
