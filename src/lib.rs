@@ -28,11 +28,84 @@
 //! let poll = pin!(hooks.on_event(&ctx, event)).poll(&mut Context::from_waker(Waker::noop()));
 //! assert_eq!(poll, Poll::Ready(Flow::skip("rm -rf is not allowed")));
 //! ```
+//!
+//! # Embedding `hooks!` in your own agent loop
+//!
+//! Put the generated type in a [`HookStack`](runtime::HookStack) (alone or
+//! beside your own Rust hooks) and call the stack's driver method for each
+//! step of your loop: [`before_tool`](runtime::HookStack::before_tool),
+//! [`after_tool`](runtime::HookStack::after_tool),
+//! [`before_completion`](runtime::HookStack::before_completion),
+//! [`stop`](runtime::HookStack::stop), ... Each returns a typed decision to
+//! apply. Bind a [`ShellRuntime`](runtime::ShellRuntime) so `run` rules
+//! execute (`examples/coding_agent.rs` is a whole agent built this way):
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use agent_hooks::runtime::{
+//!     Executor, HookContext, HookStack, ShellRuntime, ToolCall, ToolDecision, ToolOutcome,
+//! };
+//! use serde_json::json;
+//!
+//! // Checked and compiled at build time (`hooks!("hooks.yaml")` reads a file,
+//! // relative to this source file, instead).
+//! agent_hooks::hooks!(name = MyHooks, inline = r#"
+//! version: 1
+//! hooks:
+//!   - id: no-rm-rf
+//!     phase: before_tool
+//!     include_tools: [bash]
+//!     when: { pointer: /command, matches: 'rm\s+-rf' }
+//!     block: { reason: "rm -rf is not allowed" }
+//!   - id: remind-tests
+//!     phase: after_tool
+//!     include_tools: [write_file]
+//!     run:
+//!       command: echo '{"context_items":[{"role":"user","content":"run the tests"}]}'
+//! "#);
+//!
+//! // Shell hooks run through the shared executor, confined to the workspace.
+//! let workspace = tempfile::tempdir()?;
+//! let shell = Arc::new(ShellRuntime::new(Executor::new(workspace.path())?));
+//! let hooks = HookStack::new().with("hooks.yaml", MyHooks::new().with_shell(shell));
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! runtime.block_on(async {
+//!     let ctx = HookContext::new("run-1");
+//!     // The tool calls your model asked for.
+//!     let calls = [
+//!         ("bash", json!({"command": "rm -rf /"})),
+//!         ("write_file", json!({"path": "notes.md", "content": "hi"})),
+//!     ];
+//!     for (i, (tool, args)) in calls.iter().enumerate() {
+//!         let call_id = format!("call-{i}");
+//!         let call = ToolCall { tool_name: tool, call_id: &call_id, args };
+//!         let args = match hooks.before_tool(&ctx, call).await.decision {
+//!             ToolDecision::Run { args } => args, // possibly rewritten by hooks
+//!             ToolDecision::Skip { reason, .. } => {
+//!                 // The tool does not run: `reason` is its result for the model.
+//!                 assert_eq!(reason, "rm -rf is not allowed");
+//!                 continue;
+//!             }
+//!             ToolDecision::Terminate { reason } => return Err(reason),
+//!         };
+//!         let result = json!({"bytes_written": 2}); // run the tool with `args` here
+//!         let ran = ToolCall { args: &args, ..call };
+//!         let after = hooks.after_tool(&ctx, ran, call.args, &result, &ToolOutcome::Success).await;
+//!         // Give the model `after.decision.result` and the injected context.
+//!         assert_eq!(after.decision.context[0].content, "run the tests");
+//!     }
+//!     Ok::<(), String>(())
+//! })?;
+//! Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub use hooks_runtime as runtime;
 pub use hooks_schema as schema;
 
 pub mod import;
+pub mod replay;
 
 /// Compiles a YAML hook config into a type implementing
 /// [`AgentHook`](hooks_runtime::AgentHook) over a `static` dispatch table

@@ -35,6 +35,51 @@ enum Command {
         #[arg(value_enum, default_value_t = SchemaKind::Config)]
         kind: SchemaKind,
     },
+    /// Run a config's hooks on one sample event (our event JSON) and print
+    /// the merged decision and the records. `run` hooks execute for real,
+    /// with the current directory as workspace root. Exits 0 whatever the
+    /// hooks decide.
+    Test {
+        /// The hook config.
+        #[arg(value_name = "CONFIG")]
+        config: std::path::PathBuf,
+        /// The event: a JSON file, or `-` for stdin.
+        #[arg(long, value_name = "EVENT")]
+        event: std::path::PathBuf,
+        /// Output format: `human` or `json`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Show which rules match an event and, for the others, the first
+    /// condition that failed. Never spawns anything.
+    Explain {
+        /// The hook config.
+        #[arg(value_name = "CONFIG")]
+        config: std::path::PathBuf,
+        /// The event: a JSON file of our event format.
+        #[arg(long, value_name = "EVENT")]
+        event: std::path::PathBuf,
+        /// Output format: `human` or `json`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Drive recorded sessions (Claude Code transcripts, our event JSONL)
+    /// through a config and summarize what its hooks would have done.
+    Replay {
+        /// The hook config.
+        #[arg(value_name = "CONFIG")]
+        config: std::path::PathBuf,
+        /// Session files (JSONL).
+        #[arg(required = true, value_name = "TRANSCRIPT")]
+        inputs: Vec<std::path::PathBuf>,
+        /// Execute matching `run` hooks (by default they are only counted:
+        /// replaying a session must not run side-effecting commands).
+        #[arg(long)]
+        exec: bool,
+        /// Output format: `human` or `json`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Convert another agent's hook configuration into an agent-hooks config.
     Import {
         #[command(subcommand)]
@@ -85,6 +130,22 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check { files, format } => cli::check::run(&files, format),
         Command::Schema { kind } => cli::schema::run(kind),
+        Command::Test {
+            config,
+            event,
+            format,
+        } => cli::test::run(&config, &event, format),
+        Command::Explain {
+            config,
+            event,
+            format,
+        } => cli::explain::run(&config, &event, format),
+        Command::Replay {
+            config,
+            inputs,
+            exec,
+            format,
+        } => cli::replay::run(&config, &inputs, exec, format),
         Command::Import {
             source:
                 ImportSource::Claude {

@@ -1,8 +1,11 @@
 //! Subcommands of the `agent-hooks` binary, one module each.
 
 pub(crate) mod check;
+pub(crate) mod explain;
 pub(crate) mod import;
+pub(crate) mod replay;
 pub(crate) mod schema;
+pub(crate) mod test;
 
 /// Exit code: everything checked out.
 pub(crate) const EXIT_OK: u8 = 0;

@@ -1,0 +1,394 @@
+//! `agent-hooks explain CONFIG --event EVENT.json`: which rules match an
+//! event and, for each that does not, the first condition that failed.
+//!
+//! Conditions are checked in the order dispatch checks them: phase, enabled,
+//! `exclude_tools`, `include_tools`, then `when` (depth first: the first
+//! failing child of an `all`, every child of an `any`, the inner predicate
+//! of a `not`). Evaluation is in-process only: nothing is spawned, `run`
+//! rules are judged by their conditions alone. Each rule is judged on the
+//! event as given, not as rewritten by earlier rules.
+//!
+//! Exit codes: 0 (this is a report), 1 when the config has findings, 2 when
+//! the config or the event cannot be read.
+
+use std::path::Path;
+
+use agent_hooks::replay::outcome_word;
+use hooks_runtime::StepEvent;
+use hooks_runtime::dispatch::{Dfa, Pred, Rule, Test, ToolSet};
+use hooks_schema::automata::{Search, is_match};
+use hooks_schema::{ArgTest, Predicate, ToolPattern};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Format;
+use crate::cli::replay::load_config;
+use crate::cli::{EXIT_OK, EXIT_USAGE, emit};
+
+/// The verdict on one rule.
+#[derive(Debug, Serialize)]
+struct RuleVerdict {
+    id: String,
+    phase: String,
+    action: &'static str,
+    matches: bool,
+    /// The first failed condition (absent when the rule matches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed: Option<Failure>,
+}
+
+/// A failed condition.
+#[derive(Debug, Serialize)]
+struct Failure {
+    /// `phase`, `disabled`, `exclude_tools`, `include_tools`, `when`.
+    condition: &'static str,
+    /// A rustc-style sentence.
+    message: String,
+    /// `when`: the JSON pointer of the failed leaf.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pointer: Option<String>,
+}
+
+/// Runs `agent-hooks explain`; returns the exit code.
+pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
+    let (config_doc, table) = match load_config(config) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("{}", e.message);
+            return e.code;
+        }
+    };
+    let text = match std::fs::read_to_string(event) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read event `{}`: {e}", event.display());
+            return EXIT_USAGE;
+        }
+    };
+    let event_doc = match agent_hooks::replay::Event::from_json(&text) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: invalid event `{}`: {e}", event.display());
+            return EXIT_USAGE;
+        }
+    };
+    let step = event_doc.step();
+    let verdicts: Vec<RuleVerdict> = table
+        .rules()
+        .iter()
+        .zip(&config_doc.hooks)
+        .map(|(rule, hook)| RuleVerdict {
+            id: rule.id.to_string(),
+            phase: rule.phase.as_str().to_owned(),
+            action: rule.action.name(),
+            matches: rule.matches(&step),
+            failed: first_failure(rule, hook, &step),
+        })
+        .collect();
+    match format {
+        Format::Json => {
+            let report = serde_json::json!({
+                "config": config.display().to_string(),
+                "phase": step.kind().as_str(),
+                "tool": step.tool_name(),
+                "rules": verdicts,
+            });
+            emit(&serde_json::to_string_pretty(&report).unwrap_or_default());
+        }
+        Format::Human => {
+            let mut out = format!("event: {}", step.kind().as_str());
+            if let Some(tool) = step.tool_name() {
+                out.push_str(&format!(" (tool `{tool}`)"));
+            }
+            for v in &verdicts {
+                match &v.failed {
+                    None => out.push_str(&format!(
+                        "\nmatch     `{}` ({}, {})",
+                        v.id, v.phase, v.action
+                    )),
+                    Some(f) => out.push_str(&format!(
+                        "\nno match  `{}` ({}, {}): {}",
+                        v.id, v.phase, v.action, f.message
+                    )),
+                }
+            }
+            let n = verdicts.iter().filter(|v| v.matches).count();
+            out.push_str(&format!("\n{n} of {} rules match", verdicts.len()));
+            emit(&out);
+        }
+    }
+    EXIT_OK
+}
+
+fn fail(condition: &'static str, message: String) -> Option<Failure> {
+    Some(Failure {
+        condition,
+        message,
+        pointer: None,
+    })
+}
+
+/// The first condition of `rule` that `event` fails, in dispatch order.
+fn first_failure(rule: &Rule, hook: &hooks_schema::Hook, event: &StepEvent<'_>) -> Option<Failure> {
+    if event.kind() != rule.phase {
+        return fail(
+            "phase",
+            format!(
+                "the rule is for phase `{}`, the event is `{}`",
+                rule.phase.as_str(),
+                event.kind().as_str()
+            ),
+        );
+    }
+    if !rule.enabled {
+        return fail("disabled", "the rule is disabled (`enabled: false`)".into());
+    }
+    if let Some(tool) = event.tool_name() {
+        if let Some(set) = &rule.exclude
+            && set.matches(tool)
+        {
+            let which = first_pattern(set, &hook.exclude_tools, tool);
+            return fail(
+                "exclude_tools",
+                format!("tool `{tool}` is excluded by `exclude_tools` pattern {which}"),
+            );
+        }
+        if let Some(set) = &rule.include
+            && !set.matches(tool)
+        {
+            let all: Vec<String> = hook.include_tools.iter().map(pattern_text).collect();
+            return fail(
+                "include_tools",
+                format!(
+                    "tool `{tool}` is not included by `include_tools`: {}",
+                    all.join(", ")
+                ),
+            );
+        }
+    }
+    match (&rule.when, &hook.when) {
+        (Some(pred), Some(doc)) => {
+            explain_pred(pred, doc, event).map(|(message, pointer)| Failure {
+                condition: "when",
+                message,
+                pointer,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn pattern_text(p: &ToolPattern) -> String {
+    match p {
+        ToolPattern::Glob(g) => format!("`{g}`"),
+        ToolPattern::Regex(r) => format!("`{{regex: {}}}`", r.regex),
+    }
+}
+
+/// The first pattern of `patterns` matching `tool`, by compiling each into
+/// a one-pattern check against the rule's set (exact names first).
+fn first_pattern(set: &ToolSet, patterns: &[ToolPattern], tool: &str) -> String {
+    if set.names.iter().any(|n| n == tool) {
+        return format!("`{tool}`");
+    }
+    let others: Vec<String> = patterns
+        .iter()
+        .filter(|p| !matches!(p, ToolPattern::Glob(g) if !g.contains(['*', '?', '[', '{'])))
+        .map(pattern_text)
+        .collect();
+    others.join(" or ")
+}
+
+fn dfa_match(dfa: &Dfa, text: &str, search: Search) -> bool {
+    match dfa {
+        Dfa::Static(s) => is_match(s.get(), text, search),
+        Dfa::Owned(d) => is_match(&**d, text, search),
+    }
+}
+
+/// The value `when` pointers address on `event` (as dispatch defines it).
+enum Subject<'a> {
+    Json(&'a Value),
+    Text(&'a str),
+    None,
+}
+
+fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
+    match *event {
+        StepEvent::RunStart => Subject::None,
+        StepEvent::UserPrompt { prompt } => Subject::Text(prompt),
+        StepEvent::BeforeCompletion { request } => Subject::Json(request),
+        StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
+            Subject::Json(response)
+        }
+        StepEvent::TextDelta { delta } | StepEvent::ToolCallDelta { delta, .. } => {
+            Subject::Text(delta)
+        }
+        StepEvent::AfterReasoning { reasoning } => Subject::Text(reasoning),
+        StepEvent::AfterAssistant { text } | StepEvent::Stop { text, .. } => Subject::Text(text),
+        StepEvent::BeforeTool { args, .. } => Subject::Json(args),
+        StepEvent::AfterTool { result, .. } => Subject::Json(result),
+        StepEvent::InvalidToolCall { raw_args, .. } => Subject::Text(raw_args),
+        StepEvent::RunEnd { output } => Subject::Text(output),
+        StepEvent::RunError { error } => Subject::Text(error),
+    }
+}
+
+/// RFC 6901 resolution over pre-split tokens; array indices are `0` or
+/// digits without a leading zero.
+fn resolve<'v>(value: &'v Value, tokens: &[std::borrow::Cow<'static, str>]) -> Option<&'v Value> {
+    let mut cur = value;
+    for token in tokens {
+        cur = match cur {
+            Value::Object(map) => map.get(&**token)?,
+            Value::Array(items) => {
+                let ok = !token.is_empty()
+                    && token.bytes().all(|b| b.is_ascii_digit())
+                    && (token.len() == 1 || !token.starts_with('0'));
+                if !ok {
+                    return None;
+                }
+                items.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Short JSON rendering of a value (at most 120 characters).
+fn show(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 120 {
+        text
+    } else {
+        let cut: String = text.chars().take(117).collect();
+        format!("{cut}...")
+    }
+}
+
+/// Evaluates `pred` (whose source is `doc`) and explains the first failure:
+/// `None` when it holds, else the message and the failed leaf's pointer.
+fn explain_pred(
+    pred: &Pred,
+    doc: &Predicate,
+    event: &StepEvent<'_>,
+) -> Option<(String, Option<String>)> {
+    match (pred, doc) {
+        (Pred::All(items), Predicate::All(docs)) => items
+            .iter()
+            .zip(docs)
+            .find_map(|(p, d)| explain_pred(p, d, event)),
+        (Pred::Any(items), Predicate::Any(docs)) => {
+            let mut first = None;
+            for (p, d) in items.iter().zip(docs) {
+                match explain_pred(p, d, event) {
+                    None => return None,
+                    Some(f) if first.is_none() => first = Some(f),
+                    Some(_) => {}
+                }
+            }
+            let (message, pointer) =
+                first.unwrap_or_else(|| ("`any` has no alternatives".to_owned(), None));
+            Some((
+                format!("no alternative of `any` held; the first: {message}"),
+                pointer,
+            ))
+        }
+        (Pred::Not(items), Predicate::Not(inner)) => {
+            let holds = items
+                .first()
+                .is_some_and(|p| explain_pred(p, inner, event).is_none());
+            holds.then(|| {
+                (
+                    format!("`not` failed: its predicate {} holds", describe(inner)),
+                    leaf_pointer(inner),
+                )
+            })
+        }
+        (Pred::Outcome(kind), _) => {
+            let actual = match event {
+                StepEvent::AfterTool { outcome, .. } => Some(outcome.kind()),
+                _ => None,
+            };
+            if actual == Some(*kind) {
+                return None;
+            }
+            let got = actual.map_or("no outcome (not an `after_tool` event)".to_owned(), |k| {
+                format!("`{}`", outcome_word(k))
+            });
+            Some((
+                format!(
+                    "`when` outcome is {got}, expected `{}`",
+                    outcome_word(*kind)
+                ),
+                None,
+            ))
+        }
+        (
+            Pred::Arg { pointer, test },
+            Predicate::Arg {
+                pointer: text,
+                test: doc_test,
+            },
+        ) => {
+            let found: Option<Value> = match subject(event) {
+                Subject::Json(v) => resolve(v, pointer).cloned(),
+                Subject::Text(t) if pointer.is_empty() => Some(Value::String(t.to_owned())),
+                Subject::Text(_) | Subject::None => None,
+            };
+            let as_str = found.as_ref().and_then(Value::as_str);
+            let holds = match test {
+                Test::Exists(want) => found.is_some() == *want,
+                Test::Equals(lit) => found.as_ref().is_some_and(|v| lit.eq_value(v)),
+                Test::Matches(dfa) => as_str.is_some_and(|s| dfa_match(dfa, s, Search::Unanchored)),
+                Test::Glob(dfa) => as_str.is_some_and(|s| dfa_match(dfa, s, Search::Anchored)),
+            };
+            if holds {
+                return None;
+            }
+            let value = match &found {
+                None => "the pointer does not resolve".to_owned(),
+                Some(v) => format!("value {}", show(v)),
+            };
+            let expected = match doc_test {
+                ArgTest::Matches(re) => format!("expected a string matching regex `{re}`"),
+                ArgTest::Glob(g) => format!("expected a string matched by glob `{g}`"),
+                ArgTest::Equals(v) => format!("expected {}", show(v)),
+                ArgTest::Exists(true) => "expected the pointer to resolve".to_owned(),
+                ArgTest::Exists(false) => "expected the pointer not to resolve".to_owned(),
+            };
+            Some((
+                format!("`when` leaf at pointer `{text}` failed: {value}, {expected}"),
+                Some(text.clone()),
+            ))
+        }
+        // The table is built from the same config, so shapes always agree.
+        _ => Some(("`when` could not be explained".to_owned(), None)),
+    }
+}
+
+fn leaf_pointer(doc: &Predicate) -> Option<String> {
+    match doc {
+        Predicate::Arg { pointer, .. } => Some(pointer.clone()),
+        _ => None,
+    }
+}
+
+fn describe(doc: &Predicate) -> String {
+    match doc {
+        Predicate::Arg { pointer, test } => {
+            let t = match test {
+                ArgTest::Matches(re) => format!("matches `{re}`"),
+                ArgTest::Glob(g) => format!("glob `{g}`"),
+                ArgTest::Equals(v) => format!("equals {}", show(v)),
+                ArgTest::Exists(b) => format!("exists: {b}"),
+            };
+            format!("(pointer `{pointer}` {t})")
+        }
+        Predicate::Outcome(k) => format!("(outcome `{}`)", outcome_word(*k)),
+        Predicate::All(_) => "`all`".to_owned(),
+        Predicate::Any(_) => "`any`".to_owned(),
+        Predicate::Not(_) => "`not`".to_owned(),
+    }
+}

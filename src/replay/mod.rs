@@ -1,0 +1,545 @@
+//! Reading recorded sessions into events: Claude Code transcripts and our own
+//! event JSONL.
+//!
+//! `agent-hooks test`, `explain` and `replay` feed these events to a config.
+//!
+//! # Our event format (JSONL)
+//!
+//! One JSON object per line; the `phase` key (a canonical phase, DESIGN.md
+//! section 5) selects the other keys ([`Event`]):
+//!
+//! ```json
+//! {"phase":"run_start"}
+//! {"phase":"user_prompt","prompt":"fix the tests"}
+//! {"phase":"before_completion","request":{"messages":[]}}
+//! {"phase":"after_completion","response":{}}
+//! {"phase":"after_reasoning","reasoning":"..."}
+//! {"phase":"after_assistant","text":"done"}
+//! {"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}
+//! {"phase":"after_tool","tool":"bash","call_id":"c1","args":{"command":"ls"},"result":{"output":"a\n"},"outcome":"success"}
+//! {"phase":"invalid_tool_call","tool":"bsh","call_id":"c2","raw_args":"{","error":"unknown tool"}
+//! {"phase":"stop","text":"done","loop_count":0}
+//! {"phase":"run_end","output":"done"}
+//! {"phase":"run_error","error":"boom"}
+//! ```
+//!
+//! `call_id` defaults to `""`; `args`, `result`, `request` and `response`
+//! default to `null`; text fields default to `""`. On `after_tool`,
+//! `outcome` is `success` (default), `timeout`, `not_found`, `denied` or
+//! `error`, and `original_args` (the arguments before any `before_tool`
+//! rewrite) defaults to `args`. The streaming phases (`text_delta` with
+//! `delta`; `tool_call_delta` with `tool`, `call_id`, `delta`;
+//! `stream_finish` with `response`) are accepted too. Unknown keys are errors.
+//!
+//! # Claude Code transcripts
+//!
+//! A Claude Code session file (`~/.claude/projects/.../<session>.jsonl`)
+//! holds one record per line; [`read_session`] recognizes them per line (a
+//! line with a `phase` key is ours; a line with `type` is Claude Code's) and
+//! turns
+//!
+//! - a `user` record whose `message.content` is a string, or holds `text`
+//!   items, into `user_prompt` (the texts joined by newlines);
+//! - every `tool_use` item of an `assistant` record into `before_tool` (tool
+//!   `name`, call `id`, arguments `input`);
+//! - every `tool_result` item of a `user` record into `after_tool` for the
+//!   `tool_use` of the same id, with the arguments of that call, the
+//!   model-visible result as `{"output": TEXT}` (the `content` string, or its
+//!   `text` items joined by newlines; images and other items are left out)
+//!   and outcome `error` when `is_error` is true, else `success`.
+//!
+//! Other records (`progress`, `system`, `summary`, `queue-operation`,
+//! `file-history-snapshot`, assistant `text` and `thinking` items) carry no
+//! hookable event here and are counted as skipped. Lines that are not JSON,
+//! and records of neither shape, become warnings, never errors.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead};
+use std::path::Path;
+
+use hooks_runtime::{StepEvent, ToolFailure, ToolOutcome};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One event of our JSONL format (see the [module docs](self)); `phase` is
+/// the tag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Event {
+    /// `run_start`.
+    RunStart,
+    /// `user_prompt`.
+    UserPrompt {
+        /// The prompt.
+        #[serde(default)]
+        prompt: String,
+    },
+    /// `before_completion`.
+    BeforeCompletion {
+        /// The request (provider JSON form).
+        #[serde(default)]
+        request: Value,
+    },
+    /// `after_completion`.
+    AfterCompletion {
+        /// The response (provider JSON form).
+        #[serde(default)]
+        response: Value,
+    },
+    /// `text_delta`.
+    TextDelta {
+        /// The fragment.
+        #[serde(default)]
+        delta: String,
+    },
+    /// `tool_call_delta`.
+    ToolCallDelta {
+        /// The tool's name.
+        #[serde(default)]
+        tool: String,
+        /// The call's id.
+        #[serde(default)]
+        call_id: String,
+        /// The fragment of the arguments text.
+        #[serde(default)]
+        delta: String,
+    },
+    /// `stream_finish`.
+    StreamFinish {
+        /// The assembled response.
+        #[serde(default)]
+        response: Value,
+    },
+    /// `after_reasoning`.
+    AfterReasoning {
+        /// The reasoning text.
+        #[serde(default)]
+        reasoning: String,
+    },
+    /// `after_assistant`.
+    AfterAssistant {
+        /// The assistant's text.
+        #[serde(default)]
+        text: String,
+    },
+    /// `before_tool`.
+    BeforeTool {
+        /// The tool's name.
+        tool: String,
+        /// The call's id.
+        #[serde(default)]
+        call_id: String,
+        /// The arguments.
+        #[serde(default)]
+        args: Value,
+    },
+    /// `after_tool`.
+    AfterTool {
+        /// The tool's name.
+        tool: String,
+        /// The call's id.
+        #[serde(default)]
+        call_id: String,
+        /// The arguments the tool ran with.
+        #[serde(default)]
+        args: Value,
+        /// The arguments before any rewrite; `None` means `args`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        original_args: Option<Value>,
+        /// The model-visible result.
+        #[serde(default)]
+        result: Value,
+        /// How the tool ended: `success`, `timeout`, `not_found`, `denied`
+        /// or `error`.
+        #[serde(default = "success", with = "outcome_name")]
+        outcome: ToolOutcome,
+    },
+    /// `invalid_tool_call`.
+    InvalidToolCall {
+        /// The tool name the model used.
+        #[serde(default)]
+        tool: String,
+        /// The call's id.
+        #[serde(default)]
+        call_id: String,
+        /// The raw arguments text.
+        #[serde(default)]
+        raw_args: String,
+        /// Why the call is invalid.
+        #[serde(default)]
+        error: String,
+    },
+    /// `stop`.
+    Stop {
+        /// The assistant's last text.
+        #[serde(default)]
+        text: String,
+        /// Resumes already granted in this turn.
+        #[serde(default)]
+        loop_count: u32,
+    },
+    /// `run_end`.
+    RunEnd {
+        /// The run's output.
+        #[serde(default)]
+        output: String,
+    },
+    /// `run_error`.
+    RunError {
+        /// The error text.
+        #[serde(default)]
+        error: String,
+    },
+}
+
+/// The config language's word for an outcome kind (`success`, `timeout`,
+/// `not_found`, `denied`, `error`).
+pub const fn outcome_word(kind: hooks_schema::OutcomeKind) -> &'static str {
+    use hooks_schema::OutcomeKind as K;
+    match kind {
+        K::Success => "success",
+        K::Timeout => "timeout",
+        K::NotFound => "not_found",
+        K::Denied => "denied",
+        K::Error => "error",
+    }
+}
+
+fn success() -> ToolOutcome {
+    ToolOutcome::Success
+}
+
+/// `outcome` as one word (`success`, `timeout`, `not_found`, `denied`, `error`).
+mod outcome_name {
+    use hooks_runtime::{ToolFailure, ToolOutcome};
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub(super) fn serialize<S: Serializer>(o: &ToolOutcome, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::outcome_word(o.kind()))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ToolOutcome, D::Error> {
+        let word = String::deserialize(d)?;
+        let failure = match word.as_str() {
+            "success" => return Ok(ToolOutcome::Success),
+            "timeout" => ToolFailure::Timeout,
+            "not_found" => ToolFailure::NotFound,
+            "denied" => ToolFailure::Denied,
+            "error" => ToolFailure::Error,
+            other => {
+                return Err(D::Error::custom(format!(
+                    "unknown outcome `{other}`, expected one of: `success`, `timeout`, `not_found`, `denied`, `error`"
+                )));
+            }
+        };
+        Ok(ToolOutcome::failed(failure))
+    }
+}
+
+impl Event {
+    /// The event as the runtime's borrowed [`StepEvent`]. `after_tool`
+    /// without `original_args` uses `args` for both.
+    pub fn step(&self) -> StepEvent<'_> {
+        match self {
+            Event::RunStart => StepEvent::RunStart,
+            Event::UserPrompt { prompt } => StepEvent::UserPrompt { prompt },
+            Event::BeforeCompletion { request } => StepEvent::BeforeCompletion { request },
+            Event::AfterCompletion { response } => StepEvent::AfterCompletion { response },
+            Event::TextDelta { delta } => StepEvent::TextDelta { delta },
+            Event::ToolCallDelta {
+                tool,
+                call_id,
+                delta,
+            } => StepEvent::ToolCallDelta {
+                tool_name: tool,
+                call_id,
+                delta,
+            },
+            Event::StreamFinish { response } => StepEvent::StreamFinish { response },
+            Event::AfterReasoning { reasoning } => StepEvent::AfterReasoning { reasoning },
+            Event::AfterAssistant { text } => StepEvent::AfterAssistant { text },
+            Event::BeforeTool {
+                tool,
+                call_id,
+                args,
+            } => StepEvent::BeforeTool {
+                tool_name: tool,
+                call_id,
+                args,
+            },
+            Event::AfterTool {
+                tool,
+                call_id,
+                args,
+                original_args,
+                result,
+                outcome,
+            } => StepEvent::AfterTool {
+                tool_name: tool,
+                call_id,
+                args,
+                original_args: original_args.as_ref().unwrap_or(args),
+                result,
+                outcome,
+            },
+            Event::InvalidToolCall {
+                tool,
+                call_id,
+                raw_args,
+                error,
+            } => StepEvent::InvalidToolCall {
+                tool_name: tool,
+                call_id,
+                raw_args,
+                error,
+            },
+            Event::Stop { text, loop_count } => StepEvent::Stop {
+                loop_count: *loop_count,
+                text,
+            },
+            Event::RunEnd { output } => StepEvent::RunEnd { output },
+            Event::RunError { error } => StepEvent::RunError { error },
+        }
+    }
+
+    /// Parses one event of our format from JSON text (a single object).
+    ///
+    /// # Errors
+    ///
+    /// serde_json's error: not JSON, not an object, an unknown `phase` or
+    /// key, a missing `tool` on tool phases, an unknown `outcome`.
+    pub fn from_json(text: &str) -> Result<Event, serde_json::Error> {
+        serde_json::from_str(text.trim_start_matches('\u{feff}'))
+    }
+}
+
+/// Which formats a session file held.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Formats {
+    /// Lines of our event format.
+    pub events: usize,
+    /// Claude Code transcript records (all types, hookable or not).
+    pub claude: usize,
+}
+
+/// A session read into events.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Session {
+    /// The events, in file order.
+    pub events: Vec<Event>,
+    /// Lines of each format.
+    pub formats: Formats,
+    /// Claude Code records that carry no hookable event.
+    pub skipped: usize,
+    /// One message per line that could not be used (`line N: why`).
+    pub warnings: Vec<String>,
+}
+
+/// Reads a session file (our event JSONL, a Claude Code transcript, or a mix)
+/// into events; see the [module docs](self) for the mapping.
+///
+/// # Errors
+///
+/// The I/O error of opening or reading `path` (including invalid UTF-8).
+/// Unusable lines are [`Session::warnings`], not errors.
+pub fn read_session(path: &Path) -> io::Result<Session> {
+    let file = std::fs::File::open(path)?;
+    parse_session(io::BufReader::new(file))
+}
+
+/// As [`read_session`], from any reader.
+///
+/// # Errors
+///
+/// The reader's I/O error.
+pub fn parse_session(reader: impl BufRead) -> io::Result<Session> {
+    let mut session = Session::default();
+    let mut calls: HashMap<String, (String, Value)> = HashMap::new();
+    for (index, line) in reader.lines().enumerate() {
+        let line = line?;
+        let n = index + 1;
+        let text = line.trim().trim_start_matches('\u{feff}');
+        if text.is_empty() {
+            continue;
+        }
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                session.warnings.push(format!("line {n}: not JSON: {e}"));
+                continue;
+            }
+        };
+        if value.get("phase").is_some() {
+            match serde_json::from_value::<Event>(value) {
+                Ok(event) => {
+                    session.formats.events += 1;
+                    session.events.push(event);
+                }
+                Err(e) => session.warnings.push(format!("line {n}: {e}")),
+            }
+        } else if let Some(kind) = value.get("type").and_then(Value::as_str) {
+            session.formats.claude += 1;
+            let before = session.events.len();
+            claude_record(kind, &value, &mut calls, &mut session, n);
+            if session.events.len() == before {
+                session.skipped += 1;
+            }
+        } else {
+            session.warnings.push(format!(
+                "line {n}: neither an event (no `phase` key) nor a Claude Code record (no `type` key)"
+            ));
+        }
+    }
+    Ok(session)
+}
+
+/// Converts one Claude Code record (see the module docs).
+fn claude_record(
+    kind: &str,
+    record: &Value,
+    calls: &mut HashMap<String, (String, Value)>,
+    session: &mut Session,
+    line: usize,
+) {
+    let content = &record["message"]["content"];
+    match kind {
+        "user" => {
+            if let Some(text) = content.as_str() {
+                session.events.push(Event::UserPrompt {
+                    prompt: text.to_owned(),
+                });
+                return;
+            }
+            let Some(items) = content.as_array() else {
+                return;
+            };
+            let texts: Vec<&str> = items
+                .iter()
+                .filter(|i| i["type"] == "text")
+                .filter_map(|i| i["text"].as_str())
+                .collect();
+            if !texts.is_empty() {
+                session.events.push(Event::UserPrompt {
+                    prompt: texts.join("\n"),
+                });
+            }
+            for item in items.iter().filter(|i| i["type"] == "tool_result") {
+                let id = item["tool_use_id"].as_str().unwrap_or_default();
+                let Some((tool, args)) = calls.get(id) else {
+                    session.warnings.push(format!(
+                        "line {line}: `tool_result` for `{id}`, which no earlier `tool_use` announced"
+                    ));
+                    continue;
+                };
+                let outcome = if item["is_error"] == true {
+                    ToolOutcome::failed(ToolFailure::Error)
+                } else {
+                    ToolOutcome::Success
+                };
+                session.events.push(Event::AfterTool {
+                    tool: tool.clone(),
+                    call_id: id.to_owned(),
+                    args: args.clone(),
+                    original_args: None,
+                    result: serde_json::json!({ "output": result_text(&item["content"]) }),
+                    outcome,
+                });
+            }
+        }
+        "assistant" => {
+            for item in content.as_array().into_iter().flatten() {
+                if item["type"] != "tool_use" {
+                    continue;
+                }
+                let id = item["id"].as_str().unwrap_or_default().to_owned();
+                let tool = item["name"].as_str().unwrap_or_default().to_owned();
+                let args = item.get("input").cloned().unwrap_or(Value::Null);
+                calls.insert(id.clone(), (tool.clone(), args.clone()));
+                session.events.push(Event::BeforeTool {
+                    tool,
+                    call_id: id,
+                    args,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The model-visible text of a `tool_result` `content`: the string, or the
+/// `text` items joined by newlines.
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| i["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_format_round_trips_and_rejects_unknown_keys() {
+        let line = r#"{"phase":"after_tool","tool":"bash","call_id":"c1","args":{"command":"ls"},"result":{"output":"x"},"outcome":"timeout"}"#;
+        let event = Event::from_json(line).unwrap();
+        assert_eq!(event.step().kind(), hooks_runtime::StepEventKind::AfterTool);
+        let back = serde_json::to_value(&event).unwrap();
+        assert_eq!(back["outcome"], "timeout");
+        assert_eq!(Event::from_json(&back.to_string()).unwrap(), event);
+        let err = Event::from_json(r#"{"phase":"stop","txt":"x"}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `txt`"), "{err}");
+        let err =
+            Event::from_json(r#"{"phase":"after_tool","tool":"t","outcome":"meh"}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown outcome `meh`"), "{err}");
+    }
+
+    #[test]
+    fn claude_records_become_prompts_and_tool_calls() {
+        let text = concat!(
+            r#"{"type":"user","message":{"role":"user","content":"hello"}}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#,
+            "\n",
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"is_error":true}]}}"#,
+            "\n",
+            r#"{"type":"progress","data":{}}"#,
+            "\nnot json\n",
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"zz","content":"?"}]}}"#,
+            "\n"
+        );
+        let s = parse_session(text.as_bytes()).unwrap();
+        assert_eq!(s.events.len(), 3);
+        assert_eq!(
+            s.events[0],
+            Event::UserPrompt {
+                prompt: "hello".into()
+            }
+        );
+        assert!(matches!(&s.events[1], Event::BeforeTool { tool, args, .. }
+            if tool == "Bash" && args["command"] == "ls"));
+        match &s.events[2] {
+            Event::AfterTool {
+                args,
+                result,
+                outcome,
+                ..
+            } => {
+                assert_eq!(args["command"], "ls");
+                assert_eq!(result["output"], "a\nb");
+                assert_eq!(outcome, &ToolOutcome::failed(ToolFailure::Error));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(s.formats.claude, 5);
+        assert_eq!(s.skipped, 2, "progress and the orphan result");
+        assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+        assert!(s.warnings[0].starts_with("line 5: not JSON"));
+        assert!(s.warnings[1].contains("`zz`"));
+    }
+}
