@@ -56,7 +56,7 @@ enum Command {
         /// The hook config.
         #[arg(value_name = "CONFIG")]
         config: std::path::PathBuf,
-        /// The event: a JSON file of our event format.
+        /// The event: a JSON file of our event format, or `-` for stdin.
         #[arg(long, value_name = "EVENT")]
         event: std::path::PathBuf,
         /// Output format: `human` or `json`.

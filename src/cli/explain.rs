@@ -58,17 +58,10 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return e.code;
         }
     };
-    let text = match std::fs::read_to_string(event) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: cannot read event `{}`: {e}", event.display());
-            return EXIT_USAGE;
-        }
-    };
-    let event_doc = match agent_hooks::replay::Event::from_json(&text) {
+    let event_doc = match crate::cli::test::read_event(event) {
         Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: invalid event `{}`: {e}", event.display());
+        Err(message) => {
+            eprintln!("error: {message}");
             return EXIT_USAGE;
         }
     };

@@ -12,7 +12,8 @@
 //! not run side-effecting hook commands (formatters, loggers, notifiers,
 //! network calls) on this machine for events that happened elsewhere. With
 //! `--exec` they run for real through the shell runtime, with the current
-//! directory as workspace root and a temporary session directory.
+//! directory as workspace root and a temporary session directory
+//! (`.agent-hooks-session-*` in the current directory, removed afterwards).
 //!
 //! A tool call that a `before_tool` rule skipped or terminated did not run:
 //! its recorded `after_tool` event is not replayed (counted as
@@ -62,6 +63,16 @@ pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), 
         message: format!("error: {e}"),
     })?;
     Ok((config, table))
+}
+
+/// A temporary session directory inside the current directory (the
+/// workspace root: the runtime requires payload spill files to lie inside
+/// it), named `.agent-hooks-session-*`, removed when dropped.
+pub(crate) fn session_dir() -> Result<tempfile::TempDir, String> {
+    tempfile::Builder::new()
+        .prefix(".agent-hooks-session-")
+        .tempdir_in(".")
+        .map_err(|e| format!("cannot create a session directory in the current directory: {e}"))
 }
 
 /// A shell runtime rooted at the current directory, writing records to
@@ -233,15 +244,13 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
             }
         }
     }
-    let session_dir = match tempfile::tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: cannot create a session directory: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let mut session = None;
     let shell = if exec {
-        match shell_runtime(session_dir.path()) {
+        match session_dir().and_then(|dir| {
+            let rt = shell_runtime(dir.path())?;
+            session = Some(dir);
+            Ok(rt)
+        }) {
             Ok(rt) => Some(Arc::new(rt)),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -302,6 +311,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         }
     });
     progress.finish_and_clear();
+    drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     match format {
         Format::Json => emit(&serde_json::to_string_pretty(&summary).unwrap_or_default()),

@@ -5,8 +5,8 @@
 //! `--event -` reads it from stdin. Declarative rules run in-process; `run`
 //! rules run for real through the shell runtime, with the **current
 //! directory as workspace root** (commands and `cwd`s resolve against it)
-//! and a temporary session directory (payload spill files, the records
-//! file), removed afterwards.
+//! and a temporary session directory inside it (`.agent-hooks-session-*`:
+//! payload spill files, the records file), removed afterwards.
 //!
 //! Exit codes: 0 whatever the hooks decided (this is a probe: a block is a
 //! result, not an error), 1 when the config has findings, 2 when the config
@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::replay::{fold_event, load_config, shell_runtime};
+use crate::cli::replay::{fold_event, load_config, session_dir, shell_runtime};
 use crate::cli::{EXIT_OK, EXIT_USAGE, emit};
 
 /// The typed decision of an event's fold, as the agent loop would apply it.
@@ -92,10 +92,10 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let session = match tempfile::tempdir() {
+    let session = match session_dir() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: cannot create a session directory: {e}");
+            eprintln!("error: {e}");
             return EXIT_USAGE;
         }
     };
@@ -142,7 +142,8 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     EXIT_OK
 }
 
-fn read_event(path: &Path) -> Result<Event, String> {
+/// Reads one event of our format from `path`, or stdin when it is `-`.
+pub(crate) fn read_event(path: &Path) -> Result<Event, String> {
     let text = if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()
@@ -157,7 +158,11 @@ fn read_event(path: &Path) -> Result<Event, String> {
 }
 
 fn print_human(r: &Report) {
-    let mut out = format!("event: {}\ndecision: {}", r.phase, r.verdict.decision);
+    let mut out = format!(
+        "event: {}\ndecision: {}",
+        r.phase.as_str(),
+        r.verdict.decision
+    );
     if let Some(reason) = &r.verdict.reason {
         out.push_str(&format!(" ({reason})"));
     }

@@ -1,0 +1,275 @@
+//! `agent-hooks replay`: real Claude Code transcripts through the reference
+//! config and through imported configs, and exact counts on a crafted
+//! session.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn replay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(root())
+        .arg("replay")
+        .args(args)
+        .output()
+        .expect("run agent-hooks")
+}
+
+fn replay_json(config: &str, inputs: &[&str]) -> Value {
+    let mut args = vec![config];
+    args.extend_from_slice(inputs);
+    args.extend_from_slice(&["--format", "json"]);
+    let out = replay(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "replay {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("replay prints JSON")
+}
+
+fn transcripts() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/real/transcripts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 5, "the five shared transcripts are fixtures");
+    files
+}
+
+fn imported_configs() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/real/expected"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    files
+}
+
+/// Counts, straight from the transcript's JSON, the `tool_use` items of
+/// assistant records, those named `name`, and the prompts.
+fn count_claude(path: &Path, name: &str) -> (u64, u64) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut all, mut named) = (0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["type"] != "assistant" {
+            continue;
+        }
+        for item in v["message"]["content"].as_array().into_iter().flatten() {
+            if item["type"] == "tool_use" {
+                all += 1;
+                if item["name"] == name {
+                    named += 1;
+                }
+            }
+        }
+    }
+    (all, named)
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap().display().to_string()
+}
+
+#[test]
+fn every_transcript_replays_through_the_reference_config() {
+    for t in transcripts() {
+        let t = rel(&t);
+        let s = replay_json("examples/hooks.yaml", &[&t]);
+        let (tool_uses, _) = count_claude(&root().join(&t), "");
+        assert!(s["events"].as_u64().unwrap() > 0, "{t}: {s}");
+        assert_eq!(s["by_phase"]["before_tool"], tool_uses, "{t}");
+        assert_eq!(s["warnings"], 0, "{t}: {}", s["files"]);
+        // Claude Code's tool names (`Bash`, `Read`) are not the reference
+        // config's (`bash`, `read_file`): only the `*` audit logger fires,
+        // once per tool result, and it is not executed without `--exec`.
+        assert_eq!(s["by_hook"].as_object().unwrap().len(), 1, "{t}: {s}");
+        assert_eq!(
+            s["by_hook"]["audit-log"], s["by_phase"]["after_tool"],
+            "{t}"
+        );
+        assert_eq!(s["would_run"], s["hooks_fired"]);
+        assert_eq!(s["executed"], 0);
+        assert_eq!(s["blocked"], 0);
+    }
+}
+
+#[test]
+fn every_transcript_replays_through_every_imported_config() {
+    let inputs: Vec<String> = transcripts().iter().map(|p| rel(p)).collect();
+    let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    let total_tool_uses: u64 = transcripts().iter().map(|t| count_claude(t, "").0).sum();
+    for config in imported_configs() {
+        let config = rel(&config);
+        let s = replay_json(&config, &inputs);
+        assert_eq!(s["files"].as_array().unwrap().len(), 5);
+        assert!(s["events"].as_u64().unwrap() > 0, "{config}");
+        assert_eq!(s["by_phase"]["before_tool"], total_tool_uses, "{config}");
+        assert_eq!(s["failures"], 0, "{config}: {s}");
+        // Imported hooks are shell hooks: counted, never executed.
+        assert_eq!(s["executed"], 0, "{config}");
+        assert_eq!(s["would_run"], s["hooks_fired"], "{config}");
+    }
+}
+
+#[test]
+fn an_imported_bash_matcher_fires_once_per_bash_call_of_a_real_transcript() {
+    // oven-sh/bun's settings guard `Bash` in PreToolUse and format after
+    // `Write|Edit|MultiEdit` in PostToolUse.
+    let config = "tests/fixtures/real/expected/oven-sh__bun__settings.yaml";
+    for t in transcripts() {
+        let (_, bash) = count_claude(&t, "Bash");
+        let s = replay_json(config, &[&rel(&t)]);
+        let fired = s["by_hook"]["pre-tool-use-bash-1"].as_u64().unwrap_or(0);
+        assert_eq!(fired, bash, "{}", t.display());
+    }
+    let s = replay_json(
+        config,
+        &[
+            "tests/fixtures/real/transcripts/DRMacIver__claude-reliability__python-to-rust-port.jsonl",
+        ],
+    );
+    assert_eq!(s["by_hook"]["pre-tool-use-bash-1"], 16);
+}
+
+#[test]
+fn a_crafted_session_blocks_rewrites_injects_patches_and_terminates() {
+    let s = replay_json(
+        "examples/hooks.yaml",
+        &["tests/fixtures/events/session.jsonl"],
+    );
+    let expect = [
+        ("events", 11),
+        ("hooks_fired", 12),
+        ("blocked", 1),
+        ("rewritten", 1),
+        ("injected", 1),
+        ("patched", 1),
+        ("terminated", 1),
+        ("audited", 1),
+        ("would_run", 6),
+        ("executed", 0),
+        ("suppressed", 1),
+        ("warnings", 1),
+        ("failures", 0),
+    ];
+    for (key, n) in expect {
+        assert_eq!(s[key], n, "{key}: {s}");
+    }
+    assert_eq!(s["by_hook"]["block-rm-rf"], 1);
+    assert_eq!(s["by_hook"]["audit-log"], 3);
+    let warning = s["files"][0]["warnings"][0].as_str().unwrap();
+    assert!(warning.starts_with("line 10: not JSON"), "{warning}");
+}
+
+#[test]
+fn human_summary_names_the_numbers() {
+    let out = replay(&["examples/hooks.yaml", "tests/fixtures/events/session.jsonl"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("replayed 11 events through `examples/hooks.yaml`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("blocked: 1  rewritten: 1  injected: 1"),
+        "{text}"
+    );
+    assert!(text.contains("shell hooks that would run: 6"), "{text}");
+    // No progress bar when stderr is not a terminal.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn exec_runs_shell_hooks_for_real() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: deny-all\n    phase: before_tool\n    run: { command: \"echo no >&2; exit 2\" }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("s.jsonl"),
+        "{\"phase\":\"before_tool\",\"tool\":\"bash\",\"call_id\":\"a\"}\n{\"phase\":\"after_tool\",\"tool\":\"bash\",\"call_id\":\"a\"}\n",
+    )
+    .unwrap();
+    let run = |exec: bool| -> Value {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-hooks"));
+        cmd.current_dir(dir.path())
+            .args(["replay", "hooks.yaml", "s.jsonl", "--format", "json"]);
+        if exec {
+            cmd.arg("--exec");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let dry = run(false);
+    assert_eq!(
+        (dry["would_run"].as_u64(), dry["blocked"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(dry["events"], 2);
+    let wet = run(true);
+    assert_eq!(
+        (wet["executed"].as_u64(), wet["blocked"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(
+        (wet["events"].as_u64(), wet["suppressed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // The session directory is gone.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".agent-hooks-session-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn unreadable_input_exits_2_and_a_bad_config_exits_1() {
+    let out = replay(&[
+        "examples/hooks.yaml",
+        "tests/fixtures/events/no-such-file.jsonl",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot read `tests/fixtures/events/no-such-file.jsonl`"),
+        "{err}"
+    );
+    let out = replay(&["no-such-config.yaml", "tests/fixtures/events/session.jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "version: 1\nhooks:\n  - id: x\n    phase: befor_tool\n    block: {reason: r}\n",
+    )
+    .unwrap();
+    let out = replay(&[bad.to_str().unwrap(), "tests/fixtures/events/session.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("befor_tool"));
+}
