@@ -1,0 +1,174 @@
+//! `agent-hooks test`: one event through the reference config, with shell
+//! hooks run for real.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn test_cmd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("test")
+        .args(args)
+        .output()
+        .expect("run agent-hooks")
+}
+
+fn test_json(event: &str) -> Value {
+    let out = test_cmd(&["examples/hooks.yaml", "--event", event, "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{event}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON report")
+}
+
+#[test]
+fn a_declarative_block_skips_the_call_without_spawning() {
+    let r = test_json("tests/fixtures/events/rm_rf.json");
+    assert_eq!(r["verdict"]["decision"], "skip");
+    assert_eq!(
+        r["verdict"]["reason"],
+        "recursive forced deletes (rm -rf) are not allowed; delete specific files instead"
+    );
+    assert_eq!(r["fired"], json!(["block-rm-rf"]));
+    assert_eq!(r["records"], json!([]), "nothing ran, nothing recorded");
+    assert_eq!(r["outcome"]["provenance"][0]["hook"], "block-rm-rf");
+}
+
+#[test]
+fn a_rewrite_runs_the_call_with_new_args() {
+    let r = test_json("tests/fixtures/events/read_file.json");
+    assert_eq!(r["verdict"]["decision"], "run");
+    assert_eq!(
+        r["outcome"]["args"],
+        json!({"path": "src/lib.rs", "max_bytes": 200000})
+    );
+    assert_eq!(r["fired"], json!(["cap-reads"]));
+}
+
+#[test]
+fn a_shell_hook_runs_and_its_decision_and_record_are_printed() {
+    let r = test_json("tests/fixtures/events/curl_sh.json");
+    assert_eq!(r["verdict"]["decision"], "skip");
+    assert_eq!(
+        r["verdict"]["reason"],
+        "piping a download into a shell is not allowed; download, inspect, then run"
+    );
+    let records = r["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["hook_id"], "shell-guard");
+    assert_eq!(records[0]["status"], "decision");
+
+    // A Claude-protocol script decides after the native guard let it through.
+    let r = test_json("tests/fixtures/events/sudo.json");
+    assert_eq!(r["verdict"]["decision"], "skip");
+    assert_eq!(
+        r["verdict"]["reason"],
+        "sudo is not allowed in this workspace"
+    );
+    assert_eq!(r["fired"], json!(["shell-guard", "no-sudo"]));
+    let ids: Vec<&str> = r["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rec| rec["hook_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["shell-guard", "no-sudo"]);
+}
+
+#[test]
+fn shell_hooks_run_in_the_current_directory_and_leave_no_session_dir() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("examples/hooks")).unwrap();
+    for f in ["hooks.yaml", "hooks/guard.sh", "hooks/claude_no_sudo.sh"] {
+        std::fs::copy(
+            root.join("examples").join(f),
+            dir.path().join("examples").join(f),
+        )
+        .unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args(["test", "examples/hooks.yaml", "--format", "json", "--event"])
+        .arg(root.join("tests/fixtures/events/curl_sh.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["verdict"]["decision"], "skip");
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["examples"], "the session directory is removed");
+}
+
+#[test]
+fn human_output_and_stdin() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["test", "examples/hooks.yaml", "--event", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            br#"{"phase":"after_tool","tool":"bash","call_id":"c","result":{"output":""},"outcome":"timeout"}"#,
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("event: after_tool\ndecision: continue\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hooks fired: explain-timeouts, audit-log"),
+        "{text}"
+    );
+    assert!(
+        text.contains("injected context: \"The command timed out."),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bad_event_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("e.json");
+    std::fs::write(
+        &bad,
+        r#"{"phase":"before_tool","tool":"bash","outcome":"x"}"#,
+    )
+    .unwrap();
+    let out = test_cmd(&["examples/hooks.yaml", "--event", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown field `outcome`"), "{err}");
+    let missing = Path::new("tests/fixtures/events/none.json");
+    let out = test_cmd(&["examples/hooks.yaml", "--event", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
