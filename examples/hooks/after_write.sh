@@ -3,6 +3,9 @@
 # tests, naming the file it wrote when the payload carries `affected_paths`.
 payload=$(cat)
 path=$(printf '%s' "$payload" | tr -d '\n' | sed -n 's/.*"affected_paths"[[:space:]]*:[[:space:]]*\["\([^"\\]*\)".*/\1/p')
+# Affected paths are absolute; name the file relative to the workspace root
+# (the hook's working directory).
+path=${path#"$(pwd -P)/"}
 if [ -n "$path" ]; then
     msg="You changed $path. Run the tests that cover it before finishing."
 else
