@@ -29,7 +29,7 @@ fn explain(event: &str) -> Value {
 fn rule<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["rules"]
         .as_array()
-        .unwrap()
+        .expect("rules")
         .iter()
         .find(|r| r["id"] == id)
         .unwrap_or_else(|| panic!("no rule `{id}`"))

@@ -36,8 +36,8 @@ fn replay_json(config: &str, inputs: &[&str]) -> Value {
 
 fn transcripts() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/real/transcripts"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
+        .expect("fixture")
+        .map(|e| e.expect("fixture").path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
@@ -47,8 +47,8 @@ fn transcripts() -> Vec<PathBuf> {
 
 fn imported_configs() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/real/expected"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
+        .expect("fixture")
+        .map(|e| e.expect("fixture").path())
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
@@ -59,10 +59,10 @@ fn imported_configs() -> Vec<PathBuf> {
 /// Counts, straight from the transcript's JSON, the `tool_use` items of
 /// assistant records, those named `name`, and the prompts.
 fn count_claude(path: &Path, name: &str) -> (u64, u64) {
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = std::fs::read_to_string(path).expect("fixture");
     let (mut all, mut named) = (0, 0);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: Value = serde_json::from_str(line).unwrap();
+        let v: Value = serde_json::from_str(line).expect("fixture");
         if v["type"] != "assistant" {
             continue;
         }
@@ -79,7 +79,10 @@ fn count_claude(path: &Path, name: &str) -> (u64, u64) {
 }
 
 fn rel(p: &Path) -> String {
-    p.strip_prefix(root()).unwrap().display().to_string()
+    p.strip_prefix(root())
+        .expect("fixture")
+        .display()
+        .to_string()
 }
 
 #[test]
