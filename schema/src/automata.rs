@@ -65,7 +65,11 @@ pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String>
                 .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
         )
         .syntax(syntax::Config::new().utf8(false))
-        .thompson(thompson::Config::new().utf8(false))
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(thompson::WhichCaptures::None),
+        )
         .build_many(regexes)
         .map_err(|e| {
             let text = e.to_string();
