@@ -252,6 +252,54 @@ fn exec_runs_shell_hooks_for_real() {
 }
 
 #[test]
+fn after_tool_sees_the_args_that_before_tool_rewrote() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        r#"version: 1
+hooks:
+  - id: add-x
+    phase: before_tool
+    rewrite: [{op: set, pointer: /x, value: 1}]
+  - id: saw-x
+    phase: after_tool
+    run:
+      command: "grep -q '\"x\":1' && echo '{\"context_items\":[{\"role\":\"user\",\"content\":\"saw x\"}]}' || true"
+"#,
+    )
+    .expect("write config");
+    std::fs::write(
+        dir.path().join("s.jsonl"),
+        "{\"phase\":\"before_tool\",\"tool\":\"t\",\"call_id\":\"a\",\"args\":{\"y\":2}}\n{\"phase\":\"after_tool\",\"tool\":\"t\",\"call_id\":\"a\",\"args\":{\"y\":2}}\n{\"phase\":\"after_tool\",\"tool\":\"t\",\"call_id\":\"other\",\"args\":{\"y\":2}}\n",
+    )
+    .expect("write session");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args([
+            "replay",
+            "hooks.yaml",
+            "s.jsonl",
+            "--exec",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(s["rewritten"], 1, "{s}");
+    assert_eq!(s["executed"], 2, "{s}");
+    // Only the rewritten call's after_tool payload carries `"x":1`.
+    assert_eq!(s["injected"], 1, "{s}");
+    assert_eq!(s["failures"], 0, "{s}");
+}
+
+#[test]
 fn unreadable_input_exits_2_and_a_bad_config_exits_1() {
     let out = replay(&[
         "examples/hooks.yaml",

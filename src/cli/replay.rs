@@ -17,13 +17,15 @@
 //!
 //! A tool call that a `before_tool` rule skipped or terminated did not run:
 //! its recorded `after_tool` event is not replayed (counted as
-//! `suppressed`).
+//! `suppressed`). When `before_tool` rules rewrote a call's arguments, its
+//! `after_tool` event carries the rewritten `args` and the recorded ones as
+//! `original_args`, as the runtime would pass them.
 //!
 //! Exit codes: 0 when every input was replayed (even when hooks blocked
 //! things: this is a report), 1 when the config has findings, 2 when an
 //! input or the config cannot be read. Unparseable lines are warnings.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -36,6 +38,7 @@ use hooks_runtime::{
 };
 use hooks_schema::Mode;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::Format;
 use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit};
@@ -277,15 +280,20 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     runtime.block_on(async {
         for (path, session) in inputs.iter().zip(&sessions) {
             let mut stopped: HashSet<&str> = HashSet::new();
+            let mut rewritten: HashMap<&str, Value> = HashMap::new();
             for event in &session.events {
                 progress.inc(1);
-                if let Event::AfterTool { call_id, .. } = event
-                    && stopped.contains(call_id.as_str())
-                {
-                    summary.suppressed += 1;
-                    continue;
+                let mut with_rewrite = None;
+                if let Event::AfterTool { call_id, .. } = event {
+                    if stopped.contains(call_id.as_str()) {
+                        summary.suppressed += 1;
+                        continue;
+                    }
+                    if let Some(args) = rewritten.get(call_id.as_str()) {
+                        with_rewrite = Some(with_args(event, args.clone()));
+                    }
                 }
-                let step = event.step();
+                let step = with_rewrite.as_ref().unwrap_or(event).step();
                 summary.events += 1;
                 *summary
                     .by_phase
@@ -293,10 +301,12 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                     .or_default() += 1;
                 let (outcome, report) = fold_event(&table, shell.as_ref(), &ctx, step).await;
                 tally(&mut summary, &outcome, &report);
-                if let Event::BeforeTool { call_id, .. } = event
-                    && outcome.decision.is_some()
-                {
-                    stopped.insert(call_id);
+                if let Event::BeforeTool { call_id, .. } = event {
+                    if outcome.decision.is_some() {
+                        stopped.insert(call_id);
+                    } else if let Some(args) = &outcome.args {
+                        rewritten.insert(call_id, args.clone());
+                    }
                 }
             }
             summary.warnings += session.warnings.len();
@@ -318,6 +328,22 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         Format::Human => print_human(&summary),
     }
     EXIT_OK
+}
+
+/// `event` (an `after_tool`) with `args` as the arguments the tool ran with
+/// and its recorded ones as `original_args`.
+fn with_args(event: &Event, args: Value) -> Event {
+    let mut event = event.clone();
+    if let Event::AfterTool {
+        args: ran,
+        original_args,
+        ..
+    } = &mut event
+    {
+        let recorded = std::mem::replace(ran, args);
+        original_args.get_or_insert(recorded);
+    }
+    event
 }
 
 fn tally(summary: &mut Summary, outcome: &StackOutcome, report: &FoldReport) {

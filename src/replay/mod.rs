@@ -39,7 +39,9 @@
 //! turns
 //!
 //! - a `user` record whose `message.content` is a string, or holds `text`
-//!   items, into `user_prompt` (the texts joined by newlines);
+//!   items, into `user_prompt` (the texts joined by newlines), unless the
+//!   record is marked `isMeta` (text Claude Code itself added, such as stop
+//!   hook feedback or command caveats: no `UserPromptSubmit` fires for it);
 //! - every `tool_use` item of an `assistant` record into `before_tool` (tool
 //!   `name`, call `id`, arguments `input`);
 //! - every `tool_result` item of a `user` record into `after_tool` for the
@@ -404,7 +406,11 @@ fn claude_record(
     let content = &record["message"]["content"];
     match kind {
         "user" => {
+            let meta = record["isMeta"] == true;
             if let Some(text) = content.as_str() {
+                if meta {
+                    return;
+                }
                 session.events.push(Event::UserPrompt {
                     prompt: text.to_owned(),
                 });
@@ -418,7 +424,7 @@ fn claude_record(
                 .filter(|i| i["type"] == "text")
                 .filter_map(|i| i["text"].as_str())
                 .collect();
-            if !texts.is_empty() {
+            if !texts.is_empty() && !meta {
                 session.events.push(Event::UserPrompt {
                     prompt: texts.join("\n"),
                 });
@@ -511,6 +517,8 @@ mod tests {
             r#"{"type":"progress","data":{}}"#,
             "\nnot json\n",
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"zz","content":"?"}]}}"#,
+            "\n",
+            r#"{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback: ..."}}"#,
             "\n"
         );
         let s = parse_session(text.as_bytes()).unwrap();
@@ -536,8 +544,11 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(s.formats.claude, 5);
-        assert_eq!(s.skipped, 2, "progress and the orphan result");
+        assert_eq!(s.formats.claude, 6);
+        assert_eq!(
+            s.skipped, 3,
+            "progress, the orphan result, the meta message"
+        );
         assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
         assert!(s.warnings[0].starts_with("line 5: not JSON"));
         assert!(s.warnings[1].contains("`zz`"));
