@@ -81,18 +81,32 @@ fn a_shell_hook_runs_and_its_decision_and_record_are_printed() {
     assert_eq!(ids, ["shell-guard", "no-sudo"]);
 }
 
+/// A temporary workspace holding a copy of `examples/` (so hooks with side
+/// effects, such as the audit logger, write there and not into the repo).
+fn workspace() -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("examples/hooks")).expect("mkdir");
+    for entry in std::fs::read_dir(root.join("examples/hooks")).expect("examples/hooks") {
+        let name = entry.expect("entry").file_name();
+        std::fs::copy(
+            root.join("examples/hooks").join(&name),
+            dir.path().join("examples/hooks").join(&name),
+        )
+        .expect("copy script");
+    }
+    std::fs::copy(
+        root.join("examples/hooks.yaml"),
+        dir.path().join("examples/hooks.yaml"),
+    )
+    .expect("copy config");
+    dir
+}
+
 #[test]
 fn shell_hooks_run_in_the_current_directory_and_leave_no_session_dir() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("examples/hooks")).unwrap();
-    for f in ["hooks.yaml", "hooks/guard.sh", "hooks/claude_no_sudo.sh"] {
-        std::fs::copy(
-            root.join("examples").join(f),
-            dir.path().join("examples").join(f),
-        )
-        .unwrap();
-    }
+    let dir = workspace();
     let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir.path())
         .args(["test", "examples/hooks.yaml", "--format", "json", "--event"])
@@ -117,8 +131,9 @@ fn shell_hooks_run_in_the_current_directory_and_leave_no_session_dir() {
 
 #[test]
 fn human_output_and_stdin() {
+    let dir = workspace();
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir.path())
         .args(["test", "examples/hooks.yaml", "--event", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -153,6 +168,10 @@ fn human_output_and_stdin() {
         text.contains("injected context: \"The command timed out."),
         "{text}"
     );
+    // The audit logger ran for real, in the workspace.
+    let log = std::fs::read_to_string(dir.path().join(".agent/audit.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(text.contains("\"hook_id\":\"audit-log\""), "{text}");
 }
 
 #[test]
