@@ -129,8 +129,8 @@ mod patch;
 mod stack;
 pub use context::{HookContext, Scratchpad};
 pub use driver::{
-    AfterToolDecision, CompletionDecision, Decided, InvalidCallDecision, Observed,
-    PromptDecision, StopDecision, ToolCall, ToolDecision,
+    AfterToolDecision, CompletionDecision, Decided, InvalidCallDecision, Observed, PromptDecision,
+    StopDecision, ToolCall, ToolDecision,
 };
 pub use event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 pub use flow::{ContextItem, Flow, FlowKind, Role};
@@ -185,7 +185,9 @@ pub mod __private {
         ToolSet,
     };
     pub use crate::{AgentHook, HookContext, HookFuture, ShellRuntime, StepEvent, StepEventKind};
-    pub use hooks_schema::{FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
+    pub use hooks_schema::{
+        FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
+    };
     pub use regex_automata::util::wire::AlignAs;
     pub use std::borrow::Cow;
     pub use std::sync::Arc;
