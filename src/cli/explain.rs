@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::Format;
 use crate::cli::replay::load_config;
-use crate::cli::{EXIT_OK, EXIT_USAGE, emit};
+use crate::cli::{EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, warn};
 
 /// The verdict on one rule.
 #[derive(Debug, Serialize)]
@@ -54,14 +54,14 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     let (config_doc, table) = match load_config(config) {
         Ok(loaded) => loaded,
         Err(e) => {
-            eprintln!("{}", e.message);
+            warn(&e.message);
             return e.code;
         }
     };
     let event_doc = match crate::cli::test::read_event(event) {
         Ok(e) => e,
         Err(message) => {
-            eprintln!("error: {message}");
+            warn(&format!("error: {message}"));
             return EXIT_USAGE;
         }
     };
@@ -86,7 +86,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
                 "tool": step.tool_name(),
                 "rules": verdicts,
             });
-            emit(&serde_json::to_string_pretty(&report).unwrap_or_default());
+            emit_json(&report);
         }
         Format::Human => {
             let mut out = format!("event: {}", step.kind().as_str());
@@ -107,7 +107,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             }
             let n = verdicts.iter().filter(|v| v.matches).count();
             out.push_str(&format!("\n{n} of {} rules match", verdicts.len()));
-            emit(&out);
+            emit_redacted(&out);
         }
     }
     EXIT_OK

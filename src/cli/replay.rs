@@ -33,15 +33,17 @@ use std::time::Instant;
 use agent_hooks::replay::{Event, read_session};
 use hooks_runtime::dispatch::{ActionSpec, Table};
 use hooks_runtime::{
-    Executor, Flow, Fold, HookContext, HookId, RecordWriter, SecretSet, ShellHook, ShellRuntime,
-    StackOutcome, StepEvent,
+    CancellationToken, Executor, Flow, Fold, HookContext, HookId, RecordWriter, SecretSet,
+    ShellHook, ShellRuntime, StackOutcome, StepEvent,
 };
 use hooks_schema::Mode;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit};
+use crate::cli::{
+    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, run_interruptible, warn,
+};
 
 /// Why a config could not be used: the exit code and the message.
 pub(crate) struct ConfigError {
@@ -227,7 +229,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     let table = match load_config(config) {
         Ok((_, table)) => table,
         Err(e) => {
-            eprintln!("{}", e.message);
+            warn(&e.message);
             return e.code;
         }
     };
@@ -242,7 +244,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         match read_session(path) {
             Ok(s) => sessions.push(s),
             Err(e) => {
-                eprintln!("error: cannot read `{}`: {e}", path.display());
+                warn(&format!("error: cannot read `{}`: {e}", path.display()));
                 return EXIT_USAGE;
             }
         }
@@ -256,7 +258,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         }) {
             Ok(rt) => Some(Arc::new(rt)),
             Err(e) => {
-                eprintln!("error: {e}");
+                warn(&format!("error: {e}"));
                 return EXIT_USAGE;
             }
         }
@@ -269,7 +271,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            warn(&format!("error: cannot start the async runtime: {e}"));
             return EXIT_USAGE;
         }
     };
@@ -277,7 +279,10 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     // Draws on stderr only when it is a terminal (indicatif hides otherwise).
     let progress = indicatif::ProgressBar::new(total as u64);
     let ctx = HookContext::new("replay");
-    runtime.block_on(async {
+    let cancel = shell
+        .as_ref()
+        .map_or_else(CancellationToken::new, |rt| rt.cancel_token().clone());
+    let replayed = run_interruptible(&runtime, &cancel, async {
         for (path, session) in inputs.iter().zip(&sessions) {
             let mut stopped: HashSet<&str> = HashSet::new();
             let mut rewritten: HashMap<&str, Value> = HashMap::new();
@@ -321,10 +326,15 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         }
     });
     progress.finish_and_clear();
+    // On SIGINT/SIGTERM the hooks were stopped; `session` drops on return,
+    // removing the session directory.
+    if let Err(code) = replayed {
+        return code;
+    }
     drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     match format {
-        Format::Json => emit(&serde_json::to_string_pretty(&summary).unwrap_or_default()),
+        Format::Json => emit_json(&summary),
         Format::Human => print_human(&summary),
     }
     EXIT_OK
@@ -421,5 +431,5 @@ fn print_human(s: &Summary) {
     for (id, n) in &s.by_hook {
         out.push_str(&format!("  {id}: {n}\n"));
     }
-    emit(out.trim_end());
+    emit_redacted(out.trim_end());
 }

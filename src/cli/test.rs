@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::Format;
 use crate::cli::replay::{fold_event, load_config, session_dir, shell_runtime};
-use crate::cli::{EXIT_OK, EXIT_USAGE, emit};
+use crate::cli::{EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, run_interruptible, warn};
 
 /// The typed decision of an event's fold, as the agent loop would apply it.
 #[derive(Debug, Serialize)]
@@ -81,28 +81,28 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     let (_, table) = match load_config(config) {
         Ok(loaded) => loaded,
         Err(e) => {
-            eprintln!("{}", e.message);
+            warn(&e.message);
             return e.code;
         }
     };
     let event = match read_event(event) {
         Ok(e) => e,
         Err(message) => {
-            eprintln!("error: {message}");
+            warn(&format!("error: {message}"));
             return EXIT_USAGE;
         }
     };
     let session = match session_dir() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: {e}");
+            warn(&format!("error: {e}"));
             return EXIT_USAGE;
         }
     };
     let shell = match shell_runtime(session.path()) {
         Ok(rt) => Arc::new(rt),
         Err(e) => {
-            eprintln!("error: {e}");
+            warn(&format!("error: {e}"));
             return EXIT_USAGE;
         }
     };
@@ -112,20 +112,28 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            warn(&format!("error: cannot start the async runtime: {e}"));
             return EXIT_USAGE;
         }
     };
     let ctx = HookContext::new("test");
     let step = event.step();
-    let (outcome, fold) = runtime.block_on(fold_event(&table, Some(&shell), &ctx, step));
+    let work = fold_event(&table, Some(&shell), &ctx, step);
+    let (outcome, fold) = match run_interruptible(&runtime, shell.cancel_token(), work) {
+        Ok(done) => done,
+        // `session` drops here: the session directory is removed.
+        Err(code) => return code,
+    };
     let records = std::fs::read_to_string(session.path().join("records.jsonl"))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    let mut shell_diagnostics = fold.messages;
-    shell_diagnostics.extend(shell.take_diagnostics());
+    // Every invocation's diagnostics are in `fold.messages` and also kept by
+    // the shell runtime; the runtime's list is the complete one (it also
+    // holds session-level diagnostics), so only it is printed.
+    drop(fold.messages);
+    let shell_diagnostics = shell.take_diagnostics();
     let report = Report {
         config: config.display().to_string(),
         phase: step.kind(),
@@ -136,7 +144,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         shell_diagnostics,
     };
     match format {
-        Format::Json => emit(&serde_json::to_string_pretty(&report).unwrap_or_default()),
+        Format::Json => emit_json(&report),
         Format::Human => print_human(&report),
     }
     EXIT_OK
@@ -208,5 +216,5 @@ fn print_human(r: &Report) {
             out.push_str(&format!("  {}\n", json(rec)));
         }
     }
-    emit(out.trim_end());
+    emit_redacted(out.trim_end());
 }
