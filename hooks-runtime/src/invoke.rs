@@ -23,7 +23,10 @@ use crate::protocol::{self, ProtocolDecision, ProtocolFailure};
 use crate::records::{
     HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
 };
-use crate::redact::{SecretSet, is_credential_name, redact_sensitive_text};
+use crate::redact::{
+    SecretSet, is_credential_name, redact_and_truncate, redact_sensitive_text,
+    truncate_outside_markers,
+};
 use crate::{
     AgentHook, CancellationToken, CommandForm, EnvSpec, ExecRequest, ExecStatus, Executor,
     FailureKind, Flow, HookContext, HookFuture, StepEvent, StepEventKind,
@@ -531,11 +534,16 @@ impl ShellHook {
                 };
                 let mut record = base_record(status, Duration::ZERO);
                 record.decision = (!d.flow.is_continue()).then(|| d.flow.kind().as_str());
-                record.message = flow_reason(&d.flow).map(|r| truncate(&redact(r), 300));
-                (d.flow, record)
+                // A reason comes from the hook's output (exit 2: its
+                // stderr) and reaches the model: redact it whole.
+                let flow = redact_flow_reason(d.flow, &secrets);
+                record.message = flow_reason(&flow).map(|r| truncate(r, MESSAGE_MAX_CHARS));
+                (flow, record)
             }
             Outcome::Failed(kind, detail) => {
-                let detail = redact(&detail);
+                // Redact the whole detail, then cut it: cutting first could
+                // leave a secret's prefix too short to match its shape.
+                let detail = redact_and_truncate(&detail, &secrets, MESSAGE_MAX_CHARS);
                 let failure = format!("{kind}: {detail}");
                 let applied = apply_failure_policy(spec.failure_policy, phase, &spec.id, &failure);
                 if let Some(d) = applied.diagnostic {
@@ -545,7 +553,7 @@ impl ShellHook {
                 record.failure_kind = Some(kind.as_str());
                 record.decision =
                     (!applied.flow.is_continue()).then(|| applied.flow.kind().as_str());
-                record.message = Some(truncate(&detail, 300));
+                record.message = Some(detail);
                 (applied.flow, record)
             }
         };
@@ -649,13 +657,28 @@ fn flow_reason(flow: &Flow) -> Option<&str> {
     }
 }
 
+/// Most characters of a record's message or a failure's detail (plus `…`).
+const MESSAGE_MAX_CHARS: usize = 300;
+
+/// Cuts already-redacted `s`, never inside a `[REDACTED]` marker.
 fn truncate(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
-        s.to_owned()
-    } else {
-        let mut t: String = s.chars().take(max_chars).collect();
-        t.push('…');
-        t
+    truncate_outside_markers(s, max_chars)
+}
+
+/// `flow` with its reason (or feedback) passed through redaction.
+fn redact_flow_reason(flow: Flow, secrets: &SecretSet) -> Flow {
+    let r = |s: String| match redact_sensitive_text(&s, secrets) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(o) => o,
+    };
+    match flow {
+        Flow::Skip { reason } => Flow::Skip { reason: r(reason) },
+        Flow::Terminate { reason } => Flow::Terminate { reason: r(reason) },
+        Flow::Resume { reason } => Flow::Resume { reason: r(reason) },
+        Flow::Retry { feedback } => Flow::Retry {
+            feedback: r(feedback),
+        },
+        other => other,
     }
 }
 

@@ -184,6 +184,40 @@ pub fn redact_sensitive_text<'a>(text: &'a str, secrets: &SecretSet) -> Cow<'a, 
     out
 }
 
+/// Redacts the whole of `text` with [`redact_sensitive_text`], *then* cuts
+/// it to at most `max_chars` characters (Unicode scalar values) plus a `…`.
+///
+/// Redacting first means a secret straddling the cut-off is still matched
+/// whole (cutting first would leave a prefix such as `ghp_abcdefghijklmno`,
+/// too short for its token shape, in clear). The cut falls on a char
+/// boundary and never inside a [`REDACTED`] marker: a marker that would be
+/// split is dropped whole, so no partial marker or raw prefix remains.
+pub(crate) fn redact_and_truncate(text: &str, secrets: &SecretSet, max_chars: usize) -> String {
+    let redacted = redact_sensitive_text(text, secrets);
+    truncate_outside_markers(&redacted, max_chars)
+}
+
+/// Cuts `text` to at most `max_chars` characters plus a `…`, moving the cut
+/// back to the start of a [`REDACTED`] marker it would split.
+pub(crate) fn truncate_outside_markers(text: &str, max_chars: usize) -> String {
+    let Some((mut cut, _)) = text.char_indices().nth(max_chars) else {
+        return text.to_owned();
+    };
+    for (start, marker) in text.match_indices(REDACTED) {
+        if start >= cut {
+            break;
+        }
+        if start + marker.len() > cut {
+            cut = start;
+            break;
+        }
+    }
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&text[..cut]);
+    out.push('…');
+    out
+}
+
 /// A copy of `value` with every value under a credential-like key
 /// ([`is_credential_name`]) replaced by the string [`REDACTED`] and every
 /// string passed through [`redact_sensitive_text`]. Keys are kept.
@@ -281,6 +315,34 @@ mod tests {
         assert_eq!(out["headers"]["accept"], "json");
         assert_eq!(out["aws_secret_access_key"], REDACTED);
         assert!(!out["cmd"].as_str().unwrap().contains("ghp_"));
+    }
+
+    #[test]
+    fn redaction_happens_before_the_cut() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        for pad in 0..60 {
+            let text = format!("{} {token} tail", "x".repeat(pad));
+            let out = redact_and_truncate(&text, &SecretSet::new(), 40);
+            assert!(!out.contains("ghp_"), "{pad}: {out}");
+            assert!(out.chars().count() <= 41, "{pad}: {out}");
+        }
+    }
+
+    #[test]
+    fn the_cut_never_splits_a_marker() {
+        let text = format!("ab{REDACTED}cd");
+        for max in 0..text.len() + 2 {
+            let out = truncate_outside_markers(&text, max);
+            let body = out.strip_suffix('…').unwrap_or(&out);
+            assert!(
+                !body.contains('[') || body.contains(REDACTED),
+                "{max}: {out}"
+            );
+            assert!(text.starts_with(body), "{max}: {out}");
+        }
+        assert_eq!(truncate_outside_markers("héllo", 2), "hé…");
+        assert_eq!(truncate_outside_markers("short", 5), "short");
+        assert_eq!(truncate_outside_markers(&text, 4), "ab…");
     }
 
     #[test]

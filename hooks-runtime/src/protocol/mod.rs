@@ -204,16 +204,14 @@ pub fn exit2_flow(phase: Phase, stderr: &[u8], hook_id: &str) -> ProtocolDecisio
 }
 
 /// The failure for an exit code other than 0 and 2: `nonzero_exit`, with
-/// the first line of stderr (at most 200 characters; callers redact it).
+/// the whole first line of stderr (bounded only by the stderr cap).
+///
+/// Not cut here: callers redact the whole detail first and cut it after
+/// (`redact::redact_and_truncate`), so a secret straddling the cut-off is
+/// never left half in clear.
 pub(crate) fn nonzero_exit(code: i32, stderr: &Captured) -> ProtocolFailure {
     let text = String::from_utf8_lossy(trim_frame(&stderr.bytes).0).into_owned();
-    let first: String = text
-        .lines()
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(200)
-        .collect();
+    let first = text.lines().next().unwrap_or("");
     let detail = if first.is_empty() {
         format!("exited with code {code}")
     } else {
