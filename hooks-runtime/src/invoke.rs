@@ -169,6 +169,12 @@ impl ShellRuntime {
         &self.limits
     }
 
+    /// The records writer, when records are on: query it for lost records
+    /// ([`RecordWriter::failed_writes`], [`RecordWriter::last_error`]).
+    pub fn records(&self) -> Option<&RecordWriter> {
+        self.records.as_ref()
+    }
+
     /// The cancellation token of the session.
     pub fn cancel_token(&self) -> &CancellationToken {
         &self.cancel
@@ -633,10 +639,18 @@ impl ShellHook {
         if let Some(writer) = &self.runtime.records
             && let Err(err) = writer.write(record, secrets)
         {
-            diagnostics.push(format!(
-                "cannot write to the records file `{}`: {err}",
-                writer.path().display()
-            ));
+            let lost = writer.failed_writes();
+            let plural = if lost == 1 { "" } else { "s" };
+            diagnostics.push(
+                redact_sensitive_text(
+                    &format!(
+                        "cannot write to the records file `{}`: {err}; {lost} record{plural} lost so far",
+                        writer.path().display()
+                    ),
+                    secrets,
+                )
+                .into_owned(),
+            );
         }
     }
 }

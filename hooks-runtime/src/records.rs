@@ -9,6 +9,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hooks_schema::{FailurePolicy, Mode, Phase};
@@ -127,10 +128,26 @@ struct Inner {
     path: PathBuf,
     file: Mutex<File>,
     secrets: SecretSet,
+    /// Lines that could not be written (count).
+    failed: AtomicU64,
+    /// The most recent write failure, as text (`kind: message`).
+    last_error: Mutex<Option<String>>,
 }
 
 /// The single writer of a session's records file. Cheap to clone; clones
-/// share the file and its lock.
+/// share the file, its lock and its failure state.
+///
+/// # Errors
+///
+/// A record that cannot be written (disk full, `/dev/full`, file system
+/// gone read-only, ...) is lost, but never silently: [`RecordWriter::write`]
+/// returns the I/O error, the writer counts it ([`RecordWriter::failed_writes`])
+/// and keeps the last one ([`RecordWriter::last_error`]), and a
+/// [`ShellRuntime`](crate::ShellRuntime) turns it into a redacted diagnostic
+/// on the invocation (`Invocation::diagnostics`, and
+/// `ShellRuntime::take_diagnostics`) naming the records path and the OS
+/// error, e.g. ``cannot write to the records file `/s/records.jsonl`: No
+/// space left on device (os error 28); 1 record lost so far``.
 #[derive(Debug, Clone)]
 pub struct RecordWriter {
     inner: Arc<Inner>,
@@ -157,6 +174,8 @@ impl RecordWriter {
                 path,
                 file: Mutex::new(file),
                 secrets,
+                failed: AtomicU64::new(0),
+                last_error: Mutex::new(None),
             }),
         })
     }
@@ -172,15 +191,45 @@ impl RecordWriter {
     ///
     /// # Errors
     ///
-    /// The I/O error of writing the line.
+    /// The I/O error of writing the line (the record is lost; a partial line
+    /// may remain). The failure is also counted ([`RecordWriter::failed_writes`])
+    /// and kept ([`RecordWriter::last_error`]).
     pub fn write(&self, record: &Record, extra: &SecretSet) -> io::Result<()> {
         let line = self.render(record, extra);
-        let mut file = self
-            .inner
-            .file
+        let result = {
+            let mut file = self
+                .inner
+                .file
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            file.write_all(line.as_bytes())
+        };
+        if let Err(err) = &result {
+            self.inner.failed.fetch_add(1, Ordering::Relaxed);
+            *self
+                .inner
+                .last_error
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(err.to_string());
+        }
+        result
+    }
+
+    /// How many records could not be written since the file was opened
+    /// (all clones together).
+    pub fn failed_writes(&self) -> u64 {
+        self.inner.failed.load(Ordering::Relaxed)
+    }
+
+    /// The OS error of the most recent failed write (its `Display` text,
+    /// e.g. `No space left on device (os error 28)`), or `None` when every
+    /// write so far succeeded.
+    pub fn last_error(&self) -> Option<String> {
+        self.inner
+            .last_error
             .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        file.write_all(line.as_bytes())
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The exact line [`RecordWriter::write`] writes for `record`, with its
