@@ -76,10 +76,16 @@ impl SecretSet {
 /// contains (ASCII case-insensitively) `token`, `secret`, `password`,
 /// `passwd`, `credential`, `api_key`/`apikey`, `private_key`, `auth`, or
 /// ends in `key` (`AWS_SECRET_ACCESS_KEY`, `OPENAI_API_KEY`, `key`).
+///
+/// `tokens` (plural) is a count, not a credential: `max_tokens`,
+/// `prompt_tokens` and the like are left alone, so a request patch or a
+/// usage report stays readable.
 pub fn is_credential_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    const PARTS: [&str; 9] = [
-        "token",
+    let singular_token = lower
+        .match_indices("token")
+        .any(|(i, _)| !lower[i + "token".len()..].starts_with('s'));
+    const PARTS: [&str; 8] = [
         "secret",
         "password",
         "passwd",
@@ -89,7 +95,7 @@ pub fn is_credential_name(name: &str) -> bool {
         "private_key",
         "auth",
     ];
-    PARTS.iter().any(|p| lower.contains(p)) || lower.ends_with("key")
+    singular_token || PARTS.iter().any(|p| lower.contains(p)) || lower.ends_with("key")
 }
 
 struct Patterns {
@@ -121,7 +127,8 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         })
         .collect(),
     assignment: Regex::new(concat!(
-        r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*"#,
+        // `token` but not `tokens` (a count such as `max_tokens`).
+        r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:(?:password|passwd|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*|token(?:[a-rt-z0-9_\-][a-z0-9_\-]*)?)"#,
         r#"["']?[ \t]*[=:][ \t]*"#,
         r#"(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s&;,'"\]\}\)]+)"#,
     ))
@@ -249,6 +256,23 @@ mod tests {
 
     fn r(text: &str) -> String {
         redact_sensitive_text(text, &SecretSet::new()).into_owned()
+    }
+
+    #[test]
+    fn token_counts_are_not_credentials() {
+        assert!(!is_credential_name("max_tokens"));
+        assert!(!is_credential_name("prompt_tokens"));
+        assert!(is_credential_name("access_token"));
+        assert!(is_credential_name("GITHUB_TOKEN"));
+        assert!(is_credential_name("token_tokens"));
+        assert_eq!(r(r#"{"max_tokens": 100}"#), r#"{"max_tokens": 100}"#);
+        assert_eq!(r("max_tokens=4096"), "max_tokens=4096");
+        assert!(!r("access_token=abcdef123456").contains("abcdef123456"));
+        assert!(!r("token: abcdef123456").contains("abcdef123456"));
+        let patch = serde_json::json!({"max_tokens": 100, "api_token": "abcdef123456"});
+        let red = redact_json(&patch, &SecretSet::new());
+        assert_eq!(red["max_tokens"], 100);
+        assert_eq!(red["api_token"], REDACTED);
     }
 
     #[test]
