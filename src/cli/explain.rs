@@ -15,7 +15,7 @@ use std::path::Path;
 
 use agent_hooks::replay::outcome_word;
 use hooks_runtime::StepEvent;
-use hooks_runtime::dispatch::{Dfa, Pred, Rule, Test, ToolSet};
+use hooks_runtime::dispatch::{Dfa, Pred, Rule, Subject, Test, ToolSet, resolve, subject};
 use hooks_schema::automata::{Search, is_match};
 use hooks_schema::{ArgTest, Predicate, ToolPattern};
 use serde::Serialize;
@@ -197,56 +197,6 @@ fn dfa_match(dfa: &Dfa, text: &str, search: Search) -> bool {
         Dfa::Static(s) => is_match(s.get(), text, search),
         Dfa::Owned(d) => is_match(&**d, text, search),
     }
-}
-
-/// The value `when` pointers address on `event` (as dispatch defines it).
-enum Subject<'a> {
-    Json(&'a Value),
-    Text(&'a str),
-    None,
-}
-
-fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
-    match *event {
-        StepEvent::RunStart => Subject::None,
-        StepEvent::UserPrompt { prompt } => Subject::Text(prompt),
-        StepEvent::BeforeCompletion { request } => Subject::Json(request),
-        StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
-            Subject::Json(response)
-        }
-        StepEvent::TextDelta { delta } | StepEvent::ToolCallDelta { delta, .. } => {
-            Subject::Text(delta)
-        }
-        StepEvent::AfterReasoning { reasoning } => Subject::Text(reasoning),
-        StepEvent::AfterAssistant { text } | StepEvent::Stop { text, .. } => Subject::Text(text),
-        StepEvent::BeforeTool { args, .. } => Subject::Json(args),
-        StepEvent::AfterTool { result, .. } => Subject::Json(result),
-        StepEvent::InvalidToolCall { raw_args, .. } => Subject::Text(raw_args),
-        StepEvent::RunEnd { output } => Subject::Text(output),
-        StepEvent::RunError { error } => Subject::Text(error),
-    }
-}
-
-/// RFC 6901 resolution over pre-split tokens; array indices are `0` or
-/// digits without a leading zero.
-fn resolve<'v>(value: &'v Value, tokens: &[std::borrow::Cow<'static, str>]) -> Option<&'v Value> {
-    let mut cur = value;
-    for token in tokens {
-        cur = match cur {
-            Value::Object(map) => map.get(&**token)?,
-            Value::Array(items) => {
-                let ok = !token.is_empty()
-                    && token.bytes().all(|b| b.is_ascii_digit())
-                    && (token.len() == 1 || !token.starts_with('0'));
-                if !ok {
-                    return None;
-                }
-                items.get(token.parse::<usize>().ok()?)?
-            }
-            _ => return None,
-        };
-    }
-    Some(cur)
 }
 
 /// Short JSON rendering of a value (at most 120 characters).

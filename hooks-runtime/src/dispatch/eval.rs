@@ -29,7 +29,7 @@ impl ToolSet {
 
 /// What `when` pointers address on an event.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Subject<'a> {
+pub enum Subject<'a> {
     /// A JSON value (tool arguments or result, request, response).
     Json(&'a Value),
     /// A text (prompt, delta, reasoning, assistant text, output, error):
@@ -47,7 +47,7 @@ enum Target<'a> {
 }
 
 /// The value `when` pointers address on `event` (see the module docs).
-pub(crate) fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
+pub fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
     match *event {
         StepEvent::RunStart => Subject::None,
         StepEvent::UserPrompt { prompt } => Subject::Text(prompt),
@@ -82,7 +82,7 @@ pub(crate) fn array_index(token: &str) -> Option<usize> {
 }
 
 /// Resolves pre-split `tokens` against `value` (RFC 6901 section 4).
-pub(crate) fn resolve<'v>(value: &'v Value, tokens: &[Text]) -> Option<&'v Value> {
+pub fn resolve<'v>(value: &'v Value, tokens: &[Text]) -> Option<&'v Value> {
     let mut cur = value;
     for token in tokens {
         cur = match cur {

@@ -61,5 +61,6 @@ pub use data::{
     ActionSpec, DEFAULT_LIMITS, Dfa, Json, List, PatchSpec, Pred, ProgramSpec, RewriteStep, Rule,
     RunSpec, StaticDfa, Table, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet, phase_index,
 };
+pub use eval::{Subject, resolve, subject};
 pub use load::{LoadError, json as json_literal};
 pub use run::{Dispatcher, TableRef};
