@@ -45,15 +45,10 @@ impl Table {
             if !rule.matches(&current) {
                 continue;
             }
-            let flow = if rule.mode == Mode::Audit && rule.action.is_declarative() {
-                // Audit: the would-be flow is discarded, so it is not built.
-                Flow::Continue
-            } else {
-                match rule.declarative_flow(&current) {
-                    Some(flow) => flow,
-                    None if shell.is_some() => return None,
-                    None => apply_mode(rule, rule.unbound_run_flow(rule.phase)),
-                }
+            let flow = match in_process_flow(rule, &current) {
+                Some(flow) => flow,
+                None if shell.is_some() => return None,
+                None => apply_mode(rule, rule.unbound_run_flow(rule.phase)),
             };
             if fold.apply(&self.hook_ids()[i as usize], flow).is_break() {
                 break;
@@ -83,12 +78,7 @@ impl Table {
             if !rule.matches(&current) {
                 continue;
             }
-            let declarative = if rule.mode == Mode::Audit && rule.action.is_declarative() {
-                Some(Flow::Continue)
-            } else {
-                rule.declarative_flow(&current)
-            };
-            let flow = match (declarative, shell) {
+            let flow = match (in_process_flow(rule, &current), shell) {
                 (Some(flow), _) => flow,
                 (None, Some(rt)) => {
                     let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
@@ -233,5 +223,15 @@ impl ActionSpec {
     /// Whether the action runs in-process (everything but `run`).
     pub const fn is_declarative(&self) -> bool {
         !matches!(self, ActionSpec::Run(_))
+    }
+}
+
+/// The flow a declarative rule yields in-process; `None` for a `run` rule.
+/// In audit mode the would-be flow is discarded, so it is not built.
+fn in_process_flow(rule: &Rule, event: &StepEvent<'_>) -> Option<Flow> {
+    if rule.mode == Mode::Audit && rule.action.is_declarative() {
+        Some(Flow::Continue)
+    } else {
+        rule.declarative_flow(event)
     }
 }
