@@ -102,3 +102,15 @@ pub(crate) fn run_interruptible<T>(
         Err(code)
     })
 }
+
+/// A current-thread tokio runtime for one command; on failure the error is
+/// printed and the usage/I/O exit code returned.
+pub(crate) fn current_thread_runtime() -> Result<tokio::runtime::Runtime, u8> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            warn(&format!("error: cannot start the async runtime: {e}"));
+            EXIT_USAGE
+        })
+}

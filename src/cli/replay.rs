@@ -42,7 +42,8 @@ use serde_json::Value;
 
 use crate::Format;
 use crate::cli::{
-    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, run_interruptible, warn,
+    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted,
+    run_interruptible, warn,
 };
 
 /// Why a config could not be used: the exit code and the message.
@@ -265,15 +266,9 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     } else {
         None
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match current_thread_runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            warn(&format!("error: cannot start the async runtime: {e}"));
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     let total: usize = sessions.iter().map(|s| s.events.len()).sum();
     // Draws on stderr only when it is a terminal (indicatif hides otherwise).

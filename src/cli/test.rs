@@ -23,7 +23,9 @@ use serde_json::Value;
 
 use crate::Format;
 use crate::cli::replay::{fold_event, load_config, session_dir, shell_runtime};
-use crate::cli::{EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, run_interruptible, warn};
+use crate::cli::{
+    EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn,
+};
 
 /// The typed decision of an event's fold, as the agent loop would apply it.
 #[derive(Debug, Serialize)]
@@ -106,15 +108,9 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match current_thread_runtime() {
         Ok(rt) => rt,
-        Err(e) => {
-            warn(&format!("error: cannot start the async runtime: {e}"));
-            return EXIT_USAGE;
-        }
+        Err(code) => return code,
     };
     let ctx = HookContext::new("test");
     let step = event.step();
