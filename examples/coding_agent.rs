@@ -40,10 +40,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_hooks::runtime::{
-    AgentHook, Change, CompletionDecision, ExecRequest, ExecStatus, Executor, FailureKind,
-    HookContext, HookFuture, HookLimits, HookRecord, HookStack, OutcomeFuture, PayloadLimits,
-    Provenance, Record, RecordStatus, RecordWriter, RequestPatch, SecretSet, ShellRuntime,
-    StepEvent, StepEventKind, StopDecision, ToolCall, ToolDecision, ToolFailure, ToolOutcome,
+    Change, CompletionDecision, ExecRequest, ExecStatus, Executor, FailureKind, HookContext,
+    HookLimits, HookRecord, HookStack, PayloadLimits, Provenance, Record, RecordStatus,
+    RecordWriter, RequestPatch, SecretSet, ShellRuntime, StepEvent, StopDecision, ToolCall,
+    ToolDecision, ToolFailure, ToolOutcome,
 };
 use agent_hooks::schema::{Limits, Mode};
 use serde_json::{Value, json};
@@ -220,29 +220,6 @@ fn hook_limits(limits: &Limits) -> HookLimits {
         stderr_cap: bytes(limits.max_output_bytes),
         max_context_bytes: bytes(limits.max_context_bytes),
         max_stop_resumes: limits.max_stop_resumes_per_turn,
-    }
-}
-
-/// The compiled config as one hook of a [`HookStack`] that hands the stack
-/// its whole fold ([`AgentHook::fold_event`]), so provenance names the
-/// config's rules and a rewrite made before a skip is kept.
-struct ConfigHooks(ExampleHooks);
-
-impl AgentHook for ConfigHooks {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        self.0.on_event(ctx, event)
-    }
-
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        Some(OutcomeFuture::boxed(self.0.dispatcher().fold(ctx, event)))
-    }
-
-    fn observes(&self, kind: StepEventKind) -> bool {
-        self.0.observes(kind)
     }
 }
 
@@ -533,7 +510,7 @@ impl Agent<'_> {
             }
             ToolDecision::Terminate { reason } => {
                 writeln!(self.out, "      => terminate: {reason}")?;
-                return Ok(Some(reason));
+                return Ok(Some(reason.into_owned()));
             }
         };
         if let Cow::Owned(rewritten) = &run_args {
@@ -588,7 +565,7 @@ impl Agent<'_> {
         }
         if let Some(reason) = after.decision.terminate {
             writeln!(self.out, "      => terminate: {reason}")?;
-            return Ok(Some(reason));
+            return Ok(Some(reason.into_owned()));
         }
         Ok(None)
     }
@@ -717,12 +694,13 @@ fn apply_patch(request: &mut Value, patch: &RequestPatch) -> Vec<String> {
         shown.push(format!("tool_choice = {}", request["tool_choice"]));
     }
     if let Some(history) = &patch.history {
-        let before = request["messages"].as_array().map_or(0, Vec::len);
+        let count = |r: &Value| r["messages"].as_array().map_or(0, Vec::len);
+        let before = count(request);
+        history.apply_to_request(request);
         shown.push(format!(
             "history: {} of {before} messages kept",
-            history.len()
+            count(request)
         ));
-        request["messages"] = json!(history);
     }
     if let Some(tools) = &patch.active_tools {
         if let Some(offered) = request["tools"].as_array_mut() {
@@ -734,7 +712,7 @@ fn apply_patch(request: &mut Value, patch: &RequestPatch) -> Vec<String> {
         request[key] = value.clone();
         shown.push(format!("{key} = {value}"));
     }
-    for item in &patch.extra_context {
+    for item in patch.extra_context.iter() {
         if let Some(messages) = request["messages"].as_array_mut() {
             messages.push(json!({"role": "user", "content": item.content}));
         }
@@ -800,7 +778,10 @@ pub(crate) fn run(
     );
     let stack = HookStack::new().with(
         "examples/hooks.yaml",
-        ConfigHooks(ExampleHooks::new().with_shell(Arc::clone(&shell))),
+        // The generated type hands the stack its whole fold
+        // (`AgentHook::fold_event`): provenance names the config's rules and
+        // a rewrite made before a skip is kept.
+        ExampleHooks::new().with_shell(Arc::clone(&shell)),
     );
 
     writeln!(
@@ -1006,7 +987,7 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
             }
             StopDecision::Terminate { reason } => {
                 writeln!(agent.out, "      => terminate: {reason}")?;
-                end = Some(reason);
+                end = Some(reason.into_owned());
             }
         }
     }

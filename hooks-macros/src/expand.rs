@@ -57,6 +57,16 @@ impl Gen {
         self.list(quote!(#p::Cow<'static, str>), elems)
     }
 
+    /// A static list of `user`-role context items.
+    fn context_items(&mut self, items: &[String]) -> TokenStream {
+        let p = self.p.clone();
+        let elems = items
+            .iter()
+            .map(|s| quote!(#p::ContextItem::user_static(#s)))
+            .collect();
+        self.list(quote!(#p::ContextItem), elems)
+    }
+
     fn dfa(&mut self, dfa: &OwnedDfa) -> TokenStream {
         let p = self.p.clone();
         let bytes = self.name("B");
@@ -207,8 +217,8 @@ impl Gen {
                 quote!(#p::ActionSpec::Terminate(#t))
             }
             Action::Inject(i) => {
-                let t = self.text(&i.content);
-                quote!(#p::ActionSpec::Inject(#t))
+                let items = self.context_items(std::slice::from_ref(&i.content));
+                quote!(#p::ActionSpec::Inject(#items))
             }
             Action::Rewrite(ops) => {
                 let mut elems = Vec::new();
@@ -267,7 +277,7 @@ impl Gen {
                     }
                     None => quote!(::core::option::Option::None),
                 };
-                let active_tools = match &patch.active_tools {
+                let active_tools = match &patch.effective_active_tools() {
                     Some(t) => {
                         let l = self.texts(t);
                         quote!(::core::option::Option::Some(#l))
@@ -285,7 +295,7 @@ impl Gen {
                     })
                     .collect();
                 let params = self.list(quote!((#p::Cow<'static, str>, #p::Json)), params);
-                let extra = self.texts(&patch.extra_context);
+                let extra = self.context_items(&patch.extra_context);
                 quote!(#p::ActionSpec::Patch(#p::PatchSpec {
                     preamble: #preamble,
                     temperature: #temperature,
@@ -557,6 +567,14 @@ pub(crate) fn wrap(
                     event: #p::StepEvent<'a>,
                 ) -> #p::HookFuture<'a> {
                     #p::AgentHook::on_event(&self.dispatcher, ctx, event)
+                }
+
+                fn fold_event<'a>(
+                    &'a self,
+                    ctx: &'a #p::HookContext,
+                    event: #p::StepEvent<'a>,
+                ) -> ::core::option::Option<#p::OutcomeFuture<'a>> {
+                    #p::AgentHook::fold_event(&self.dispatcher, ctx, event)
                 }
 
                 fn observes(&self, kind: #p::StepEventKind) -> bool {

@@ -58,7 +58,9 @@ fn bench_fold(c: &mut Criterion) {
             FnHook::new(move |_, _| {
                 let mut patch = RequestPatch {
                     max_tokens: Some(1000 + i),
-                    active_tools: Some(vec!["bash".into(), "read".into(), format!("t{i}")]),
+                    active_tools: Some(
+                        vec!["bash".into(), "read".into(), format!("t{i}").into()].into(),
+                    ),
                     ..RequestPatch::default()
                 };
                 patch.additional_params.insert(format!("k{i}"), json!(i));

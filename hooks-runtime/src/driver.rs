@@ -16,9 +16,9 @@ use serde_json::Value;
 
 use crate::context::HookContext;
 use crate::event::{StepEvent, ToolOutcome};
-use crate::flow::{ContextItem, Flow};
+use crate::flow::{ContextList, Flow, Text};
 use crate::patch::RequestPatch;
-use crate::stack::{Diagnostic, HookStack, Provenance, StackOutcome};
+use crate::stack::{Diagnostic, HookStack, ProvenanceList, StackOutcome};
 
 /// A decision plus the provenance and diagnostics of the fold behind it:
 /// what the driver methods of [`HookStack`] ([`HookStack::user_prompt`],
@@ -34,7 +34,7 @@ pub struct Decided<D> {
     /// What the agent loop must do.
     pub decision: D,
     /// Which hook set or rewrote what, in order.
-    pub provenance: Vec<Provenance>,
+    pub provenance: ProvenanceList,
     /// Conflicts and fail-closed reasons, in order.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -72,12 +72,12 @@ pub enum PromptDecision<'a> {
     /// Drop the prompt; show `reason` to the user.
     Skip {
         /// Why.
-        reason: String,
+        reason: Text,
     },
     /// End the run.
     Terminate {
         /// Why.
-        reason: String,
+        reason: Text,
     },
 }
 
@@ -92,7 +92,7 @@ pub enum CompletionDecision {
     /// End the run instead of sending.
     Terminate {
         /// Why.
-        reason: String,
+        reason: Text,
     },
 }
 
@@ -107,14 +107,14 @@ pub enum ToolDecision<'a> {
     /// Do not run the tool; give the model `reason` as the result.
     Skip {
         /// What the model sees.
-        reason: String,
+        reason: Text,
         /// The arguments as rewritten before the skip (for records).
         args: Cow<'a, Value>,
     },
     /// End the run.
     Terminate {
         /// Why.
-        reason: String,
+        reason: Text,
     },
 }
 
@@ -124,9 +124,9 @@ pub struct AfterToolDecision<'a> {
     /// The model-visible result (borrowed when no hook rewrote it).
     pub result: Cow<'a, Value>,
     /// Context items to add for the model's next turn, in order.
-    pub context: Vec<ContextItem>,
+    pub context: ContextList,
     /// `Some(reason)` when the run must end.
-    pub terminate: Option<String>,
+    pub terminate: Option<Text>,
 }
 
 /// What to do with an invalid tool call. When every hook continues, the call
@@ -138,17 +138,17 @@ pub enum InvalidCallDecision {
     /// Ask the model to try again with this feedback.
     Retry {
         /// Shown to the model.
-        feedback: String,
+        feedback: Text,
     },
     /// Run the call as a call of this tool.
     Repair {
         /// The tool to run instead.
-        tool_name: String,
+        tool_name: Text,
     },
     /// End the run.
     Terminate {
         /// Why.
-        reason: String,
+        reason: Text,
     },
 }
 
@@ -160,12 +160,12 @@ pub enum StopDecision {
     /// Keep working; give the model `reason`.
     Resume {
         /// Why the agent must continue.
-        reason: String,
+        reason: Text,
     },
     /// End the run (as an error).
     Terminate {
         /// Why.
-        reason: String,
+        reason: Text,
     },
 }
 
@@ -173,9 +173,9 @@ pub enum StopDecision {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Observed {
     /// Context items to add for the model's next turn (after-phases only).
-    pub context: Vec<ContextItem>,
+    pub context: ContextList,
     /// `Some(reason)` when the run must end.
-    pub terminate: Option<String>,
+    pub terminate: Option<Text>,
 }
 
 impl HookStack {
@@ -198,7 +198,7 @@ impl HookStack {
             },
             None => PromptDecision::Send {
                 prompt: match outcome.prompt.take() {
-                    Some(rewritten) => Cow::Owned(rewritten),
+                    Some(rewritten) => rewritten,
                     None => Cow::Borrowed(prompt),
                 },
             },
@@ -401,20 +401,22 @@ impl HookStack {
     }
 }
 
-fn not_observable(flow: &str, event: StepEvent<'_>) -> String {
+fn not_observable(flow: &str, event: StepEvent<'_>) -> Text {
     format!(
         "flow `{flow}` on `{}` cannot be applied through `observe`; the run is terminated (fail closed); use the event's own method",
         event.kind()
     )
+    .into()
 }
 
 /// The reason for a decision the fold cannot produce on `phase`:
 /// [`Fold::apply`](crate::Fold::apply) lets only flows the phase honours stop
 /// the stack, so this is unreachable unless the fold has a bug; even then the
 /// driver fails closed rather than panicking in an agent's loop.
-fn unexpected(flow: &Flow, phase: Phase) -> String {
+fn unexpected(flow: &Flow, phase: Phase) -> Text {
     format!(
         "the fold produced flow `{}`, which `{phase}` cannot honour; the run is terminated (fail closed)",
         flow.kind()
     )
+    .into()
 }

@@ -1,5 +1,6 @@
 //! `Flow`: what one hook asks for after seeing an event (DESIGN.md section 5).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,15 @@ use crate::patch::RequestPatch;
 ///
 /// Serialized with serde's default (external) tagging, snake_case:
 /// `"continue"`, `{"skip": {"reason": "..."}}`, `{"rewrite_args": {...}}`.
+///
+/// # Allocation
+///
+/// Texts are [`Text`] (`Cow<'static, str>`) and context lists are
+/// [`ContextList`]s (up to 2 items inline), so a flow built from `'static`
+/// data (the reasons and context of a table compiled by `hooks!`) owns no
+/// heap memory; a flow built at run time (a shell hook's output, `format!`)
+/// owns its strings as before. Rewrites ([`Flow::RewriteArgs`],
+/// [`Flow::RewriteResult`]) always own the new JSON value.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Flow {
@@ -31,36 +41,36 @@ pub enum Flow {
     /// `after_tool`: replace the model-visible result; later hooks see the new value.
     RewriteResult(Value),
     /// `user_prompt`: replace the prompt; later hooks see the new text.
-    RewritePrompt(String),
+    RewritePrompt(Text),
     /// After-phases: add `user`-role context items for the model's next turn.
-    InjectContext(Vec<ContextItem>),
+    InjectContext(ContextList),
     /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt.
     /// The reason is what the model (or user) sees.
     Skip {
         /// Shown to the model in place of the tool's result.
-        reason: String,
+        reason: Text,
     },
     /// End the run (honoured on every event).
     Terminate {
         /// Why, for the run's error and the records.
-        reason: String,
+        reason: Text,
     },
     /// `stop`: keep working instead of stopping.
     Resume {
         /// Shown to the model as the reason to continue.
-        reason: String,
+        reason: Text,
     },
     /// `invalid_tool_call`: fail the call (also what `Continue` means there).
     Fail,
     /// `invalid_tool_call`: ask the model to try again.
     Retry {
         /// Shown to the model.
-        feedback: String,
+        feedback: Text,
     },
     /// `invalid_tool_call`: run the call as a call of another tool.
     Repair {
         /// The tool to run instead.
-        tool_name: String,
+        tool_name: Text,
     },
 }
 
@@ -89,31 +99,43 @@ impl Flow {
     }
 
     /// Shorthand for [`Flow::Skip`].
-    pub fn skip(reason: impl Into<String>) -> Self {
+    pub fn skip(reason: impl Into<Text>) -> Self {
         Flow::Skip {
             reason: reason.into(),
         }
     }
 
     /// Shorthand for [`Flow::Terminate`].
-    pub fn terminate(reason: impl Into<String>) -> Self {
+    pub fn terminate(reason: impl Into<Text>) -> Self {
         Flow::Terminate {
             reason: reason.into(),
         }
     }
 
     /// Shorthand for [`Flow::Resume`].
-    pub fn resume(reason: impl Into<String>) -> Self {
+    pub fn resume(reason: impl Into<Text>) -> Self {
         Flow::Resume {
             reason: reason.into(),
         }
     }
 
     /// Shorthand for [`Flow::InjectContext`] with one `user` item.
-    pub fn inject(content: impl Into<String>) -> Self {
-        Flow::InjectContext(vec![ContextItem::user(content)])
+    pub fn inject(content: impl Into<Text>) -> Self {
+        Flow::InjectContext(smallvec::smallvec![ContextItem::user(content)])
     }
 }
+
+/// Text carried by flows, patches and context items: borrowed from
+/// `'static` data (a table compiled by `hooks!`) or owned (built at run
+/// time). Reads as `&str` through `Deref`; `String` and `&'static str` both
+/// convert with `.into()`.
+pub type Text = Cow<'static, str>;
+
+/// Context items in order: up to 2 inline (collecting items borrowed from
+/// a static table costs no allocation), spilling to the heap beyond.
+/// Dereferences to `[ContextItem]`; a `Vec<ContextItem>` converts with
+/// `.into()`.
+pub type ContextList = smallvec::SmallVec<[ContextItem; 2]>;
 
 /// The variant of a [`Flow`], without its data; named in diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -240,15 +262,24 @@ pub struct ContextItem {
     /// Always [`Role::User`].
     pub role: Role,
     /// The text the model sees.
-    pub content: String,
+    pub content: Text,
 }
 
 impl ContextItem {
     /// A `user`-role item with `content`.
-    pub fn user(content: impl Into<String>) -> Self {
+    pub fn user(content: impl Into<Text>) -> Self {
         ContextItem {
             role: Role::User,
             content: content.into(),
+        }
+    }
+
+    /// A `user`-role item borrowing `content`, usable in `const` context
+    /// (what `hooks!` emits for `inject` and `extra_context`).
+    pub const fn user_static(content: &'static str) -> Self {
+        ContextItem {
+            role: Role::User,
+            content: Cow::Borrowed(content),
         }
     }
 }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
 
 use crate::activity::{ActivityEvent, ActivitySink};
+use crate::flow::Text;
 use crate::payload::{
     self, PAYLOAD_REF_ENV, PayloadError, PayloadInput, PayloadLimits, ToolPathSettings,
 };
@@ -681,9 +682,9 @@ fn truncate(s: &str, max_chars: usize) -> String {
 
 /// `flow` with its reason (or feedback) passed through redaction.
 fn redact_flow_reason(flow: Flow, secrets: &SecretSet) -> Flow {
-    let r = |s: String| match redact_sensitive_text(&s, secrets) {
+    let r = |s: Text| match redact_sensitive_text(&s, secrets) {
         std::borrow::Cow::Borrowed(_) => s,
-        std::borrow::Cow::Owned(o) => o,
+        std::borrow::Cow::Owned(o) => Text::Owned(o),
     };
     match flow {
         Flow::Skip { reason } => Flow::Skip { reason: r(reason) },

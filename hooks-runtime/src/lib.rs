@@ -133,10 +133,10 @@ pub use driver::{
     StopDecision, ToolCall, ToolDecision,
 };
 pub use event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
-pub use flow::{ContextItem, Flow, FlowKind, Role};
+pub use flow::{ContextItem, ContextList, Flow, FlowKind, Role, Text};
 pub use hook::{AgentHook, FnHook, HookFuture, HookId, OutcomeFuture};
-pub use patch::{PatchField, RequestPatch, ToolChoice};
-pub use stack::{Change, Diagnostic, Fold, HookStack, Provenance, StackOutcome};
+pub use patch::{History, PatchField, RequestPatch, ToolChoice};
+pub use stack::{Change, Diagnostic, Fold, HookStack, Provenance, ProvenanceList, StackOutcome};
 
 // --- shell executor (issue 4, executor) ---
 mod shell;
@@ -184,7 +184,10 @@ pub mod __private {
         RewriteStep, Rule, RunSpec, StaticDfa, Table, TableRef, Test, ToolChoiceSpec, ToolPaths,
         ToolSet,
     };
-    pub use crate::{AgentHook, HookContext, HookFuture, ShellRuntime, StepEvent, StepEventKind};
+    pub use crate::{
+        AgentHook, ContextItem, HookContext, HookFuture, OutcomeFuture, ShellRuntime, StackOutcome,
+        StepEvent, StepEventKind,
+    };
     pub use hooks_schema::{
         FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
     };

@@ -1,14 +1,15 @@
 //! `RequestPatch`: changes `before_completion` hooks make to a completion
 //! request, and the field-by-field merge rules of DESIGN.md section 5.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::flow::ContextItem;
+use crate::flow::{ContextItem, Text};
 use crate::hook::HookId;
-use crate::stack::{Change, Diagnostic, Provenance};
+use crate::stack::{Change, Diagnostic, Provenance, ProvenanceList};
 
 /// Changes to a completion request, asked for by a `before_completion` hook
 /// with [`Flow::PatchRequest`](crate::Flow::PatchRequest).
@@ -29,12 +30,23 @@ use crate::stack::{Change, Diagnostic, Provenance};
 ///
 /// JSON form: an object with the fields below, unset ones omitted; unknown
 /// keys are rejected.
+///
+/// # Allocation
+///
+/// Texts and lists are `Cow<'static, _>`: a patch built from a table
+/// compiled by `hooks!` borrows its preamble, tool names and context items
+/// from the binary, and `history: {keep_last: N}` travels as
+/// [`History::KeepLast`] (applied by the agent to its own messages), so
+/// building it allocates nothing. `additional_params` (JSON values) is the
+/// exception: a non-empty map owns its keys and values. Merging a second
+/// hook's `active_tools` that removes a tool, or a second hook's
+/// `extra_context`, allocates the merged list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestPatch {
     /// The system preamble, replacing the request's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preamble: Option<String>,
+    pub preamble: Option<Text>,
     /// The sampling temperature (provider scale, usually 0.0 to 2.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
@@ -44,21 +56,22 @@ pub struct RequestPatch {
     /// Which tool the model must, may or may not call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<ToolChoice>,
-    /// The whole message history, replacing the request's (provider JSON form).
+    /// The message history: the last N messages kept, or a replacement
+    /// list (see [`History`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub history: Option<Vec<Value>>,
+    pub history: Option<History>,
     /// The names of the tools the model may call; narrows the request's
     /// tools (a name the request does not offer adds nothing). Treated as a
     /// set: order is kept from the first hook, duplicates are ignored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub active_tools: Option<Vec<String>>,
+    pub active_tools: Option<Cow<'static, [Text]>>,
     /// Provider-specific request parameters, shallow-merged into the
     /// request's (top-level keys replaced).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub additional_params: Map<String, Value>,
     /// Context items appended to the request, in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub extra_context: Vec<ContextItem>,
+    #[serde(default, skip_serializing_if = "<[ContextItem]>::is_empty")]
+    pub extra_context: Cow<'static, [ContextItem]>,
 }
 
 impl RequestPatch {
@@ -99,6 +112,67 @@ impl RequestPatch {
             PatchField::ActiveTools => self.active_tools.is_some(),
             PatchField::AdditionalParams => !self.additional_params.is_empty(),
             PatchField::ExtraContext => !self.extra_context.is_empty(),
+        }
+    }
+}
+
+/// The `history` of a [`RequestPatch`].
+///
+/// JSON form: `{"keep_last": N}` for [`History::KeepLast`] (the config
+/// language's `patch: {history: {keep_last: N}}`), a list of messages for
+/// [`History::Replace`] (a shell hook's output, provider JSON form).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum History {
+    /// Keep only the last N messages of the request's history.
+    KeepLast {
+        /// How many messages to keep (from the end).
+        keep_last: u64,
+    },
+    /// Send these messages instead of the request's history.
+    Replace(Vec<Value>),
+}
+
+impl History {
+    /// Applies the change to `messages` in place: drops all but the last N,
+    /// or replaces them.
+    pub fn apply(&self, messages: &mut Vec<Value>) {
+        match self {
+            History::KeepLast { keep_last } => {
+                let keep = usize::try_from(*keep_last).unwrap_or(usize::MAX);
+                let drop = messages.len().saturating_sub(keep);
+                messages.drain(..drop);
+            }
+            History::Replace(replacement) => messages.clone_from(replacement),
+        }
+    }
+
+    /// Applies the change to a provider request object: to the first of
+    /// [`HISTORY_KEYS`](crate::dispatch::HISTORY_KEYS) that holds an array
+    /// (a [`History::Replace`] sets `messages` when none does). Returns
+    /// whether the request changed.
+    pub fn apply_to_request(&self, request: &mut Value) -> bool {
+        let key = crate::dispatch::HISTORY_KEYS
+            .iter()
+            .copied()
+            .find(|k| request.get(*k).is_some_and(Value::is_array));
+        match (key, request.as_object_mut()) {
+            (Some(key), Some(object)) => match object.get_mut(key) {
+                Some(Value::Array(messages)) => {
+                    let before = messages.clone();
+                    self.apply(messages);
+                    *messages != before
+                }
+                _ => false,
+            },
+            (None, Some(object)) => match self {
+                History::Replace(replacement) => {
+                    object.insert("messages".to_owned(), Value::Array(replacement.clone()));
+                    true
+                }
+                History::KeepLast { .. } => false,
+            },
+            (_, None) => false,
         }
     }
 }
@@ -174,7 +248,7 @@ pub enum ToolChoice {
     /// The model must call some tool.
     Required,
     /// The model must call this tool.
-    Tool(String),
+    Tool(Text),
 }
 
 impl ToolChoice {
@@ -184,7 +258,7 @@ impl ToolChoice {
             "auto" => ToolChoice::Auto,
             "none" => ToolChoice::None,
             "required" => ToolChoice::Required,
-            tool => ToolChoice::Tool(tool.to_owned()),
+            tool => ToolChoice::Tool(tool.to_owned().into()),
         }
     }
 
@@ -256,7 +330,7 @@ impl PatchMerge {
         &mut self,
         hook: &HookId,
         incoming: RequestPatch,
-        provenance: &mut Vec<Provenance>,
+        provenance: &mut ProvenanceList,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         self.merge_attributed(&|_| hook.clone(), incoming, Some(provenance), diagnostics);
@@ -269,7 +343,7 @@ impl PatchMerge {
         &mut self,
         who: &dyn Fn(PatchField) -> HookId,
         incoming: RequestPatch,
-        mut provenance: Option<&mut Vec<Provenance>>,
+        mut provenance: Option<&mut ProvenanceList>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let RequestPatch {
@@ -354,13 +428,21 @@ impl PatchMerge {
         }
         if let Some(tools) = active_tools {
             let hook = who(PatchField::ActiveTools);
-            let was_empty = self.patch.active_tools.as_ref().is_some_and(Vec::is_empty);
+            let was_empty = self
+                .patch
+                .active_tools
+                .as_ref()
+                .is_some_and(|t| t.is_empty());
             let merged = match self.patch.active_tools.take() {
                 None => dedup(tools),
-                Some(mut current) => {
-                    current.retain(|tool| tools.contains(tool));
+                Some(current) if current.iter().all(|tool| tools.contains(tool)) => current,
+                Some(current) => Cow::Owned(
                     current
-                }
+                        .iter()
+                        .filter(|tool| tools.contains(tool))
+                        .cloned()
+                        .collect(),
+                ),
             };
             let now_empty = merged.is_empty();
             self.patch.active_tools = Some(merged);
@@ -371,9 +453,13 @@ impl PatchMerge {
         }
         if !additional_params.is_empty() {
             let hook = who(PatchField::AdditionalParams);
-            for (key, value) in additional_params {
+            for key in additional_params.keys() {
                 record(&hook, Change::SetParam(key.clone()));
-                self.patch.additional_params.insert(key, value);
+            }
+            if self.patch.additional_params.is_empty() {
+                self.patch.additional_params = additional_params;
+            } else {
+                self.patch.additional_params.extend(additional_params);
             }
         }
         if !extra_context.is_empty() {
@@ -384,7 +470,12 @@ impl PatchMerge {
                     items: extra_context.len(),
                 },
             );
-            self.patch.extra_context.extend(extra_context);
+            if self.patch.extra_context.is_empty() {
+                self.patch.extra_context = extra_context;
+            } else {
+                let merged = self.patch.extra_context.to_mut();
+                merged.extend(extra_context.iter().cloned());
+            }
         }
     }
 
@@ -403,14 +494,23 @@ impl PatchMerge {
     }
 }
 
-fn dedup(tools: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::with_capacity(tools.len());
-    for tool in tools {
-        if !out.contains(&tool) {
-            out.push(tool);
+/// `tools` without repeated names (first occurrence kept); borrowed as
+/// given when it has none.
+fn dedup(tools: Cow<'static, [Text]>) -> Cow<'static, [Text]> {
+    let repeats = tools
+        .iter()
+        .enumerate()
+        .any(|(i, tool)| tools[..i].contains(tool));
+    if !repeats {
+        return tools;
+    }
+    let mut out: Vec<Text> = Vec::with_capacity(tools.len());
+    for tool in tools.iter() {
+        if !out.contains(tool) {
+            out.push(tool.clone());
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use hooks_schema::Phase;
 use serde::Serialize;
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
-use crate::flow::{ContextItem, Flow, FlowKind};
+use crate::flow::{ContextList, Flow, FlowKind, Text};
 use crate::hook::{AgentHook, HookFuture, HookId, OutcomeFuture};
 use crate::patch::{PatchField, PatchMerge, RequestPatch};
 
@@ -80,9 +81,16 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// Folding allocates nothing while every hook answers `Continue` through
 /// [`HookFuture::ready`]: the event is borrowed, the fold state starts with
 /// empty collections, and ready hook futures complete on the first poll.
-/// Allocations happen only for what a hook returns (patches, rewrites,
-/// context, provenance, diagnostics) and for boxed (truly asynchronous)
-/// hooks. The `tests/alloc_stack.rs` test pins this down.
+/// Nor does folding what a hook returns, as long as the flow itself owns no
+/// heap data (texts borrowed as [`Text`], as a table compiled by `hooks!`
+/// returns them): up to 8 provenance entries and 2 context items are kept
+/// inline ([`ProvenanceList`], [`ContextList`](crate::ContextList)).
+/// Allocations happen for what a hook builds at run time (owned strings,
+/// rewritten JSON values, `additional_params`), for merged lists
+/// (narrowing `active_tools` twice, a second hook's `extra_context`), for
+/// diagnostics and for boxed (truly asynchronous) hooks.
+/// `hooks-runtime/tests/alloc_stack.rs` and the workspace's
+/// `tests/dispatch_alloc.rs` pin this down.
 #[derive(Clone, Default)]
 pub struct HookStack {
     entries: Vec<Entry>,
@@ -237,10 +245,10 @@ pub struct Fold<'e> {
     event: StepEvent<'e>,
     patch: PatchMerge,
     value: Option<Value>,
-    prompt: Option<String>,
-    context: Vec<ContextItem>,
+    prompt: Option<Text>,
+    context: ContextList,
     decision: Option<Flow>,
-    provenance: Vec<Provenance>,
+    provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -252,9 +260,9 @@ impl<'e> Fold<'e> {
             patch: PatchMerge::default(),
             value: None,
             prompt: None,
-            context: Vec::new(),
+            context: ContextList::new(),
             decision: None,
-            provenance: Vec::new(),
+            provenance: ProvenanceList::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -319,7 +327,7 @@ impl<'e> Fold<'e> {
             Flow::InjectContext(items) => {
                 if !items.is_empty() {
                     self.record(hook, Change::InjectedContext { items: items.len() });
-                    self.context.extend(items);
+                    self.context.extend(items.iter().cloned());
                 }
             }
             terminal @ (Flow::Skip { .. }
@@ -423,7 +431,7 @@ impl<'e> Fold<'e> {
             self.patch = PatchMerge::default();
         }
         self.decision = Some(Flow::Terminate {
-            reason: diagnostic.to_string(),
+            reason: diagnostic.to_string().into(),
         });
         self.diagnostics.push(diagnostic);
     }
@@ -479,11 +487,11 @@ pub struct StackOutcome {
     /// `after_tool`: the result as rewritten; `None` when no hook rewrote it.
     pub result: Option<Value>,
     /// `user_prompt`: the prompt as rewritten; `None` when no hook rewrote it.
-    pub prompt: Option<String>,
+    pub prompt: Option<Text>,
     /// After-phases: the context items injected, in order.
-    pub context: Vec<ContextItem>,
+    pub context: ContextList,
     /// Which hook set or rewrote what, in order.
-    pub provenance: Vec<Provenance>,
+    pub provenance: ProvenanceList,
     /// Conflicts and fail-closed reasons, in order.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -534,6 +542,11 @@ impl StackOutcome {
         }
     }
 }
+
+/// The provenance of a [`StackOutcome`], in order: up to 8 entries inline
+/// (one per decision, rewrite, injection or patch field), spilling to the
+/// heap beyond. Dereferences to `[Provenance]`.
+pub type ProvenanceList = SmallVec<[Provenance; 8]>;
 
 /// One entry of a [`StackOutcome`]'s provenance: hook `hook` made `change`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -260,7 +260,7 @@ async fn user_prompt_submit_context_and_blocks() {
     let inv = fx.hook(claude(spec)).invoke(&ctx, event).await;
     assert_eq!(
         inv.flow,
-        Flow::RewritePrompt("fix the bug\n\nCurrent branch: main".to_owned())
+        Flow::RewritePrompt("fix the bug\n\nCurrent branch: main".into())
     );
     let spec = sh(
         "ctx",
@@ -270,7 +270,7 @@ async fn user_prompt_submit_context_and_blocks() {
     let inv = fx.hook(claude(spec)).invoke(&ctx, event).await;
     assert_eq!(
         inv.flow,
-        Flow::RewritePrompt("fix the bug\n\nSprint ends Friday.".to_owned())
+        Flow::RewritePrompt("fix the bug\n\nSprint ends Friday.".into())
     );
     let spec = sh(
         "block",
@@ -309,7 +309,7 @@ async fn post_tool_use_decision_block_tells_the_model() {
         .await;
     assert_eq!(
         inv.flow,
-        Flow::InjectContext(vec![
+        Flow::InjectContext(smallvec::smallvec![
             hooks_runtime::ContextItem::user("3 tests fail: fix them before continuing"),
             hooks_runtime::ContextItem::user("see test/log.txt"),
         ])

@@ -124,7 +124,7 @@ async fn before_tool_chains_rewrites_in_declared_order() {
         }
     );
     assert_eq!(
-        decided.provenance,
+        decided.provenance.as_slice(),
         [
             prov("one", Change::Rewrote(FlowKind::RewriteArgs)),
             prov("two", Change::Rewrote(FlowKind::RewriteArgs)),
@@ -171,7 +171,7 @@ async fn skip_and_terminate_stop_a_chain_and_keep_the_rewrites_before_them() {
             "rewrite kept"
         );
         assert_eq!(
-            outcome.provenance,
+            outcome.provenance.as_slice(),
             [
                 prov("one", Change::Rewrote(FlowKind::RewriteArgs)),
                 prov(stopper, Change::Decided(stop.kind())),
@@ -225,7 +225,7 @@ async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
         .with(
             "note",
             FnHook::new(|_, event| match event {
-                StepEvent::AfterTool { result, .. } => Flow::InjectContext(vec![
+                StepEvent::AfterTool { result, .. } => Flow::InjectContext(smallvec::smallvec![
                     ContextItem::user(format!("saw {result}")),
                     ContextItem::user("second note"),
                 ]),
@@ -256,7 +256,7 @@ async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
         decided.decision,
         AfterToolDecision {
             result: Cow::Owned(json!({"trail": ["redacted", "summarized"]})),
-            context: vec![
+            context: smallvec::smallvec![
                 ContextItem::user("first note"),
                 ContextItem::user(r#"saw {"trail":["redacted"]}"#),
                 ContextItem::user("second note"),
@@ -265,7 +265,7 @@ async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
         }
     );
     assert_eq!(
-        decided.provenance,
+        decided.provenance.as_slice(),
         [
             prov("inspect", Change::InjectedContext { items: 1 }),
             prov("redact", Change::Rewrote(FlowKind::RewriteResult)),
@@ -299,7 +299,7 @@ async fn after_tool_terminate_is_terminal() {
         decided.decision,
         AfterToolDecision {
             result: Cow::Borrowed(&result),
-            context: vec![ContextItem::user("kept")],
+            context: smallvec::smallvec![ContextItem::user("kept")],
             terminate: Some("too many failures".into()),
         }
     );
@@ -312,7 +312,9 @@ async fn user_prompt_chains_rewrites_and_can_be_skipped() {
         .with(
             "trim",
             recording(&seen, "trim", |e| match e {
-                StepEvent::UserPrompt { prompt } => Flow::RewritePrompt(prompt.trim().to_owned()),
+                StepEvent::UserPrompt { prompt } => {
+                    Flow::RewritePrompt(prompt.trim().to_owned().into())
+                }
                 _ => Flow::Continue,
             }),
         )
@@ -320,7 +322,7 @@ async fn user_prompt_chains_rewrites_and_can_be_skipped() {
             "tag",
             recording(&seen, "tag", |e| match e {
                 StepEvent::UserPrompt { prompt } => {
-                    Flow::RewritePrompt(format!("[ticket 7] {prompt}"))
+                    Flow::RewritePrompt(format!("[ticket 7] {prompt}").into())
                 }
                 _ => Flow::Continue,
             }),
@@ -385,7 +387,7 @@ async fn after_phases_accumulate_context_and_stop_on_terminate() {
         assert_eq!(
             decided.decision,
             Observed {
-                context: vec![ContextItem::user("one"), ContextItem::user("two")],
+                context: smallvec::smallvec![ContextItem::user("one"), ContextItem::user("two")],
                 terminate: None,
             }
         );
@@ -397,7 +399,7 @@ async fn after_phases_accumulate_context_and_stop_on_terminate() {
         assert_eq!(
             decided.decision,
             Observed {
-                context: vec![ContextItem::user("one")],
+                context: smallvec::smallvec![ContextItem::user("one")],
                 terminate: Some("enough".into()),
             }
         );
@@ -507,7 +509,7 @@ async fn invalid_tool_call_continue_means_fail() {
             .await;
         assert_eq!(decided.decision, expected, "{:?}", flow.kind());
         assert_eq!(
-            decided.provenance,
+            decided.provenance.as_slice(),
             [prov("decider", Change::Decided(flow.kind()))]
         );
     }
@@ -702,7 +704,7 @@ async fn a_stack_used_as_a_plain_hook_answers_with_its_net_flow() {
         }
     );
     assert_eq!(
-        decided.provenance,
+        decided.provenance.as_slice(),
         [
             prov("zero", Change::Rewrote(FlowKind::RewriteArgs)),
             prov("group", Change::Rewrote(FlowKind::RewriteArgs)),
@@ -760,7 +762,7 @@ async fn async_hooks_are_awaited_in_order() {
         )
         .await;
     assert_eq!(
-        decided.decision.context,
+        decided.decision.context.as_slice(),
         [ContextItem::user("slow"), ContextItem::user("fast")]
     );
 }
@@ -804,13 +806,13 @@ async fn a_forwarded_stack_keeps_what_one_flow_cannot_say() {
         decided.decision,
         AfterToolDecision {
             result: Cow::Owned(json!({"trail": ["redacted", "after"]})),
-            context: vec![ContextItem::user("note")],
+            context: smallvec::smallvec![ContextItem::user("note")],
             terminate: None,
         },
         "rewrite and context both kept; the next hook sees the inner rewrite"
     );
     assert_eq!(
-        decided.provenance,
+        decided.provenance.as_slice(),
         [
             prov("redact", Change::Rewrote(FlowKind::RewriteResult)),
             prov("note", Change::InjectedContext { items: 1 }),
@@ -880,7 +882,7 @@ async fn an_absorbed_outcome_the_event_cannot_honour_fails_closed() {
         assert_eq!(
             decided.decision,
             ToolDecision::Terminate {
-                reason: diagnostic.to_string()
+                reason: diagnostic.to_string().into()
             }
         );
     }

@@ -5,12 +5,14 @@
 #[path = "common/stack.rs"]
 mod stack;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hooks_runtime::{
-    Change, CompletionDecision, ContextItem, Diagnostic, Flow, FlowKind, FnHook, HookContext,
-    HookId, HookStack, PatchField, Provenance, RequestPatch, StackOutcome, StepEvent, ToolChoice,
+    Change, CompletionDecision, ContextItem, Diagnostic, Flow, FlowKind, FnHook, History,
+    HookContext, HookId, HookStack, PatchField, Provenance, RequestPatch, StackOutcome, StepEvent,
+    Text, ToolChoice,
 };
 use hooks_schema::Phase;
 use serde_json::{Value, json};
@@ -48,19 +50,25 @@ fn set(hook: &str, field: PatchField) -> Provenance {
     }
 }
 
-fn tools(names: &[&str]) -> Option<Vec<String>> {
-    Some(names.iter().map(|n| (*n).to_owned()).collect())
+fn tools(names: &[&str]) -> Option<Cow<'static, [Text]>> {
+    Some(names.iter().map(|n| Text::Owned((*n).to_owned())).collect())
 }
 
 /// One patch per last-writer-wins field, with the value `n` for that field.
 fn lww_patch(field: PatchField, n: u64) -> RequestPatch {
     let mut patch = RequestPatch::default();
     match field {
-        PatchField::Preamble => patch.preamble = Some(format!("preamble {n}")),
+        PatchField::Preamble => patch.preamble = Some(format!("preamble {n}").into()),
         PatchField::Temperature => patch.temperature = Some(n as f64 / 10.0),
         PatchField::MaxTokens => patch.max_tokens = Some(n),
-        PatchField::ToolChoice => patch.tool_choice = Some(ToolChoice::Tool(format!("tool{n}"))),
-        PatchField::History => patch.history = Some(vec![json!({"role": "user", "content": n})]),
+        PatchField::ToolChoice => {
+            patch.tool_choice = Some(ToolChoice::Tool(format!("tool{n}").into()))
+        }
+        PatchField::History => {
+            patch.history = Some(History::Replace(vec![
+                json!({"role": "user", "content": n}),
+            ]))
+        }
         other => panic!("{other} is not last-writer-wins"),
     }
     patch
@@ -94,7 +102,7 @@ fn last_writer_wins_fields_take_the_later_value_with_a_conflict_diagnostic() {
             "{field}"
         );
         assert_eq!(
-            outcome.provenance,
+            outcome.provenance.as_slice(),
             [set("a", field), set("b", field)],
             "{field}"
         );
@@ -117,7 +125,10 @@ fn last_writer_wins_fields_set_to_the_same_value_do_not_conflict() {
             "{field}: {:?}",
             outcome.diagnostics
         );
-        assert_eq!(outcome.provenance, [set("a", field), set("b", field)]);
+        assert_eq!(
+            outcome.provenance.as_slice(),
+            [set("a", field), set("b", field)]
+        );
     }
 }
 
@@ -163,7 +174,7 @@ fn fields_set_by_different_hooks_combine_without_diagnostics() {
     assert_eq!(outcome.patch.temperature, Some(0.2));
     assert!(outcome.diagnostics.is_empty());
     assert_eq!(
-        outcome.provenance,
+        outcome.provenance.as_slice(),
         [
             set("a", PatchField::Preamble),
             set("b", PatchField::MaxTokens),
@@ -187,7 +198,7 @@ fn active_tools_intersect_in_order_of_the_first_hook() {
     assert_eq!(outcome.patch.active_tools, tools(&["read", "write"]));
     assert!(outcome.diagnostics.is_empty());
     assert_eq!(
-        outcome.provenance,
+        outcome.provenance.as_slice(),
         [
             set("a", PatchField::ActiveTools),
             set("b", PatchField::ActiveTools)
@@ -211,7 +222,7 @@ fn active_tools_becoming_empty_is_reported_once() {
             ..RequestPatch::default()
         },
     ]));
-    assert_eq!(outcome.patch.active_tools, Some(vec![]));
+    assert_eq!(outcome.patch.active_tools.as_deref(), Some(&[][..]));
     assert_eq!(outcome.decision, None, "an empty tool set is not fatal");
     assert_eq!(
         outcome.diagnostics,
@@ -255,7 +266,10 @@ fn additional_params_merge_shallowly_and_later_keys_win() {
 #[test]
 fn extra_context_is_appended_in_declared_order() {
     let context = |items: &[&str]| RequestPatch {
-        extra_context: items.iter().map(|c| ContextItem::user(*c)).collect(),
+        extra_context: items
+            .iter()
+            .map(|c| ContextItem::user((*c).to_owned()))
+            .collect(),
         ..RequestPatch::default()
     };
     let outcome = fold(&patching(vec![
@@ -264,7 +278,7 @@ fn extra_context_is_appended_in_declared_order() {
         context(&["three"]),
     ]));
     assert_eq!(
-        outcome.patch.extra_context,
+        *outcome.patch.extra_context,
         [
             ContextItem::user("one"),
             ContextItem::user("two"),
@@ -273,7 +287,7 @@ fn extra_context_is_appended_in_declared_order() {
     );
     assert!(outcome.diagnostics.is_empty());
     assert_eq!(
-        outcome.provenance,
+        outcome.provenance.as_slice(),
         [
             Provenance {
                 hook: id("a"),
@@ -339,7 +353,12 @@ fn tool_choice_naming_a_tool_removed_by_active_tools_fails_closed() {
         );
         let decided =
             poll_ready(stack.before_completion(&HookContext::new("t"), &json!({"messages": []})));
-        assert_eq!(decided.decision, CompletionDecision::Terminate { reason });
+        assert_eq!(
+            decided.decision,
+            CompletionDecision::Terminate {
+                reason: reason.into()
+            }
+        );
     }
 }
 

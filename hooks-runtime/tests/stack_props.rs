@@ -20,8 +20,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_runtime::{
-    AgentHook, ContextItem, Flow, FlowKind, HookContext, HookFuture, HookStack, OutcomeFuture,
-    RequestPatch, StackOutcome, StepEvent, StepEventKind, ToolChoice, ToolOutcome,
+    AgentHook, ContextItem, Flow, FlowKind, History, HookContext, HookFuture, HookStack,
+    OutcomeFuture, RequestPatch, StackOutcome, StepEvent, StepEventKind, Text, ToolChoice,
+    ToolOutcome,
 };
 use hooks_schema::Phase;
 use proptest::prelude::*;
@@ -83,7 +84,7 @@ impl Script {
                     Flow::RewriteResult(appended(result, &self.tag))
                 }
                 StepEvent::UserPrompt { prompt } => {
-                    Flow::RewritePrompt(format!("{prompt}+{}", self.tag))
+                    Flow::RewritePrompt(format!("{prompt}+{}", self.tag).into())
                 }
                 _ => Flow::RewriteArgs(json!(self.tag)),
             },
@@ -130,7 +131,7 @@ impl Bits {
 fn patch(bits: &mut Bits, specific_tools: bool) -> RequestPatch {
     let mut patch = RequestPatch::default();
     if bits.pick(2) == 1 {
-        patch.preamble = Some(bits.text());
+        patch.preamble = Some(bits.text().into());
     }
     if bits.pick(3) == 1 {
         patch.temperature = Some([0.0, 0.5][bits.pick(2) as usize]);
@@ -147,7 +148,7 @@ fn patch(bits: &mut Bits, specific_tools: bool) -> RequestPatch {
         _ => Some(ToolChoice::Tool("b".into())),
     };
     if bits.pick(3) == 1 {
-        patch.history = Some(vec![json!(bits.pick(2))]);
+        patch.history = Some(History::Replace(vec![json!(bits.pick(2))]));
     }
     if bits.pick(2) == 1 {
         let set = bits.pick(8);
@@ -155,7 +156,7 @@ fn patch(bits: &mut Bits, specific_tools: bool) -> RequestPatch {
             .iter()
             .enumerate()
             .filter(|(i, _)| set & (1 << i) != 0)
-            .map(|(_, t)| (*t).to_owned())
+            .map(|(_, t)| Text::Borrowed(t))
             .collect();
         patch.active_tools = Some(tools);
     }
@@ -166,7 +167,10 @@ fn patch(bits: &mut Bits, specific_tools: bool) -> RequestPatch {
             .insert(key.to_owned(), json!(bits.pick(3)));
     }
     for _ in 0..bits.pick(3) {
-        patch.extra_context.push(ContextItem::user(bits.text()));
+        patch
+            .extra_context
+            .to_mut()
+            .push(ContextItem::user(bits.text()));
     }
     patch
 }
@@ -178,7 +182,7 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
         FlowKind::PatchRequest => Flow::PatchRequest(patch(bits, specific_tools)),
         FlowKind::RewriteArgs => Flow::RewriteArgs(json!({"trail": [reason]})),
         FlowKind::RewriteResult => Flow::RewriteResult(json!({"trail": [reason]})),
-        FlowKind::RewritePrompt => Flow::RewritePrompt(reason),
+        FlowKind::RewritePrompt => Flow::RewritePrompt(reason.into()),
         FlowKind::InjectContext => Flow::InjectContext(
             (0..bits.pick(3))
                 .map(|_| ContextItem::user(bits.text()))
@@ -188,8 +192,12 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
         FlowKind::Terminate => Flow::terminate(reason),
         FlowKind::Resume => Flow::resume(reason),
         FlowKind::Fail => Flow::Fail,
-        FlowKind::Retry => Flow::Retry { feedback: reason },
-        FlowKind::Repair => Flow::Repair { tool_name: reason },
+        FlowKind::Retry => Flow::Retry {
+            feedback: reason.into(),
+        },
+        FlowKind::Repair => Flow::Repair {
+            tool_name: reason.into(),
+        },
     }
 }
 

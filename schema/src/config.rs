@@ -788,6 +788,29 @@ pub struct RequestPatch {
     pub extra_context: Vec<String>,
 }
 
+impl RequestPatch {
+    /// `active_tools` as the patch applies it: `tool_choice: {tools: [a,
+    /// b, ...]}` naming several tools narrows the offered tools to them
+    /// (intersected with `active_tools` when both are set, in
+    /// `active_tools`' order); otherwise `active_tools` as written.
+    ///
+    /// Computed once when a table is built (by `hooks!` or the loader), so
+    /// dispatch never has to narrow a list at run time.
+    pub fn effective_active_tools(&self) -> Option<Vec<String>> {
+        match (&self.tool_choice, &self.active_tools) {
+            (Some(ToolChoice::Tools(t)), None) if t.tools.len() > 1 => Some(t.tools.clone()),
+            (Some(ToolChoice::Tools(t)), Some(active)) if t.tools.len() > 1 => Some(
+                active
+                    .iter()
+                    .filter(|name| t.tools.contains(name))
+                    .cloned()
+                    .collect(),
+            ),
+            (_, active) => active.clone(),
+        }
+    }
+}
+
 /// Whether and which tool the model must call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -981,6 +1004,31 @@ impl JsonSchema for Predicate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn several_tool_choice_tools_narrow_active_tools() {
+        let patch = |choice: &[&str], active: Option<&[&str]>| RequestPatch {
+            tool_choice: Some(ToolChoice::Tools(SpecificTools {
+                tools: choice.iter().map(|s| (*s).to_owned()).collect(),
+            })),
+            active_tools: active.map(|a| a.iter().map(|s| (*s).to_owned()).collect()),
+            ..RequestPatch::default()
+        };
+        let names = |n: &[&str]| Some(n.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            patch(&["a", "b"], Some(&["c", "b", "a"])).effective_active_tools(),
+            names(&["b", "a"])
+        );
+        assert_eq!(
+            patch(&["a", "b"], None).effective_active_tools(),
+            names(&["a", "b"])
+        );
+        assert_eq!(
+            patch(&["a"], Some(&["c"])).effective_active_tools(),
+            names(&["c"]),
+            "one tool forces it and narrows nothing"
+        );
+    }
 
     fn load(hooks: &str, extra: &str) -> Config {
         let text = format!("version: 1\n{extra}hooks:\n{hooks}");

@@ -58,7 +58,10 @@ fn verdict(phase: StepEventKind, outcome: &StackOutcome) -> Verdict {
             _ => ("continue", None),
         },
     };
-    Verdict { decision, reason }
+    Verdict {
+        decision,
+        reason: reason.map(String::from),
+    }
 }
 
 /// What `test --format json` prints.

@@ -9,10 +9,13 @@ use std::sync::OnceLock;
 use hooks_schema::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 use regex_automata::dfa::dense;
 
+use crate::flow::ContextItem;
 use crate::hook::HookId;
 
-/// Text of a table: borrowed from the binary (`hooks!`) or owned (loader).
-pub type Text = Cow<'static, str>;
+/// Text of a table: borrowed from the binary (`hooks!`) or owned (loader);
+/// the same type flows carry, so a static table's text moves into a
+/// [`Flow`](crate::Flow) without copying.
+pub use crate::flow::Text;
 
 /// A sequence in a table: a `'static` slice (`hooks!`) or an owned vector
 /// (loader). Dereferences to `[T]`.
@@ -27,6 +30,17 @@ pub enum List<T: 'static> {
 impl<T> List<T> {
     /// The empty list (no allocation, usable in `const` context).
     pub const EMPTY: List<T> = List::Static(&[]);
+}
+
+impl<T: Clone> List<T> {
+    /// The list as a `Cow`: borrowed when static (no allocation), an owned
+    /// copy when built at run time.
+    pub fn to_cow(&self) -> Cow<'static, [T]> {
+        match self {
+            List::Static(s) => Cow::Borrowed(s),
+            List::Owned(v) => Cow::Owned(v.clone()),
+        }
+    }
 }
 
 impl<T> Deref for List<T> {
@@ -181,8 +195,9 @@ pub enum ToolChoiceSpec {
     /// `required`.
     Required,
     /// `{tools: [...]}`: one of these tools. One tool becomes
-    /// `ToolChoice::Tool`; several become `required` with `active_tools`
-    /// narrowed to them.
+    /// `ToolChoice::Tool`; several become `required`, and the table's
+    /// [`PatchSpec::active_tools`] is already narrowed to them
+    /// (`hooks_schema::RequestPatch::effective_active_tools`).
     Tools(List<Text>),
 }
 
@@ -199,12 +214,13 @@ pub struct PatchSpec {
     pub tool_choice: Option<ToolChoiceSpec>,
     /// `history.keep_last`: keep the last N messages of the request's history.
     pub keep_last: Option<u32>,
-    /// `active_tools`.
+    /// `active_tools`, narrowed by a several-tool `tool_choice` when the
+    /// table was built.
     pub active_tools: Option<List<Text>>,
     /// `additional_params`.
     pub additional_params: List<(Text, Json)>,
     /// `extra_context`: `user`-role context items.
-    pub extra_context: List<Text>,
+    pub extra_context: List<ContextItem>,
 }
 
 /// What a `run` action executes.
@@ -246,8 +262,9 @@ pub enum ActionSpec {
     Patch(PatchSpec),
     /// `rewrite` → `Flow::RewriteArgs` / `Flow::RewriteResult`.
     Rewrite(List<RewriteStep>),
-    /// `inject: {content}` → `Flow::InjectContext`.
-    Inject(Text),
+    /// `inject: {content}` → `Flow::InjectContext` (one `user` item, kept
+    /// as a list so the flow can borrow it).
+    Inject(List<ContextItem>),
     /// `terminate: {reason}` → `Flow::Terminate`.
     Terminate(Text),
 }

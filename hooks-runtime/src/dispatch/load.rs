@@ -16,6 +16,8 @@ use hooks_schema::{
 };
 use serde_json::Value;
 
+use crate::flow::ContextItem;
+
 use super::data::{
     ActionSpec, Dfa, Json, List, PatchSpec, Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Table,
     Test, Text, ToolChoiceSpec, ToolPaths, ToolSet, phase_index,
@@ -183,7 +185,9 @@ fn rule(config: &Config, hook: &Hook) -> Result<Rule, String> {
     let action = match hook.action() {
         Action::Block(r) => ActionSpec::Block(owned(&r.reason)),
         Action::Terminate(r) => ActionSpec::Terminate(owned(&r.reason)),
-        Action::Inject(i) => ActionSpec::Inject(owned(&i.content)),
+        Action::Inject(i) => {
+            ActionSpec::Inject(List::Owned(vec![ContextItem::user(owned(&i.content))]))
+        }
         Action::Rewrite(ops) => ActionSpec::Rewrite(List::Owned(
             ops.iter()
                 .map(|op| {
@@ -213,9 +217,8 @@ fn rule(config: &Config, hook: &Hook) -> Result<Rule, String> {
             }),
             keep_last: p.history.map(|h| h.keep_last),
             active_tools: p
-                .active_tools
-                .as_ref()
-                .map(|t| List::Owned(t.iter().map(|s| owned(s)).collect())),
+                .effective_active_tools()
+                .map(|t| List::Owned(t.into_iter().map(Text::Owned).collect())),
             additional_params: List::Owned(
                 p.additional_params
                     .iter()
@@ -223,7 +226,12 @@ fn rule(config: &Config, hook: &Hook) -> Result<Rule, String> {
                     .map(|(k, v)| (owned(k), json(v)))
                     .collect(),
             ),
-            extra_context: List::Owned(p.extra_context.iter().map(|s| owned(s)).collect()),
+            extra_context: List::Owned(
+                p.extra_context
+                    .iter()
+                    .map(|s| ContextItem::user(owned(s)))
+                    .collect(),
+            ),
         }),
         Action::Run(run) => ActionSpec::Run(RunSpec {
             program: match &run.program {

@@ -8,7 +8,7 @@ use super::data::{ActionSpec, Rule, Table, phase_index};
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::Flow;
-use crate::hook::{AgentHook, HookFuture};
+use crate::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::invoke::{ShellHook, ShellRuntime};
 use crate::stack::{Fold, StackOutcome};
 
@@ -99,6 +99,26 @@ impl Table {
         fold.finish()
     }
 
+    /// Answers `event` as one hook with the whole fold ([`StackOutcome`]):
+    /// what a [`HookStack`](crate::HookStack) absorbs through
+    /// [`AgentHook::fold_event`], keeping rewrites made before a `Skip`,
+    /// context beside a rewritten result, and provenance naming the rules.
+    /// Ready (no boxed future) unless a matching `run` rule must be awaited.
+    pub fn fold_outcome<'a>(
+        &'a self,
+        shell: Option<&'a Arc<ShellRuntime>>,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> OutcomeFuture<'a> {
+        if self.phases[phase_index(event.kind())].is_empty() {
+            return OutcomeFuture::ready(Fold::new(event).finish());
+        }
+        match self.fold_ready(shell, event) {
+            Some(outcome) => OutcomeFuture::ready(outcome),
+            None => OutcomeFuture::boxed(self.fold(shell, ctx, event)),
+        }
+    }
+
     /// Answers `event` as one hook: the fold's net flow
     /// ([`StackOutcome::net_flow`]). Ready (no boxed future) unless a
     /// matching `run` rule must be awaited; with no rule for the event's
@@ -133,6 +153,14 @@ impl AgentHook for Table {
         self.dispatch(None, ctx, event)
     }
 
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        Some(self.fold_outcome(None, ctx, event))
+    }
+
     fn observes(&self, kind: StepEventKind) -> bool {
         self.has_rules_for(kind)
     }
@@ -161,8 +189,9 @@ impl std::ops::Deref for TableRef {
 ///
 /// The type `hooks!` generates wraps one. Push it into a
 /// [`HookStack`](crate::HookStack) under any id; the table folds its own
-/// rules (declared order, the stack's fold rules) and answers with the net
-/// flow.
+/// rules (declared order, the stack's fold rules) and the stack absorbs the
+/// whole outcome ([`AgentHook::fold_event`]); called alone,
+/// [`AgentHook::on_event`] answers with the net flow.
 #[derive(Debug, Clone)]
 pub struct Dispatcher {
     table: TableRef,
@@ -212,6 +241,16 @@ impl Dispatcher {
 impl AgentHook for Dispatcher {
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         self.table.dispatch(self.shell.as_ref(), ctx, event)
+    }
+
+    /// The whole fold ([`Table::fold_outcome`]): a stack absorbs it
+    /// instead of the lossy net flow of `on_event`.
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        Some(self.table.fold_outcome(self.shell.as_ref(), ctx, event))
     }
 
     fn observes(&self, kind: StepEventKind) -> bool {

@@ -214,7 +214,7 @@ pub fn parse(
         if let StepEvent::UserPrompt { prompt } = *event {
             let text = String::from_utf8_lossy(body);
             return Ok(ProtocolDecision {
-                flow: Flow::RewritePrompt(format!("{prompt}\n\n{text}")),
+                flow: Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()),
                 diagnostics: Vec::new(),
             });
         }
@@ -327,7 +327,7 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
             if items.is_empty() {
                 Flow::Continue
             } else {
-                Flow::InjectContext(items)
+                Flow::InjectContext(items.into())
             }
         }
         Phase::UserPrompt => {
@@ -354,7 +354,7 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
                     if let (Some(ctx), StepEvent::UserPrompt { prompt }) =
                         (spec.additional_context, *event)
                     {
-                        flow = Flow::RewritePrompt(format!("{prompt}\n\n{ctx}"));
+                        flow = Flow::RewritePrompt(format!("{prompt}\n\n{ctx}").into());
                     }
                 }
                 flow

@@ -190,7 +190,7 @@ pub fn exit2_flow(phase: Phase, stderr: &[u8], hook_id: &str) -> ProtocolDecisio
         Phase::BeforeTool | Phase::UserPrompt => ProtocolDecision::flow(Flow::skip(reason)),
         Phase::Stop => ProtocolDecision::flow(Flow::resume(reason)),
         p if p.is_after_phase() => {
-            ProtocolDecision::flow(Flow::InjectContext(vec![ContextItem::user(reason)]))
+            ProtocolDecision::flow(Flow::InjectContext(vec![ContextItem::user(reason)].into()))
         }
         Phase::InvalidToolCall => ProtocolDecision::flow(Flow::Fail),
         Phase::BeforeCompletion => ProtocolDecision::flow(Flow::terminate(reason)),

@@ -131,7 +131,7 @@ pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
             } else if let Some(v) = out.rewrite_result {
                 (Flow::RewriteResult(v), "rewrite_result")
             } else if let Some(v) = out.rewrite_prompt {
-                (Flow::RewritePrompt(v), "rewrite_prompt")
+                (Flow::RewritePrompt(v.into()), "rewrite_prompt")
             } else if let Some(p) = out.patch {
                 let value = serde_json::to_value(&p).map_err(|e| e.to_string())?;
                 let patch: RequestPatch =
@@ -142,8 +142,8 @@ pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
                     .context_items
                     .into_iter()
                     .map(|i| ContextItem::user(i.content))
-                    .collect();
-                (Flow::InjectContext(items), "context_items")
+                    .collect::<Vec<_>>();
+                (Flow::InjectContext(items.into()), "context_items")
             } else {
                 (Flow::Continue, "decision")
             }
@@ -154,13 +154,13 @@ pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
         OutputDecision::Fail => (Flow::Fail, "decision: fail"),
         OutputDecision::Retry => (
             Flow::Retry {
-                feedback: out.feedback.unwrap_or_default(),
+                feedback: out.feedback.unwrap_or_default().into(),
             },
             "decision: retry",
         ),
         OutputDecision::Repair => (
             Flow::Repair {
-                tool_name: out.tool_name.unwrap_or_default(),
+                tool_name: out.tool_name.unwrap_or_default().into(),
             },
             "decision: repair",
         ),
