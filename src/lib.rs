@@ -88,7 +88,7 @@
 //!                 assert_eq!(reason, "rm -rf is not allowed");
 //!                 continue;
 //!             }
-//!             ToolDecision::Terminate { reason } => return Err(reason),
+//!             ToolDecision::Terminate { reason } => return Err(reason.into_owned()),
 //!         };
 //!         let result = json!({"bytes_written": 2}); // run the tool with `args` here
 //!         let ran = ToolCall { args: &args, ..call };
