@@ -41,11 +41,10 @@ use std::time::{Duration, Instant};
 
 use agent_hooks::runtime::{
     Change, CompletionDecision, ExecRequest, ExecStatus, Executor, FailureKind, HookContext,
-    HookLimits, HookRecord, HookStack, PayloadLimits, Provenance, Record, RecordStatus,
-    RecordWriter, RequestPatch, SecretSet, ShellRuntime, StepEvent, StopDecision, ToolCall,
-    ToolDecision, ToolFailure, ToolOutcome,
+    HookStack, Provenance, RecordWriter, RequestPatch, SecretSet, ShellRuntime, StepEvent,
+    StopDecision, ToolCall, ToolDecision, ToolFailure, ToolOutcome,
 };
-use agent_hooks::schema::{Limits, Mode};
+use agent_hooks::schema::Mode;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = ExampleHooks, "hooks.yaml");
@@ -208,21 +207,6 @@ fn script() -> Vec<Turn> {
     ]
 }
 
-/// Turns the config's `limits` into the shell runtime's.
-fn hook_limits(limits: &Limits) -> HookLimits {
-    let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    HookLimits {
-        payload: PayloadLimits {
-            stdin_cap: bytes(limits.max_payload_bytes),
-            ..PayloadLimits::default()
-        },
-        stdout_cap: bytes(limits.max_output_bytes),
-        stderr_cap: bytes(limits.max_output_bytes),
-        max_context_bytes: bytes(limits.max_context_bytes),
-        max_stop_resumes: limits.max_stop_resumes_per_turn,
-    }
-}
-
 /// The agent: hooks, tools, transcript and records.
 struct Agent<'w> {
     out: &'w mut dyn Write,
@@ -284,41 +268,17 @@ impl Agent<'_> {
                     .filter(|p| p.hook.as_str() == id)
                     .map(|p| &p.change)
                     .collect();
-                let (outcome, status, decision) = if rule.mode == Mode::Audit {
+                // The table wrote this rule's record (the runtime has our
+                // record writer); here we only describe it.
+                let outcome = if rule.mode == Mode::Audit {
                     self.summary.audited += 1;
                     let would = rule
                         .declarative_flow(&event)
                         .map_or("continue", |f| f.kind().as_str());
-                    (
-                        format!("audited: would `{would}`; the call proceeds"),
-                        RecordStatus::Audited,
-                        Some(would),
-                    )
+                    format!("audited: would `{would}`; the call proceeds")
                 } else {
-                    let flow = rule.declarative_flow(&event);
-                    let decision = flow.as_ref().map(|f| f.kind().as_str());
-                    (
-                        describe(&changes, flow.as_ref()),
-                        RecordStatus::Decision,
-                        decision,
-                    )
+                    describe(&changes, rule.declarative_flow(&event).as_ref())
                 };
-                let record = HookRecord {
-                    record: "hook",
-                    phase: rule.phase,
-                    hook_id: id.to_owned(),
-                    tool: event.tool_name().map(str::to_owned),
-                    status,
-                    decision,
-                    failure_kind: None,
-                    policy: rule.failure_policy,
-                    mode: rule.mode,
-                    elapsed_ms: 0,
-                    target_ran: rule.phase.is_after_phase(),
-                    message: None,
-                };
-                self.records
-                    .write(&Record::Hook(record), &SecretSet::new())?;
                 fired.push(Fired {
                     id: id.to_owned(),
                     action: rule.action.name(),
@@ -771,9 +731,10 @@ pub(crate) fn run(
     let executor = Executor::new(&root)?;
     std::fs::create_dir_all(root.join(".agent/session"))?;
     let shell = Arc::new(
-        ShellRuntime::new(executor.clone())
+        // The config's `limits` (payload, output and context caps, stop
+        // resumes) come with the runtime the generated type builds.
+        ExampleHooks::shell_runtime(executor.clone())
             .with_records(records.clone())
-            .with_limits(hook_limits(table.limits()))
             .with_session_dir(root.join(".agent/session"))?,
     );
     let stack = HookStack::new().with(

@@ -44,7 +44,7 @@
 //! use std::sync::Arc;
 //!
 //! use agent_hooks::runtime::{
-//!     Executor, HookContext, HookStack, ShellRuntime, ToolCall, ToolDecision, ToolOutcome,
+//!     Executor, HookContext, HookStack, ToolCall, ToolDecision, ToolOutcome,
 //! };
 //! use serde_json::json;
 //!
@@ -65,9 +65,10 @@
 //!       command: echo '{"context_items":[{"role":"user","content":"run the tests"}]}'
 //! "#);
 //!
-//! // Shell hooks run through the shared executor, confined to the workspace.
+//! // Shell hooks run through the shared executor, confined to the workspace,
+//! // under the config's `limits`; add `.with_records(...)` to keep records.
 //! let workspace = tempfile::tempdir()?;
-//! let shell = Arc::new(ShellRuntime::new(Executor::new(workspace.path())?));
+//! let shell = Arc::new(MyHooks::shell_runtime(Executor::new(workspace.path())?));
 //! let hooks = HookStack::new().with("hooks.yaml", MyHooks::new().with_shell(shell));
 //!
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use agent_hooks::runtime::{AgentHook, Executor, Flow, HookContext, ShellRuntime, StepEvent};
+use agent_hooks::runtime::{
+    AgentHook, Executor, Flow, HookContext, RecordWriter, SecretSet, ShellRuntime, StepEvent,
+};
 use serde_json::json;
 
 agent_hooks::hooks!(
@@ -105,4 +107,92 @@ fn without_a_shell_runtime_a_run_rule_fails_under_its_policy() {
         Flow::Skip { reason } => assert!(reason.contains("no shell runtime"), "{reason}"),
         other => panic!("expected a skip, got {other:?}"),
     }
+}
+
+agent_hooks::hooks!(
+    name = Observer,
+    inline = r#"
+version: 1
+limits:
+  max_stop_resumes_per_turn: 1
+  max_output_bytes: 2048
+  max_context_bytes: 4096
+  max_payload_bytes: 2048
+hooks:
+  # Declared first, but can only finish after `second` has started: run one
+  # after the other, it gives up (exit 1, policy `warn`) and adds nothing.
+  - id: waits-for-second
+    phase: after_assistant
+    run:
+      command: >-
+        i=0; while [ ! -f second.ready ]; do i=$((i+1)); [ "$i" -gt 100 ] && exit 1; sleep 0.05; done;
+        echo '{"context_items":[{"role":"user","content":"first"}]}'
+      timeout: 20s
+  - id: note
+    phase: after_assistant
+    inject: { content: "declarative" }
+  - id: second
+    phase: after_assistant
+    run:
+      command: >-
+        touch second.ready; echo '{"context_items":[{"role":"user","content":"second"}]}'
+"#
+);
+
+#[test]
+fn observe_only_shell_rules_run_concurrently_and_merge_in_declared_order() {
+    let root = tempfile::tempdir().expect("workspace root");
+    let records_path = root.path().join("records.jsonl");
+    let records = RecordWriter::open(&records_path, SecretSet::new()).expect("records");
+    let executor = Executor::new(root.path()).expect("executor");
+    let shell = Arc::new(Observer::shell_runtime(executor).with_records(records));
+    let hooks = Observer::new().with_shell(Arc::clone(&shell));
+    let ctx = HookContext::new("observe");
+    let event = StepEvent::AfterAssistant { text: "done" };
+    let outcome = runtime().block_on(hooks.dispatcher().fold(&ctx, event));
+    let contents: Vec<&str> = outcome.context.iter().map(|c| &*c.content).collect();
+    assert_eq!(
+        contents,
+        ["first", "declarative", "second"],
+        "{:?}",
+        shell.take_diagnostics()
+    );
+
+    // The declarative rule is recorded beside the two shell rules.
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&records_path)
+        .expect("records file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let note: Vec<_> = lines.iter().filter(|r| r["hook_id"] == "note").collect();
+    assert_eq!(note.len(), 1, "{lines:?}");
+    assert_eq!(note[0]["status"], "decision");
+    assert_eq!(note[0]["decision"], "inject_context");
+    assert_eq!(note[0]["elapsed_ms"], 0);
+    for id in ["waits-for-second", "second"] {
+        assert!(
+            lines
+                .iter()
+                .any(|r| r["hook_id"] == id && r["status"] == "decision"),
+            "{id}: {lines:?}"
+        );
+    }
+}
+
+#[test]
+fn the_configs_limits_become_the_shell_runtimes() {
+    let root = tempfile::tempdir().expect("workspace root");
+    let executor = Executor::new(root.path()).expect("executor");
+    let limits = *Observer::shell_runtime(executor).limits();
+    assert_eq!(limits, Observer::table().hook_limits());
+    assert_eq!(limits.payload.stdin_cap, 2048);
+    assert_eq!(limits.stdout_cap, 2048);
+    assert_eq!(limits.stderr_cap, 2048);
+    assert_eq!(limits.max_context_bytes, 4096);
+    assert_eq!(limits.max_stop_resumes, 1);
+    // A config without `limits` gets the config language's defaults.
+    let defaults = Gate::table().hook_limits();
+    assert_eq!(defaults.stdout_cap, 1 << 20);
+    assert_eq!(defaults.max_context_bytes, 64 << 10);
+    assert_eq!(defaults.max_stop_resumes, 3);
 }

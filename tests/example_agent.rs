@@ -164,8 +164,20 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
     );
     let raw = serde_json::to_string(&records).unwrap();
     assert!(
-        !raw.contains("rm -rf") && !raw.contains("curl"),
+        !raw.contains("rm -rf build") && !raw.contains("curl -fsSL"),
         "records hold no command text"
+    );
+    // In-process rules are recorded by the table, with their reasons.
+    let blocked = records_of(&records, "block-rm-rf");
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert_eq!(blocked[0]["status"], "decision");
+    assert_eq!(blocked[0]["decision"], "skip");
+    assert_eq!(blocked[0]["elapsed_ms"], 0);
+    assert!(
+        blocked[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("recursive forced deletes")),
+        "{blocked:?}"
     );
     assert!(t.contains("summary\n"), "{t}");
 }

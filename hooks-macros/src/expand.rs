@@ -537,7 +537,15 @@ pub(crate) fn wrap(
                     #name { dispatcher: #p::Dispatcher::from_static(&__TABLE) }
                 }
 
-                /// Binds the shell runtime `run` rules execute through.
+                /// A shell runtime over `executor` with this config's `limits`
+                /// (`Table::shell_runtime`), to configure further and bind with
+                /// `with_shell`.
+                pub fn shell_runtime(executor: #p::Executor) -> #p::ShellRuntime {
+                    __TABLE.shell_runtime(executor)
+                }
+
+                /// Binds the shell runtime `run` rules execute through (its
+                /// limits apply; `shell_runtime` builds one with the config's).
                 #[must_use]
                 pub fn with_shell(self, shell: #p::Arc<#p::ShellRuntime>) -> Self {
                     #name { dispatcher: self.dispatcher.with_shell(shell) }

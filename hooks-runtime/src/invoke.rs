@@ -170,6 +170,21 @@ impl ShellRuntime {
         &self.limits
     }
 
+    /// The declared secrets (redacted from everything the runtime writes).
+    pub fn secrets(&self) -> &SecretSet {
+        &self.secrets
+    }
+
+    /// Adds a (redacted) diagnostic to those [`ShellRuntime::take_diagnostics`]
+    /// returns.
+    pub(crate) fn push_diagnostic(&self, diagnostic: String) {
+        let redacted = redact_sensitive_text(&diagnostic, &self.secrets).into_owned();
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(redacted);
+    }
+
     /// The records writer, when records are on: query it for lost records
     /// ([`RecordWriter::failed_writes`], [`RecordWriter::last_error`]).
     pub fn records(&self) -> Option<&RecordWriter> {
@@ -673,7 +688,7 @@ fn flow_reason(flow: &Flow) -> Option<&str> {
 }
 
 /// Most characters of a record's message or a failure's detail (plus `…`).
-const MESSAGE_MAX_CHARS: usize = 300;
+pub(crate) const MESSAGE_MAX_CHARS: usize = 300;
 
 /// Cuts already-redacted `s`, never inside a `[REDACTED]` marker.
 fn truncate(s: &str, max_chars: usize) -> String {

@@ -185,8 +185,8 @@ pub mod __private {
         ToolSet,
     };
     pub use crate::{
-        AgentHook, ContextItem, HookContext, HookFuture, OutcomeFuture, ShellRuntime, StackOutcome,
-        StepEvent, StepEventKind,
+        AgentHook, ContextItem, Executor, HookContext, HookFuture, OutcomeFuture, ShellRuntime,
+        StackOutcome, StepEvent, StepEventKind,
     };
     pub use hooks_schema::{
         FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,

@@ -9,7 +9,11 @@ use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::Flow;
 use crate::hook::{AgentHook, HookFuture, OutcomeFuture};
-use crate::invoke::{ShellHook, ShellRuntime};
+use crate::invoke::{HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks};
+use crate::payload::PayloadLimits;
+use crate::records::{HookRecord, Record, RecordStatus};
+use crate::redact::redact_and_truncate;
+use crate::shell::Executor;
 use crate::stack::{Fold, StackOutcome};
 
 impl Table {
@@ -32,13 +36,17 @@ impl Table {
     /// Rules are consulted in declared order like the hooks of a
     /// [`HookStack`](crate::HookStack) (same [`Fold`]): a rule sees the
     /// arguments, result or prompt as rewritten by the rules before it.
-    /// Allocation-free when no rule matches.
+    /// With a record writer on `shell`, each consulted declarative rule
+    /// writes a record ([`Table::fold`]). Allocation-free when no rule
+    /// matches, and for matched declarative rules when no record writer is
+    /// bound (module docs, "Allocation").
     pub fn fold_ready(
         &self,
         shell: Option<&Arc<ShellRuntime>>,
         event: StepEvent<'_>,
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
+        let mut records = InProcessRecords::new(shell);
         for &i in self.phases[phase_index(event.kind())].iter() {
             let rule = &self.rules[i as usize];
             let current = fold.event();
@@ -46,7 +54,11 @@ impl Table {
                 continue;
             }
             let flow = match in_process_flow(rule, &current) {
-                Some(flow) => flow,
+                Some(flow) => {
+                    records.add(rule, &current, &flow);
+                    flow
+                }
+                // Nothing was applied or recorded: `fold` starts over.
                 None if shell.is_some() => return None,
                 None => apply_mode(rule, rule.unbound_run_flow(rule.phase)),
             };
@@ -54,6 +66,7 @@ impl Table {
                 break;
             }
         }
+        records.write();
         Some(fold.finish())
     }
 
@@ -61,17 +74,43 @@ impl Table {
     /// `shell` (or, without one, treating them as failed under their failure
     /// policy).
     ///
+    /// On a mutating phase ([`Phase::is_mutating`](hooks_schema::Phase::is_mutating))
+    /// rules run one after another, each seeing the value rewritten by the
+    /// rules before it, and a `Skip` / `Terminate` stops the rest. On an
+    /// observe-only phase (`run_start`, deltas, `after_completion`,
+    /// `after_reasoning`, `after_assistant`, `stream_finish`, `run_end`,
+    /// `run_error`) the matching `run` rules run concurrently
+    /// ([`run_shell_hooks`]) and every flow is then folded in declared order,
+    /// so the result does not depend on which process finished first.
+    ///
+    /// # Records
+    ///
+    /// `run` rules write their own records (see [`ShellHook::invoke`]). When
+    /// `shell` has a record writer, each consulted declarative rule writes
+    /// one too: status `decision` with the flow's kind and, for `block` /
+    /// `terminate`, its reason as the message (redacted with the runtime's
+    /// secrets); `audited` with the would-be kind in `mode: audit`; `ok`
+    /// when its action changed nothing; `elapsed_ms` 0. A failed write
+    /// becomes a runtime diagnostic ([`ShellRuntime::take_diagnostics`]).
+    ///
     /// # Cancel safety
     ///
     /// Dropping the future stops the fold; a running shell rule's process
-    /// group is killed (see [`ShellHook::invoke`]); nothing is applied.
+    /// group is killed (see [`ShellHook::invoke`]); nothing is applied and no
+    /// declarative rule's record is written.
     pub async fn fold(
         &self,
         shell: Option<&Arc<ShellRuntime>>,
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> StackOutcome {
+        if !event.kind().is_mutating()
+            && let Some(rt) = shell
+        {
+            return self.fold_concurrently(rt, ctx, event).await;
+        }
         let mut fold = Fold::new(event);
+        let mut records = InProcessRecords::new(shell);
         for &i in self.phases[phase_index(event.kind())].iter() {
             let rule = &self.rules[i as usize];
             let current = fold.event();
@@ -79,7 +118,10 @@ impl Table {
                 continue;
             }
             let flow = match (in_process_flow(rule, &current), shell) {
-                (Some(flow), _) => flow,
+                (Some(flow), _) => {
+                    records.add(rule, &current, &flow);
+                    flow
+                }
                 (None, Some(rt)) => {
                     let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
                         continue;
@@ -96,6 +138,54 @@ impl Table {
                 break;
             }
         }
+        records.write();
+        fold.finish()
+    }
+
+    /// [`Table::fold`] on an observe-only phase: every matching rule is
+    /// judged on the same event (these phases carry nothing to rewrite),
+    /// `run` rules run concurrently, flows fold in declared order.
+    async fn fold_concurrently(
+        &self,
+        rt: &Arc<ShellRuntime>,
+        ctx: &HookContext,
+        event: StepEvent<'_>,
+    ) -> StackOutcome {
+        let matched: Vec<usize> = self.phases[phase_index(event.kind())]
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| self.rules[i].matches(&event))
+            .collect();
+        let hooks: Vec<ShellHook> = matched
+            .iter()
+            .filter_map(|&i| self.rules[i].shell_spec(self, event.tool_name()))
+            .map(|spec| ShellHook::new(spec, Arc::clone(rt)))
+            .collect();
+        let mut ran = run_shell_hooks(&hooks, ctx, event).await.into_iter();
+        let mut fold = Fold::new(event);
+        let mut records = InProcessRecords::new(Some(rt));
+        for i in matched {
+            let rule = &self.rules[i];
+            let flow = match in_process_flow(rule, &event) {
+                Some(flow) => {
+                    if fold.is_stopped() {
+                        // Not consulted: a rule before it stopped the fold.
+                        continue;
+                    }
+                    records.add(rule, &event, &flow);
+                    flow
+                }
+                None => match ran.next() {
+                    Some(invocation) => invocation.flow,
+                    None => continue,
+                },
+            };
+            if fold.apply(&self.hook_ids()[i], flow).is_break() {
+                // Keep draining `ran` in order; later flows are ignored.
+                continue;
+            }
+        }
+        records.write();
         fold.finish()
     }
 
@@ -166,6 +256,38 @@ impl AgentHook for Table {
     }
 }
 
+impl Table {
+    /// The config's `limits` as the shell runtime's [`HookLimits`]:
+    /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
+    /// stdout and stderr each, `max_context_bytes` caps one invocation's
+    /// injected context, `max_stop_resumes_per_turn` caps stop resumes. The
+    /// payload spill cap keeps its default (16 MiB). Values beyond `usize`
+    /// saturate.
+    pub fn hook_limits(&self) -> HookLimits {
+        let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let limits = self.limits();
+        HookLimits {
+            payload: PayloadLimits {
+                stdin_cap: bytes(limits.max_payload_bytes),
+                ..PayloadLimits::default()
+            },
+            stdout_cap: bytes(limits.max_output_bytes),
+            stderr_cap: bytes(limits.max_output_bytes),
+            max_context_bytes: bytes(limits.max_context_bytes),
+            max_stop_resumes: limits.max_stop_resumes_per_turn,
+        }
+    }
+
+    /// A shell runtime over `executor` with this config's limits
+    /// ([`Table::hook_limits`]); add records, secrets and a session
+    /// directory with its builder methods, share it with `Arc`, and bind it
+    /// with [`Dispatcher::with_shell`] (or the generated type's
+    /// `with_shell`).
+    pub fn shell_runtime(&self, executor: Executor) -> ShellRuntime {
+        ShellRuntime::new(executor).with_limits(self.hook_limits())
+    }
+}
+
 /// Where a [`Dispatcher`]'s table lives.
 #[derive(Debug, Clone)]
 pub enum TableRef {
@@ -209,7 +331,8 @@ impl Dispatcher {
         Dispatcher::new(TableRef::Static(table))
     }
 
-    /// Binds `shell`: matching `run` rules execute through it.
+    /// Binds `shell`: matching `run` rules execute through it, under its
+    /// limits (build it with [`Table::shell_runtime`] to get the config's).
     #[must_use]
     pub fn with_shell(mut self, shell: Arc<ShellRuntime>) -> Dispatcher {
         self.shell = Some(shell);
@@ -262,6 +385,73 @@ impl ActionSpec {
     /// Whether the action runs in-process (everything but `run`).
     pub const fn is_declarative(&self) -> bool {
         !matches!(self, ActionSpec::Run(_))
+    }
+}
+
+/// The records of the declarative rules a fold consulted, written when the
+/// fold completes (so a fold that starts over, or is dropped, writes none).
+/// Inert, and allocation-free, without a record writer.
+struct InProcessRecords<'r> {
+    rt: Option<&'r ShellRuntime>,
+    pending: Vec<HookRecord>,
+}
+
+impl<'r> InProcessRecords<'r> {
+    fn new(shell: Option<&'r Arc<ShellRuntime>>) -> Self {
+        InProcessRecords {
+            rt: shell.map(|rt| &**rt).filter(|rt| rt.records().is_some()),
+            pending: Vec::new(),
+        }
+    }
+
+    /// Notes that `rule` (declarative) answered `event` with `flow` (after
+    /// its mode was applied).
+    fn add(&mut self, rule: &Rule, event: &StepEvent<'_>, flow: &Flow) {
+        if self.rt.is_none() {
+            return;
+        }
+        let (status, shown) = match rule.mode {
+            Mode::Audit => (RecordStatus::Audited, rule.declarative_flow(event)),
+            Mode::Enforce if flow.is_continue() => (RecordStatus::Ok, None),
+            Mode::Enforce => (RecordStatus::Decision, Some(flow.clone())),
+        };
+        let message = match (&shown, self.rt) {
+            (Some(Flow::Skip { reason } | Flow::Terminate { reason }), Some(rt)) => {
+                Some(redact_and_truncate(reason, rt.secrets(), MESSAGE_MAX_CHARS))
+            }
+            _ => None,
+        };
+        self.pending.push(HookRecord {
+            record: "hook",
+            phase: rule.phase,
+            hook_id: rule.id.to_string(),
+            tool: event.tool_name().map(str::to_owned),
+            status,
+            decision: shown
+                .as_ref()
+                .filter(|f| !f.is_continue())
+                .map(|f| f.kind().as_str()),
+            failure_kind: None,
+            policy: rule.failure_policy,
+            mode: rule.mode,
+            elapsed_ms: 0,
+            target_ran: rule.phase.is_after_phase(),
+            message,
+        });
+    }
+
+    fn write(self) {
+        let Some(rt) = self.rt else { return };
+        let Some(writer) = rt.records() else { return };
+        for record in self.pending {
+            if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
+                rt.push_diagnostic(format!(
+                    "cannot write to the records file `{}`: {err}; {} records lost so far",
+                    writer.path().display(),
+                    writer.failed_writes()
+                ));
+            }
+        }
     }
 }
 
