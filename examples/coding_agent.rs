@@ -751,7 +751,7 @@ pub(crate) fn run(
     )?;
     writeln!(
         out,
-        "config: {} rules ({} disabled); stop resumes capped at {} per prompt",
+        "config: {} rules ({} disabled); stop resumes capped at {} per turn (one user prompt here)",
         table.rules().len(),
         table.rules().iter().filter(|r| !r.enabled).count(),
         table.limits().max_stop_resumes_per_turn
