@@ -1,4 +1,4 @@
-//! `agent-hooks test`, `explain` and `replay` never print a secret: hook
+//! `agent-hooks check`, `test`, `explain` and `replay` never print a secret: hook
 //! reasons, injected context, event arguments and `equals` values pass
 //! through the runtime's redaction function before they reach stdout or
 //! stderr, in human and JSON output alike.
@@ -124,4 +124,29 @@ fn replay_redacts_paths_in_both_formats() {
     std::fs::copy(dir.path().join("event.json"), dir.path().join(&session)).expect("copy");
     both_formats(dir.path(), &["replay", "hooks.yaml", &session]);
     both_formats(dir.path(), &["replay", "hooks.yaml", &session, "--exec"]);
+}
+
+#[test]
+fn check_does_not_echo_a_literal_credential_from_the_config() {
+    let config = format!(
+        "version: 1\nhooks:\n  - id: gh\n    phase: before_tool\n    run:\n      command: \"true\"\n      env: {{ set: {{ \"bad name\": \"{GHP}\" }} }}\n"
+    );
+    let dir = workspace(&config, BASH_EVENT);
+    for args in [
+        &["check", "hooks.yaml"][..],
+        &["check", "hooks.yaml", "--format", "json"][..],
+    ] {
+        let out = agent_hooks(dir.path(), args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("bad name"),
+            "{args:?}: the finding is shown:\n{stdout}"
+        );
+        assert!(
+            !stdout.contains(GHP) && !stderr.contains(GHP),
+            "{args:?}: leaks:\n{stdout}{stderr}"
+        );
+    }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::Format;
-use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit};
+use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit, emit_json, emit_redacted};
 
 /// One file's verdict, as printed by `--format json`.
 #[derive(serde::Serialize)]
@@ -69,7 +69,9 @@ fn print_human(loaded: &[Loaded]) {
             Some(diags) => {
                 for diag in diags.iter() {
                     findings += 1;
-                    emit(&diag.render(Some(source)));
+                    // The snippet quotes the config, which may hold a
+                    // literal credential.
+                    emit_redacted(&diag.render(Some(source)));
                 }
             }
         }
@@ -96,8 +98,8 @@ fn print_json(loaded: &[Loaded]) {
             }
         })
         .collect();
-    // Plain data structures always serialize.
-    emit(&serde_json::to_string_pretty(&reports).unwrap_or_default());
+    // Messages may quote config values: redacted like every other output.
+    emit_json(&reports);
 }
 
 /// The name diagnostics show: the path as the user gave it.
