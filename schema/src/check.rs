@@ -172,6 +172,29 @@ pub(crate) fn pointer_problem(p: &str) -> Option<String> {
     None
 }
 
+/// Why a `run.cwd` cannot work, if it cannot: the shell runtime joins it to
+/// the workspace root and refuses a directory outside the root (see
+/// hooks-runtime's executor preflight), so an absolute path, or one whose `..`
+/// components climb above the root (judged lexically), is a config error.
+/// Symlinks are the runtime's to judge: it canonicalizes before its check.
+fn cwd_problem(dir: &str) -> Option<&'static str> {
+    if dir.starts_with('/') {
+        return Some("an absolute path");
+    }
+    let mut depth = 0usize;
+    for part in dir.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return Some("its `..` climbs above the workspace root"),
+            },
+            _ => depth += 1,
+        }
+    }
+    None
+}
+
 pub(crate) fn valid_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
@@ -1082,7 +1105,23 @@ impl<'a> Checker<'a> {
             }
         }
         if let Some(c) = m.get("cwd") {
-            self.nonempty_string(&child(p, "cwd"), c);
+            let cp = child(p, "cwd");
+            if let Some(dir) = self.nonempty_string(&cp, c)
+                && let Some(why) = cwd_problem(dir)
+            {
+                self.report(
+                    &cp,
+                    At::Value,
+                    Layer::Semantic,
+                    "cwd-outside-workspace",
+                    format!(
+                        "`cwd` must be relative to the workspace root and stay inside it, found `{dir}` ({why})"
+                    ),
+                    Some(
+                        "the shell runtime refuses a working directory outside the workspace root; write a path such as `.` or `scripts`".to_owned(),
+                    ),
+                );
+            }
         }
         if let Some(e) = m.get("env") {
             self.env(&child(p, "env"), e);
@@ -1405,6 +1444,23 @@ mod tests {
         assert!(pointer_problem("a").is_some());
         assert!(pointer_problem("/a~").is_some());
         assert!(valid_env_name("_A1") && !valid_env_name("1A") && !valid_env_name("A-B"));
+        for inside in [
+            ".", "./", "scripts", "a/../b", "a/./b/..", "a//b", "..x", "a/..",
+        ] {
+            assert_eq!(cwd_problem(inside), None, "{inside}");
+        }
+        for outside in [
+            "..",
+            "../x",
+            "./..",
+            "a/../..",
+            "a/../../a",
+            "/",
+            "/tmp",
+            "//x",
+        ] {
+            assert!(cwd_problem(outside).is_some(), "{outside}");
+        }
         assert!(valid_id("a-b_1") && !valid_id("A") && !valid_id(""));
     }
 }
