@@ -238,7 +238,18 @@ pub(crate) fn parse(source: &str, file: &str) -> Result<(Value, Positions), Box<
             // A tab in the indentation at or before the failure is the
             // likely cause; say so rather than echo the parser's confusion.
             // (Tabs inside flow collections and block scalars are legal.)
-            if let Some((line, column)) = tab_indentation(source).filter(|(l, _)| *l <= pos.line) {
+            // When the parser itself complains about a tab, it may locate the
+            // complaint on the line before the tab (while scanning a plain
+            // scalar that could continue onto the tab's line): point at the
+            // tab all the same.
+            let parser_saw_tab = err
+                .without_snippet()
+                .to_string()
+                .to_lowercase()
+                .contains("tab");
+            if let Some((line, column)) =
+                tab_indentation(source).filter(|(l, _)| *l <= pos.line || parser_saw_tab)
+            {
                 return Err(syntax(
                     Pos { line, column },
                     "tab-indentation",
@@ -522,6 +533,24 @@ mod tests {
         assert_eq!((err.code.as_str(), err.line), ("tab-indentation", 3));
         // A tab inside a block scalar is content, not indentation.
         assert!(tab_indentation("a: |\n  x\n   \ty\nb: 1\n").is_none());
+        // The parser reports these while scanning the previous line's plain
+        // scalar; the diagnostic still points at the tab.
+        for (source, at) in [
+            ("version: 1\nhooks:\n  - id: a\n\tphase: stop\n", (4, 1)),
+            ("version: 1\n\thooks: []\n", (2, 1)),
+            (
+                "version: 1\nhooks:\n  - id: a\n    phase: stop\n  \tterminate: {}\n",
+                (5, 3),
+            ),
+        ] {
+            let err = parse(source, "t").unwrap_err();
+            assert_eq!(
+                (err.code.as_str(), err.line, err.column),
+                ("tab-indentation", at.0, at.1),
+                "{source:?}: {}",
+                err.message
+            );
+        }
     }
 
     #[test]
