@@ -8,6 +8,7 @@
 //! in a [`HookStack`](crate::HookStack); [`run_shell_hooks`] runs several
 //! shell hooks of one event directly — concurrently on observe-only phases.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -16,6 +17,7 @@ use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
 
 use crate::activity::{ActivityEvent, ActivitySink};
 use crate::flow::Text;
+use crate::patch::History;
 use crate::payload::{
     self, PAYLOAD_REF_ENV, PayloadError, PayloadInput, PayloadLimits, ToolPathSettings,
 };
@@ -25,12 +27,12 @@ use crate::records::{
     HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
 };
 use crate::redact::{
-    SecretSet, is_credential_name, redact_and_truncate, redact_sensitive_text,
+    SecretSet, is_credential_name, redact_and_truncate, redact_json_strings, redact_sensitive_text,
     truncate_outside_markers,
 };
 use crate::{
-    AgentHook, CancellationToken, CommandForm, EnvSpec, ExecRequest, ExecStatus, Executor,
-    FailureKind, Flow, HookContext, HookFuture, StepEvent, StepEventKind,
+    AgentHook, CancellationToken, CommandForm, ContextItem, EnvSpec, ExecRequest, ExecStatus,
+    Executor, FailureKind, Flow, HookContext, HookFuture, StepEvent, StepEventKind,
 };
 
 /// The environment variable Claude Code sets to the project root; hooks of
@@ -48,6 +50,10 @@ pub struct HookLimits {
     /// `output_too_large`.
     pub stdout_cap: usize,
     /// Bytes of a hook's stderr kept (default 64 KiB); more is dropped.
+    /// When stderr is cut, its last partial word is dropped too before it
+    /// becomes a reason or a failure detail: the cut may fall inside a
+    /// secret, whose prefix redaction could not recognise (see
+    /// [`protocol`](crate::protocol)).
     pub stderr_cap: usize,
     /// Most bytes of context one hook may inject at once (sum of the items'
     /// UTF-8 lengths; default 16 KiB); more is `output_too_large`.
@@ -486,7 +492,13 @@ impl ShellHook {
                             ),
                         };
                         match parsed {
-                            Ok(decision) => Outcome::Decided(decision),
+                            // Every text the hook's output put in the flow
+                            // reaches the model or the records: redact it
+                            // here, before the context byte cap counts it.
+                            Ok(mut decision) => {
+                                decision.flow = redact_flow(decision.flow, &secrets);
+                                Outcome::Decided(decision)
+                            }
                             Err(ProtocolFailure { kind, detail, .. }) => {
                                 Outcome::Failed(kind, detail)
                             }
@@ -556,9 +568,9 @@ impl ShellHook {
                 };
                 let mut record = base_record(status, Duration::ZERO);
                 record.decision = (!d.flow.is_continue()).then(|| d.flow.kind().as_str());
-                // A reason comes from the hook's output (exit 2: its
-                // stderr) and reaches the model: redact it whole.
-                let flow = redact_flow_reason(d.flow, &secrets);
+                // The flow's texts were redacted whole right after parsing
+                // (`redact_flow`); the message is cut after that.
+                let flow = d.flow;
                 record.message = flow_reason(&flow).map(|r| truncate(r, MESSAGE_MAX_CHARS));
                 (flow, record)
             }
@@ -695,12 +707,46 @@ fn truncate(s: &str, max_chars: usize) -> String {
     truncate_outside_markers(s, max_chars)
 }
 
-/// `flow` with its reason (or feedback) passed through redaction.
-fn redact_flow_reason(flow: Flow, secrets: &SecretSet) -> Flow {
-    let r = |s: Text| match redact_sensitive_text(&s, secrets) {
-        std::borrow::Cow::Borrowed(_) => s,
-        std::borrow::Cow::Owned(o) => Text::Owned(o),
-    };
+/// `text` through [`redact_sensitive_text`]; unchanged (no allocation) when
+/// nothing matched.
+fn redact_text(text: Text, secrets: &SecretSet) -> Text {
+    match redact_sensitive_text(&text, secrets) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(o) => Text::Owned(o),
+    }
+}
+
+/// Redacts the content of each item, copying a borrowed list only when an
+/// item changes.
+fn redact_items(items: &mut Cow<'static, [ContextItem]>, secrets: &SecretSet) {
+    for i in 0..items.len() {
+        if let Cow::Owned(red) = redact_sensitive_text(&items[i].content, secrets) {
+            items.to_mut()[i].content = Text::Owned(red);
+        }
+    }
+}
+
+/// `flow` with every text a hook's output put in it that reaches the model
+/// or the records passed through [`redact_sensitive_text`] with the hook's
+/// secrets: the one place shell-hook flows are redacted, whatever the
+/// protocol (native, Claude Code) or the path (exit 2 stderr, stdout JSON,
+/// Claude Code plain text).
+///
+/// Redacted: the reason of `Skip` / `Terminate` / `Resume`, `Retry`'s
+/// feedback, a rewritten prompt, every `InjectContext` item, a rewritten
+/// tool result (every string in it, keys included; values under
+/// credential-like keys are not masked wholesale, so the result keeps its
+/// shape), and a `PatchRequest`'s `preamble`, `extra_context` items,
+/// replacement `history` messages and the strings of `additional_params`
+/// (a provider parameter such as `system` can reach the model too).
+///
+/// Not redacted: `RewriteArgs` (the arguments go to the tool, which may
+/// legitimately need a value the hook was given; they are never recorded),
+/// `Repair`'s tool name and a patch's tool names (names, not free text).
+/// A rewritten prompt is redacted whole, so a secret the user typed in the
+/// original prompt is redacted too once a hook rewrites it.
+fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
+    let r = |s: Text| redact_text(s, secrets);
     match flow {
         Flow::Skip { reason } => Flow::Skip { reason: r(reason) },
         Flow::Terminate { reason } => Flow::Terminate { reason: r(reason) },
@@ -708,7 +754,31 @@ fn redact_flow_reason(flow: Flow, secrets: &SecretSet) -> Flow {
         Flow::Retry { feedback } => Flow::Retry {
             feedback: r(feedback),
         },
-        other => other,
+        Flow::RewritePrompt(prompt) => Flow::RewritePrompt(r(prompt)),
+        Flow::InjectContext(mut items) => {
+            for item in &mut items {
+                item.content = r(std::mem::take(&mut item.content));
+            }
+            Flow::InjectContext(items)
+        }
+        Flow::RewriteResult(mut result) => {
+            redact_json_strings(&mut result, secrets);
+            Flow::RewriteResult(result)
+        }
+        Flow::PatchRequest(mut patch) => {
+            patch.preamble = patch.preamble.map(r);
+            redact_items(&mut patch.extra_context, secrets);
+            if let Some(History::Replace(messages)) = &mut patch.history {
+                for message in messages {
+                    redact_json_strings(message, secrets);
+                }
+            }
+            for value in patch.additional_params.values_mut() {
+                redact_json_strings(value, secrets);
+            }
+            Flow::PatchRequest(patch)
+        }
+        other @ (Flow::Continue | Flow::Fail | Flow::RewriteArgs(_) | Flow::Repair { .. }) => other,
     }
 }
 

@@ -130,7 +130,12 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
         // `token` but not `tokens` (a count such as `max_tokens`).
         r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:(?:password|passwd|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*|token(?:[a-rt-z0-9_\-][a-z0-9_\-]*)?)"#,
         r#"["']?[ \t]*[=:][ \t]*"#,
-        r#"(?P<value>"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s&;,'"\]\}\)]+)"#,
+        // A value already redacted (a token shape, a declared secret) is
+        // matched whole, marker and all, so it is not redacted twice
+        // (`[REDACTED]]`). A quoted value without its closing quote (cut
+        // off, or a typo) runs to the end of the line: it is redacted, not
+        // skipped.
+        r#"(?P<value>\[REDACTED\][^\s&;,'"\]\}\)]*|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s&;,'"\]\}\)]+)"#,
     ))
     .unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}")),
 }
@@ -225,6 +230,46 @@ pub(crate) fn truncate_outside_markers(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// Passes every string of `value` (object keys and string leaves, at any
+/// depth) through [`redact_sensitive_text`] in place. Unlike
+/// [`redact_json`], values under credential-like keys are *not* masked
+/// wholesale: this is for JSON a hook hands to the model (a rewritten tool
+/// result, a replacement history), whose shape must stay usable, not for
+/// payloads. Key order is kept.
+pub(crate) fn redact_json_strings(value: &mut Value, secrets: &SecretSet) {
+    match value {
+        Value::String(s) => {
+            if let Cow::Owned(red) = redact_sensitive_text(s, secrets) {
+                *s = red;
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                redact_json_strings(item, secrets);
+            }
+        }
+        Value::Object(map) => {
+            let keys_clean = map
+                .keys()
+                .all(|k| matches!(redact_sensitive_text(k, secrets), Cow::Borrowed(_)));
+            if keys_clean {
+                for v in map.values_mut() {
+                    redact_json_strings(v, secrets);
+                }
+            } else {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, mut v)| {
+                        redact_json_strings(&mut v, secrets);
+                        (redact_sensitive_text(&k, secrets).into_owned(), v)
+                    })
+                    .collect();
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
 /// A copy of `value` with every value under a credential-like key
 /// ([`is_credential_name`]) replaced by the string [`REDACTED`] and every
 /// string passed through [`redact_sensitive_text`]. Keys are kept.
@@ -313,6 +358,47 @@ mod tests {
             redact_sensitive_text("plain", &SecretSet::new()),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn unterminated_quoted_values_are_redacted() {
+        assert_eq!(r(r#"password="abc def"#), r#"password="[REDACTED]""#);
+        assert_eq!(r("api_key='abc\nnext"), "api_key='[REDACTED]'\nnext");
+        assert_eq!(r(r#"{"token": "abc"}"#), r#"{"token": "[REDACTED]"}"#);
+    }
+
+    #[test]
+    fn an_assigned_token_is_redacted_once() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        assert_eq!(r(&format!("token={token}; next")), "token=[REDACTED]; next");
+        // The rest of an assigned value after a token is part of the value.
+        assert_eq!(r(&format!("token={token}-x1 y")), "token=[REDACTED] y");
+        let mut secrets = SecretSet::new();
+        secrets.add("opaque-value-42");
+        assert_eq!(
+            redact_sensitive_text("password=opaque-value-42tail, ok", &secrets),
+            "password=[REDACTED], ok"
+        );
+    }
+
+    #[test]
+    fn json_strings_are_redacted_in_place_without_masking_keys() {
+        let mut secrets = SecretSet::new();
+        secrets.add("opaque-value-42");
+        let mut v = serde_json::json!({
+            "author": "ann",
+            "out": ["ok", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", 3],
+            "opaque-value-42": {"note": "x opaque-value-42 y"},
+        });
+        redact_json_strings(&mut v, &secrets);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "author": "ann",
+                "out": ["ok", REDACTED, 3],
+                REDACTED: {"note": "x [REDACTED] y"},
+            })
+        );
     }
 
     #[test]

@@ -11,6 +11,15 @@
 //! anything else is a [`FailureKind::NonzeroExit`] failure, which the hook's
 //! failure policy handles (Claude Code would treat it as a non-blocking
 //! error; our policy `warn` is the equivalent, `block` fails closed).
+//!
+//! Output caps and secrets: stdout cut at its cap is always an
+//! `output_too_large` failure whose detail holds only byte counts, never the
+//! output. Stderr cut at its cap (64 KiB by default) still gives a reason or
+//! a failure detail, but the capture may stop inside a token, leaving a
+//! prefix (`ghp_abc`) too short for redaction to recognise. So when stderr
+//! was cut, [`captured_text`] drops the trailing run of non-whitespace bytes
+//! (the partial word, however long) and marks the cut with `…`; only whole
+//! words reach redaction, the model, records and diagnostics.
 
 pub mod claude;
 pub mod native;
@@ -167,8 +176,34 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// The text of a captured stream (stderr), lossily decoded as UTF-8 and
+/// trimmed like [`trim_frame`].
+///
+/// When the capture was cut at its cap ([`Captured::truncated`]) the cut may
+/// fall inside a secret; redaction cannot recognise a partial token, so the
+/// trailing run of non-whitespace bytes at the cut is dropped (everything,
+/// when the kept bytes hold no ASCII whitespace) and `…` is appended to show
+/// that text is missing. A character split by the cut is inside that run, so
+/// no U+FFFD replacement character is left at the end either.
+pub(crate) fn captured_text(captured: &Captured) -> String {
+    let mut bytes = captured.bytes.as_slice();
+    if captured.truncated {
+        let keep = bytes
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(0, |i| i + 1);
+        bytes = &bytes[..keep];
+    }
+    let mut text = String::from_utf8_lossy(trim_frame(bytes).0).into_owned();
+    if captured.truncated {
+        text.push('…');
+    }
+    text
+}
+
 /// The flow an exit code 2 (an explicit deny) selects on `phase`, with
-/// `reason` (the hook's stderr, trimmed; a generic text when empty).
+/// `reason` (the hook's stderr per [`captured_text`]: trimmed, a partial
+/// word at the stderr cap dropped; a generic text when empty).
 ///
 /// | phase | flow | as in Claude Code |
 /// | --- | --- | --- |
@@ -179,9 +214,9 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 /// | `invalid_tool_call` | `Fail` | — |
 /// | `before_completion` | `Terminate {reason}`: the request is not sent | — |
 /// | others (`run_start`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | SessionStart/SessionEnd: shown to the user only |
-pub fn exit2_flow(phase: Phase, stderr: &[u8], hook_id: &str) -> ProtocolDecision {
-    let text = String::from_utf8_lossy(trim_frame(stderr).0).into_owned();
-    let reason = if text.is_empty() {
+pub fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> ProtocolDecision {
+    let text = captured_text(stderr);
+    let reason = if text.is_empty() || text == "…" {
         format!("denied by hook `{hook_id}` (exit code 2)")
     } else {
         text
@@ -204,13 +239,14 @@ pub fn exit2_flow(phase: Phase, stderr: &[u8], hook_id: &str) -> ProtocolDecisio
 }
 
 /// The failure for an exit code other than 0 and 2: `nonzero_exit`, with
-/// the whole first line of stderr (bounded only by the stderr cap).
+/// the whole first line of stderr (bounded only by the stderr cap; a
+/// partial word at the cap dropped, see [`captured_text`]).
 ///
 /// Not cut here: callers redact the whole detail first and cut it after
 /// (`redact::redact_and_truncate`), so a secret straddling the cut-off is
 /// never left half in clear.
 pub(crate) fn nonzero_exit(code: i32, stderr: &Captured) -> ProtocolFailure {
-    let text = String::from_utf8_lossy(trim_frame(&stderr.bytes).0).into_owned();
+    let text = captured_text(stderr);
     let first = text.lines().next().unwrap_or("");
     let detail = if first.is_empty() {
         format!("exited with code {code}")
@@ -240,6 +276,37 @@ pub(crate) fn too_large(stdout: &Captured) -> ProtocolFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn captured(bytes: &[u8], truncated: bool) -> Captured {
+        Captured {
+            bytes: bytes.to_vec(),
+            total_len: bytes.len() as u64 + u64::from(truncated),
+            truncated,
+        }
+    }
+
+    #[test]
+    fn a_cut_capture_loses_its_partial_word() {
+        assert_eq!(
+            captured_text(&captured(b" whole ghp_ab\n", false)),
+            "whole ghp_ab"
+        );
+        assert_eq!(
+            captured_text(&captured(b"kept words ghp_ab", true)),
+            "kept words…"
+        );
+        assert_eq!(
+            captured_text(&captured(b"line\nBearer abc", true)),
+            "line\nBearer…"
+        );
+        assert_eq!(captured_text(&captured(b"ghp_abcdef", true)), "…");
+        // A character split by the cut goes with its word.
+        assert_eq!(captured_text(&captured(b"ok caf\xC3", true)), "ok…");
+        let deny = exit2_flow(Phase::BeforeTool, &captured(b"sk-abc", true), "h");
+        assert_eq!(deny.flow, Flow::skip("denied by hook `h` (exit code 2)"));
+        let failed = nonzero_exit(1, &captured(b"token ghp_abc", true));
+        assert_eq!(failed.detail, "exited with code 1: token…");
+    }
 
     #[test]
     fn framing_accepts_bom_and_whitespace() {

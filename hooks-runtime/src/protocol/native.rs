@@ -45,7 +45,7 @@ pub fn parse(
 ) -> Result<ProtocolDecision, ProtocolFailure> {
     match exit_code {
         0 => {}
-        2 => return Ok(exit2_flow(phase, &stderr.bytes, hook_id)),
+        2 => return Ok(exit2_flow(phase, stderr, hook_id)),
         code => return Err(nonzero_exit(code, stderr)),
     }
     if stdout.truncated {
