@@ -428,3 +428,44 @@ async fn a_single_word_cut_at_the_cap_is_dropped_whole() {
     );
     assert_invocation_clean(&fx, "one long word", &inv);
 }
+
+/// Set only in the child process [`a_passed_env_secret_is_redacted`] spawns.
+const CHILD_MARK: &str = "REDACT_CONTEXT_CHILD";
+
+/// `env.pass`: the value of a credential-like variable the hook inherits
+/// from the agent's environment is a secret too. The environment of this
+/// process cannot be changed safely while other tests run, so the test
+/// re-runs itself in a child process whose environment holds the variable.
+#[tokio::test]
+async fn a_passed_env_secret_is_redacted() {
+    const NAME: &str = "REDACT_CONTEXT_API_TOKEN";
+    const VALUE: &str = "opaque-deploy-passed-4410";
+    if std::env::var_os(CHILD_MARK).is_none() {
+        let exe = std::env::current_exe().expect("the test binary");
+        let out = std::process::Command::new(exe)
+            .args(["--exact", "a_passed_env_secret_is_redacted", "--nocapture"])
+            .env(CHILD_MARK, "1")
+            .env(NAME, VALUE)
+            .output()
+            .expect("the test binary runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    assert_eq!(std::env::var(NAME).as_deref(), Ok(VALUE));
+    let fx = Fixture::new();
+    let (args, result, ok) = (json!({"command": "ls"}), json!("ok"), ToolOutcome::Success);
+    let mut spec = sh(
+        "passed",
+        Phase::AfterTool,
+        &format!(r#"echo "deploy key is ${NAME}" >&2; exit 2"#),
+    );
+    spec.env.pass.push(NAME.to_owned());
+    let inv = fx.invoke(spec, after_tool_event(&args, &result, &ok)).await;
+    assert_eq!(context(&inv.flow), [format!("deploy key is {REDACTED}")]);
+    assert_invocation_clean(&fx, "env.pass", &inv);
+}
