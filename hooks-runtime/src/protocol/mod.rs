@@ -17,7 +17,7 @@
 //! output. Stderr cut at its cap (64 KiB by default) still gives a reason or
 //! a failure detail, but the capture may stop inside a token, leaving a
 //! prefix (`ghp_abc`) too short for redaction to recognise. So when stderr
-//! was cut, [`captured_text`] drops the trailing run of non-whitespace bytes
+//! was cut, `captured_text` drops the trailing run of non-whitespace bytes
 //! (the partial word, however long) and marks the cut with `…`; only whole
 //! words reach redaction, the model, records and diagnostics.
 
@@ -202,7 +202,7 @@ pub(crate) fn captured_text(captured: &Captured) -> String {
 }
 
 /// The flow an exit code 2 (an explicit deny) selects on `phase`, with
-/// `reason` (the hook's stderr per [`captured_text`]: trimmed, a partial
+/// `reason` (the hook's stderr per `captured_text`: trimmed, a partial
 /// word at the stderr cap dropped; a generic text when empty).
 ///
 /// | phase | flow | as in Claude Code |
@@ -240,7 +240,7 @@ pub fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> ProtocolDec
 
 /// The failure for an exit code other than 0 and 2: `nonzero_exit`, with
 /// the whole first line of stderr (bounded only by the stderr cap; a
-/// partial word at the cap dropped, see [`captured_text`]).
+/// partial word at the cap dropped, see `captured_text`).
 ///
 /// Not cut here: callers redact the whole detail first and cut it after
 /// (`redact::redact_and_truncate`), so a secret straddling the cut-off is
