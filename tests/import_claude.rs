@@ -273,6 +273,175 @@ fn unmappable_events_are_warned_about_by_name_and_line() {
     }
 }
 
+/// The 1-based line of the first occurrence of `needle` in `text`.
+fn line_containing(text: &str, needle: &str) -> usize {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("`{needle}` is in the input"));
+    text[..at].matches('\n').count() + 1
+}
+
+#[test]
+fn warnings_are_located_on_the_entry_or_key_they_are_about() {
+    // Each warned-about spot carries a unique marker, so its line is found
+    // independently of the importer. The event key (line 3) is far from all
+    // of them.
+    let text = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "echo \"}]{[\" # first" },
+          {
+            "type": "command",
+            "command": "true # second",
+            "async": true
+          },
+          {
+            "type": "command",
+            "command": "true # third",
+            "blocking": true,
+            "timeout": 3600
+          },
+          {
+            "type": "prompt",
+            "prompt": "fourth"
+          },
+          "fifth"
+        ]
+      },
+      {
+        "matcher": "tools:Bash AND command:rm*",
+        "hooks": [ { "type": "command", "command": "true # sixth" } ]
+      },
+      {
+        "hooks": [ { "type": "command", "command": "true # seventh" } ],
+        "colour": "red"
+      },
+      {"matcher": "Edit", "hooks": [{"type": "command", "command": "x", "shell": "zsh"}]}
+    ],
+    "Notific\u0061tion": [ { "hooks": [] } ]
+  }
+}"#;
+    let import = import_str(text, "located.json").expect("imports");
+    let line = |path: &str, needle: &str| {
+        let found = import
+            .warnings
+            .iter()
+            .find(|w| w.path == path && w.message.contains(needle))
+            .unwrap_or_else(|| panic!("no `{needle}` warning on `{path}`: {:?}", import.warnings));
+        found.line
+    };
+    let first_hook_line = line_containing(text, "# first");
+    assert_eq!(
+        line("hooks.PreToolUse[0].hooks[1]", "async"),
+        Some(line_containing(text, "\"async\""))
+    );
+    assert_eq!(
+        line("hooks.PreToolUse[0].hooks[2]", "`blocking`"),
+        Some(line_containing(text, "\"blocking\""))
+    );
+    assert_eq!(
+        line("hooks.PreToolUse[0].hooks[2]", "clamped"),
+        Some(line_containing(text, "\"timeout\""))
+    );
+    assert_eq!(
+        line("hooks.PreToolUse[0].hooks[3]", "prompt"),
+        Some(line_containing(text, "\"type\": \"prompt\""))
+    );
+    // A non-object entry: its own line.
+    assert_eq!(
+        line("hooks.PreToolUse[0].hooks[4]", "expected a hook object"),
+        Some(line_containing(text, "\"fifth\""))
+    );
+    assert_eq!(
+        line("hooks.PreToolUse[1]", "requires `:`"),
+        Some(line_containing(text, "tools:Bash"))
+    );
+    assert_eq!(
+        line("hooks.PreToolUse[2]", "`colour`"),
+        Some(line_containing(text, "\"colour\""))
+    );
+    // Several entries on one line (after a string full of brackets).
+    assert_eq!(
+        line("hooks.PreToolUse[3].hooks[0]", "zsh"),
+        Some(line_containing(text, "\"zsh\""))
+    );
+    assert!(first_hook_line < line_containing(text, "\"zsh\""));
+    // An event key written with an escape is found by its decoded name.
+    assert_eq!(
+        line("hooks.Notification", "notification"),
+        Some(line_containing(text, "Notific"))
+    );
+    // Every line differs from the event's, which is where they all used to point.
+    let event_line = line_containing(text, "\"PreToolUse\"");
+    assert!(
+        import
+            .warnings
+            .iter()
+            .filter(|w| w.path.starts_with("hooks.PreToolUse"))
+            .all(|w| w.line.is_some_and(|l| l > event_line)),
+        "{:?}",
+        import.warnings
+    );
+    // The rendered warning leads with the same line.
+    let w = &import.warnings[0];
+    assert!(
+        w.to_string()
+            .starts_with(&format!("line {}: `{}`", w.line.expect("located"), w.path))
+    );
+
+    // Minified JSON: everything is on line 1.
+    let minified: Value = serde_json::from_str(text).expect("JSON");
+    let import = import_str(&minified.to_string(), "minified.json").expect("imports");
+    assert!(
+        import.warnings.iter().all(|w| w.line == Some(1)),
+        "{:?}",
+        import.warnings
+    );
+}
+
+#[test]
+fn real_settings_warnings_point_at_what_they_name() {
+    for path in settings_files() {
+        let file = path.file_name().and_then(|n| n.to_str()).expect("a name");
+        let (name, text) = fixture(file);
+        let warnings = match import_str(&text, &name) {
+            Ok(import) => import.warnings,
+            Err(ImportError::NothingConvertible { warnings }) => warnings,
+            Err(_) => continue,
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        for w in &warnings {
+            let Some(n) = w.line else {
+                assert_eq!(w.path, "hooks", "{file}: {w}");
+                continue;
+            };
+            let at = lines[n - 1];
+            let expected = if let Some(key) = w.message.strip_prefix("ignored key `") {
+                format!("\"{}\"", key.split('`').next().expect("a key"))
+            } else if w.message.starts_with("`async: true`") {
+                "\"async\"".to_owned()
+            } else if w.message.starts_with("`asyncRewake: true`") {
+                "\"asyncRewake\"".to_owned()
+            } else if (w.message.contains("matcher") || w.message.contains("sources"))
+                && w.path.ends_with(']')
+            {
+                "\"matcher\"".to_owned()
+            } else if !w.path.contains('[') {
+                format!("\"{}\"", w.path.trim_start_matches("hooks."))
+            } else {
+                "{".to_owned()
+            };
+            assert!(
+                at.contains(&expected),
+                "{file}: {w}: line {n} is `{at}`, expected {expected}"
+            );
+        }
+    }
+}
+
 #[test]
 fn matchers_that_never_fire_in_claude_code_are_skipped_with_the_reason() {
     let (name, text) = fixture("carlrannaberg__claudekit__example-with-comments.json");

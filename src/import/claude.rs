@@ -83,7 +83,7 @@
 //! Claude Code: its group is skipped with a warning. A regex Rust's `regex`
 //! syntax rejects (lookaround, backreferences) is skipped with a warning.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use hooks_schema::automata::{Search, build_dfa, is_match};
@@ -301,7 +301,11 @@ fn anchor(alternative: &str) -> String {
 /// Something that did not map, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// 1-based line of the event's key in the input, when found.
+    /// 1-based line in the input of what the warning is about: the key it
+    /// names (`"timeout"`, `"matcher"`, an ignored key) when present, else
+    /// the entry at [`path`](Self::path) (where a hook's or matcher group's
+    /// object starts, or an event's key); `None` for a warning about the
+    /// whole file.
     pub line: Option<usize>,
     /// Where in the input: `hooks.PreToolUse[0].hooks[1]`.
     pub path: String,
@@ -541,6 +545,7 @@ pub fn import_str(source: &str, source_name: &str) -> Result<Import, ImportError
         }
     };
     let mut converter = Converter {
+        lines: SourceLines::index(source),
         hooks: Vec::new(),
         warnings: Vec::new(),
         counters: BTreeMap::new(),
@@ -582,6 +587,7 @@ pub fn import_str(source: &str, source_name: &str) -> Result<Import, ImportError
 }
 
 struct Converter {
+    lines: SourceLines,
     hooks: Vec<Converted>,
     warnings: Vec<Warning>,
     counters: BTreeMap<String, usize>,
@@ -589,10 +595,16 @@ struct Converter {
 }
 
 impl Converter {
-    fn warn(&mut self, line: Option<usize>, path: String, message: String) {
+    /// Records a warning about the entry at `path` (`hooks.Stop[0].hooks[1]`)
+    /// or, with `key`, about that key of the entry; it is located on the key
+    /// when the key is in the input, else on the entry.
+    fn warn(&mut self, path: &str, key: Option<&str>, message: String) {
+        let line = key
+            .and_then(|k| self.lines.get(&format!("{path}.{k}")))
+            .or_else(|| self.lines.get(path));
         self.warnings.push(Warning {
             line,
-            path,
+            path: path.to_owned(),
             message,
         });
     }
@@ -605,8 +617,8 @@ impl Converter {
         let kind = event_kind(name);
         let Value::Array(groups) = groups else {
             self.warn(
-                line,
-                path,
+                &path,
+                None,
                 format!(
                     "skipped: expected a list of matcher groups, found {}",
                     type_name(groups)
@@ -621,8 +633,8 @@ impl Converter {
         match kind {
             EventKind::Unknown => {
                 self.warn(
-                    line,
-                    path,
+                    &path,
+                    None,
                     format!(
                         "skipped {count} hook(s): `{name}` is not a Claude Code hook event agent-hooks knows"
                     ),
@@ -631,8 +643,8 @@ impl Converter {
             }
             EventKind::Unmapped(reason) => {
                 self.warn(
-                    line,
-                    path,
+                    &path,
+                    None,
                     format!("skipped {count} hook(s) on `{name}`: {reason}"),
                 );
                 return;
@@ -654,8 +666,8 @@ impl Converter {
     ) {
         let Value::Object(group) = group else {
             self.warn(
-                line,
-                path.to_owned(),
+                path,
+                None,
                 format!(
                     "skipped: expected a matcher group object, found {}",
                     type_name(group)
@@ -665,8 +677,8 @@ impl Converter {
         };
         let Some(Value::Array(hooks)) = group.get("hooks") else {
             self.warn(
-                line,
-                path.to_owned(),
+                path,
+                Some("hooks"),
                 "skipped: the matcher group has no `hooks` list".to_owned(),
             );
             return;
@@ -676,8 +688,8 @@ impl Converter {
             Some(Value::String(m)) => m.clone(),
             Some(other) => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("matcher"),
                     format!(
                         "skipped {} hook(s): `matcher` must be a string, found {}",
                         hooks.len(),
@@ -691,8 +703,8 @@ impl Converter {
             EventKind::Tool(phase, outcome) => match convert_matcher(&matcher) {
                 ToolMatch::Never(reason) | ToolMatch::Unsupported(reason) => {
                     self.warn(
-                        line,
-                        path.to_owned(),
+                        path,
+                        Some("matcher"),
                         format!("skipped {} hook(s): {reason}", hooks.len()),
                     );
                     return;
@@ -702,8 +714,8 @@ impl Converter {
             EventKind::Plain(phase) => {
                 if !matches!(convert_matcher(&matcher), ToolMatch::All) {
                     self.warn(
-                        line,
-                        path.to_owned(),
+                        path,
+                        Some("matcher"),
                         format!(
                             "matcher `{matcher}` ignored: Claude Code does not filter `{event}` hooks by matcher"
                         ),
@@ -715,8 +727,8 @@ impl Converter {
                 let sources = convert_matcher(&matcher);
                 if !sources.matches("startup") {
                     self.warn(
-                        line,
-                        path.to_owned(),
+                        path,
+                        Some("matcher"),
                         format!(
                             "skipped {} hook(s): `SessionStart` matcher `{matcher}` does not accept the `startup` source, the only one agent-hooks has (`run_start`); sessions are never resumed, cleared or compacted here",
                             hooks.len()
@@ -730,8 +742,8 @@ impl Converter {
                     .collect();
                 if !others.is_empty() && !matches!(sources, ToolMatch::All) {
                     self.warn(
-                        line,
-                        path.to_owned(),
+                        path,
+                        Some("matcher"),
                         format!(
                             "`SessionStart` sources {} have no equivalent: the hooks run at `run_start` only",
                             others.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
@@ -743,8 +755,8 @@ impl Converter {
             EventKind::SessionEnd => {
                 if !matches!(convert_matcher(&matcher), ToolMatch::All) {
                     self.warn(
-                        line,
-                        path.to_owned(),
+                        path,
+                        Some("matcher"),
                         format!(
                             "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which `run_end` does not carry",
                             hooks.len()
@@ -765,8 +777,8 @@ impl Converter {
                 && !key.starts_with("//")
             {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some(key),
                     format!("ignored key `{key}`: not part of Claude Code's matcher group"),
                 );
             }
@@ -793,18 +805,16 @@ impl Converter {
                 outcome: outcome.as_ref(),
                 description: description.as_deref(),
                 origin,
-                line,
             };
             self.hook(hook, &hook_path, &ctx);
         }
     }
 
     fn hook(&mut self, hook: &Value, path: &str, ctx: &HookCtx<'_>) {
-        let line = ctx.line;
         let Value::Object(hook) = hook else {
             self.warn(
-                line,
-                path.to_owned(),
+                path,
+                None,
                 format!("skipped: expected a hook object, found {}", type_name(hook)),
             );
             return;
@@ -813,24 +823,24 @@ impl Converter {
             Some("command") => {}
             Some(t @ ("prompt" | "agent")) => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("type"),
                     format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; only `command` hooks convert"),
                 );
                 return;
             }
             Some(t) => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("type"),
                     format!("skipped: `type: \"{t}\"` hooks have no equivalent; only `command` hooks convert"),
                 );
                 return;
             }
             None => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    None,
                     "skipped: the hook has no `type` (Claude Code requires one, e.g. `\"type\": \"command\"`)".to_owned(),
                 );
                 return;
@@ -840,8 +850,8 @@ impl Converter {
             Some(c) if !c.trim().is_empty() => c.to_owned(),
             _ => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("command"),
                     "skipped: the command hook has no `command`".to_owned(),
                 );
                 return;
@@ -854,8 +864,8 @@ impl Converter {
             }
             Some(other) => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("shell"),
                     format!(
                         "skipped: `shell: \"{other}\"` is not supported, expected `sh` or `bash`"
                     ),
@@ -863,7 +873,7 @@ impl Converter {
                 return;
             }
         };
-        let Some(timeout) = self.timeout(hook.get("timeout"), line, path) else {
+        let Some(timeout) = self.timeout(hook.get("timeout"), path) else {
             return;
         };
         let mut tools = ctx.tools.clone();
@@ -871,8 +881,8 @@ impl Converter {
         if let Some(rule) = hook.get("if") {
             let Some((tool, predicate)) = rule.as_str().and_then(if_rule) else {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("if"),
                     format!(
                         "skipped: `if` filter {rule} has no equivalent (only `Bash(PREFIX:*)` converts); running the hook without it would fire it more often"
                     ),
@@ -881,8 +891,8 @@ impl Converter {
             };
             if !tools.matches(&tool) {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("if"),
                     format!("skipped: `if` filter {rule} names a tool the group's matcher excludes, so the hook never runs"),
                 );
                 return;
@@ -893,15 +903,15 @@ impl Converter {
         let is_async = hook.get("async").and_then(Value::as_bool) == Some(true);
         if is_async {
             self.warn(
-                line,
-                path.to_owned(),
+                path,
+                Some("async"),
                 "`async: true`: agent-hooks has no background hooks; the hook runs in order with `mode: audit`, so, as in Claude Code, its decisions do not affect the run".to_owned(),
             );
         }
         if hook.get("asyncRewake").and_then(Value::as_bool) == Some(true) {
             self.warn(
-                line,
-                path.to_owned(),
+                path,
+                Some("asyncRewake"),
                 "`asyncRewake: true`: agent-hooks has no background hooks; the hook runs in order, so its findings reach the model at once instead of re-waking it".to_owned(),
             );
         }
@@ -921,8 +931,8 @@ impl Converter {
             );
             if !known && !key.starts_with("//") {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some(key),
                     format!("ignored key `{key}`: agent-hooks has no equivalent"),
                 );
             }
@@ -965,12 +975,7 @@ impl Converter {
 
     /// Claude Code's timeout (seconds) as an agent-hooks duration; `None`
     /// (with a warning) when the hook is skipped.
-    fn timeout(
-        &mut self,
-        value: Option<&Value>,
-        line: Option<usize>,
-        path: &str,
-    ) -> Option<String> {
+    fn timeout(&mut self, value: Option<&Value>, path: &str) -> Option<String> {
         let millis = match value {
             None | Some(Value::Null) => CLAUDE_DEFAULT_TIMEOUT_SECS * 1000,
             Some(Value::Number(n)) => match n.as_f64() {
@@ -978,8 +983,8 @@ impl Converter {
                     let ms = (secs * 1000.0).round();
                     if ms > MAX_TIMEOUT_MS as f64 {
                         self.warn(
-                            line,
-                            path.to_owned(),
+                            path,
+                            Some("timeout"),
                             format!("`timeout` {n} s is longer than agent-hooks' maximum of 10 minutes; clamped to `600s`"),
                         );
                         MAX_TIMEOUT_MS
@@ -990,8 +995,8 @@ impl Converter {
                 }
                 _ => {
                     self.warn(
-                        line,
-                        path.to_owned(),
+                        path,
+                        Some("timeout"),
                         format!(
                             "skipped: `timeout` must be a positive number of seconds, found {n}"
                         ),
@@ -1001,8 +1006,8 @@ impl Converter {
             },
             Some(other) => {
                 self.warn(
-                    line,
-                    path.to_owned(),
+                    path,
+                    Some("timeout"),
                     format!(
                         "skipped: `timeout` must be a number of seconds, found {}",
                         type_name(other)
@@ -1023,7 +1028,6 @@ struct HookCtx<'a> {
     outcome: Option<&'a Value>,
     description: Option<&'a str>,
     origin: String,
-    line: Option<usize>,
 }
 
 /// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.
@@ -1215,6 +1219,168 @@ fn key_offset(source: &str, key: &str, from: usize) -> Option<usize> {
         from = at + quoted.len();
     }
     None
+}
+
+/// The line of every node of a JSON text, by the path warnings name it with
+/// (`hooks.PreToolUse[0].hooks[1].timeout`): an object member is on its
+/// key's line, an array element on the line where it starts. A key repeated
+/// in one object keeps its last position, as serde_json keeps its last value.
+#[derive(Debug, Default)]
+struct SourceLines {
+    lines: HashMap<String, usize>,
+}
+
+impl SourceLines {
+    /// Indexes `source`, text serde_json has parsed. Lines only help the
+    /// reader: anything unexpected ends the scan with what it found so far.
+    fn index(source: &str) -> SourceLines {
+        let mut scan = JsonScan {
+            text: source,
+            at: 0,
+            line: 1,
+            lines: HashMap::new(),
+        };
+        let _complete = scan.value("", 0);
+        SourceLines { lines: scan.lines }
+    }
+
+    fn get(&self, path: &str) -> Option<usize> {
+        self.lines.get(path).copied()
+    }
+}
+
+/// A recursive-descent walk over JSON text that records [`SourceLines`].
+struct JsonScan<'a> {
+    text: &'a str,
+    /// Byte offset of the next unread byte.
+    at: usize,
+    /// 1-based line of `at`.
+    line: usize,
+    lines: HashMap<String, usize>,
+}
+
+impl JsonScan<'_> {
+    /// Deeper than serde_json's own recursion limit (128): never reached on
+    /// text it parsed.
+    const MAX_DEPTH: usize = 256;
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b) = self.peek() {
+            match b {
+                b'\n' => self.line += 1,
+                b' ' | b'\t' | b'\r' => {}
+                _ => break,
+            }
+            self.at += 1;
+        }
+    }
+
+    /// Consumes `byte` after optional whitespace.
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.skip_whitespace();
+        if self.peek() != Some(byte) {
+            return None;
+        }
+        self.at += 1;
+        Some(())
+    }
+
+    /// Scans one value whose path is `path`; `None` on unexpected text.
+    fn value(&mut self, path: &str, depth: usize) -> Option<()> {
+        self.skip_whitespace();
+        match self.peek()? {
+            _ if depth > Self::MAX_DEPTH => None,
+            b'{' => {
+                self.at += 1;
+                self.skip_whitespace();
+                if self.peek() == Some(b'}') {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    self.skip_whitespace();
+                    let line = self.line;
+                    let key = self.string()?;
+                    self.expect(b':')?;
+                    let child = if path.is_empty() {
+                        key
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    self.value(&child, depth + 1)?;
+                    self.lines.insert(child, line);
+                    self.skip_whitespace();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b'}' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.at += 1;
+                self.skip_whitespace();
+                if self.peek() == Some(b']') {
+                    self.at += 1;
+                    return Some(());
+                }
+                let mut i = 0usize;
+                loop {
+                    self.skip_whitespace();
+                    let child = format!("{path}[{i}]");
+                    self.lines.insert(child.clone(), self.line);
+                    self.value(&child, depth + 1)?;
+                    self.skip_whitespace();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                    i += 1;
+                }
+            }
+            b'"' => self.string().map(drop),
+            _ => {
+                // A number, `true`, `false` or `null`: up to the next delimiter.
+                let rest = &self.text.as_bytes()[self.at..];
+                let len = rest
+                    .iter()
+                    .position(|b| matches!(b, b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n'))
+                    .unwrap_or(rest.len());
+                self.at += len;
+                Some(())
+            }
+        }
+    }
+
+    /// Scans a string at `at` and returns it decoded.
+    fn string(&mut self) -> Option<String> {
+        let start = self.at;
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        self.at += 1;
+        loop {
+            match self.peek()? {
+                b'\\' => self.at += 2,
+                b'"' => break,
+                b'\n' => return None,
+                _ => self.at += 1,
+            }
+        }
+        self.at += 1;
+        serde_json::from_str(self.text.get(start..self.at)?).ok()
+    }
 }
 
 fn line_of(source: &str, offset: usize) -> usize {
