@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use agent_hooks::runtime::{
-    AgentHook, Executor, Flow, HookContext, RecordWriter, SecretSet, ShellRuntime, StepEvent,
+    AgentHook, Change, Executor, Flow, FlowKind, HookContext, RecordWriter, SecretSet,
+    ShellRuntime, StepEvent,
 };
 use serde_json::json;
 
@@ -107,6 +108,86 @@ fn without_a_shell_runtime_a_run_rule_fails_under_its_policy() {
         Flow::Skip { reason } => assert!(reason.contains("no shell runtime"), "{reason}"),
         other => panic!("expected a skip, got {other:?}"),
     }
+
+    // Where the policy continues (`warn` on an observe-only phase), the
+    // missing runtime is still reported, never silent.
+    let ctx = HookContext::new("t");
+    let event = StepEvent::AfterAssistant { text: "done" };
+    let outcome = poll(
+        Observer::new()
+            .fold_event(&ctx, event)
+            .expect("a table folds"),
+    );
+    let unbound: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(unbound.len(), 2, "{unbound:?}");
+    assert!(
+        unbound[0].starts_with("`run` rule `waits-for-second` did not run: no shell runtime"),
+        "{unbound:?}"
+    );
+    assert!(unbound[1].contains("`second`"), "{unbound:?}");
+    let contents: Vec<&str> = outcome.context.iter().map(|c| &*c.content).collect();
+    assert_eq!(contents, ["declarative"]);
+}
+
+agent_hooks::hooks!(
+    name = Audited,
+    inline = r#"
+version: 1
+hooks:
+  - id: would-block
+    phase: before_tool
+    include_tools: [bash]
+    mode: audit
+    block: { reason: "audited" }
+  - id: would-rewrite
+    phase: before_tool
+    mode: audit
+    rewrite: [{ op: remove, pointer: /x }]
+"#
+);
+
+#[test]
+fn audit_mode_rules_leave_what_they_would_have_done_in_provenance() {
+    let args = json!({"x": 1});
+    let event = StepEvent::BeforeTool {
+        tool_name: "bash",
+        call_id: "c",
+        args: &args,
+    };
+    let ctx = HookContext::new("t");
+    let outcome = poll(
+        Audited::new()
+            .fold_event(&ctx, event)
+            .expect("a table folds"),
+    );
+    assert!(
+        outcome.decision.is_none() && outcome.args.is_none(),
+        "{outcome:?}"
+    );
+    let changes: Vec<(String, Change)> = outcome
+        .provenance
+        .iter()
+        .map(|p| (p.hook.to_string(), p.change.clone()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("would-block".to_owned(), Change::Audited(FlowKind::Skip)),
+            (
+                "would-rewrite".to_owned(),
+                Change::Audited(FlowKind::RewriteArgs)
+            ),
+        ]
+    );
+    assert_eq!(poll(Audited::new().on_event(&ctx, event)), Flow::Continue);
+}
+
+fn poll<F: std::future::Future>(future: F) -> F::Output {
+    runtime().block_on(future)
 }
 
 agent_hooks::hooks!(

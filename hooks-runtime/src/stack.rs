@@ -5,7 +5,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
-use hooks_schema::Phase;
+use hooks_schema::{FailurePolicy, Phase};
 use serde::Serialize;
 use serde_json::Value;
 use smallvec::SmallVec;
@@ -419,6 +419,20 @@ impl<'e> Fold<'e> {
         }
     }
 
+    /// Notes that `hook`, in `mode: audit`, would have answered with a flow
+    /// of kind `would` (provenance [`Change::Audited`]); nothing is applied.
+    pub fn audited(&mut self, hook: &HookId, would: FlowKind) {
+        if self.decision.is_none() {
+            self.record(hook, Change::Audited(would));
+        }
+    }
+
+    /// Adds `diagnostic` to the outcome (for example
+    /// [`Diagnostic::NoShellRuntime`] from a dispatch table).
+    pub fn diagnose(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
     fn record(&mut self, hook: &HookId, change: Change) {
         self.provenance.push(Provenance {
             hook: hook.clone(),
@@ -579,6 +593,9 @@ pub enum Change {
     },
     /// Stopped the stack with a decision of this kind.
     Decided(FlowKind),
+    /// Ran in `mode: audit` and would have answered with a flow of this
+    /// kind; nothing was applied (a dispatch table's declarative rules).
+    Audited(FlowKind),
 }
 
 impl Change {
@@ -631,6 +648,14 @@ pub enum Diagnostic {
         /// The event's phase.
         phase: Phase,
     },
+    /// `hook` is a `run` rule of a dispatch table that has no shell runtime
+    /// bound: it could not run, and its failure policy was applied.
+    NoShellRuntime {
+        /// The rule.
+        hook: HookId,
+        /// The failure policy applied.
+        policy: FailurePolicy,
+    },
 }
 
 impl Diagnostic {
@@ -657,6 +682,11 @@ impl fmt::Display for Diagnostic {
             Diagnostic::EmptyActiveTools { hook } => write!(
                 f,
                 "hook `{hook}` narrowed `active_tools` to an empty set; the model can call no tool"
+            ),
+            Diagnostic::NoShellRuntime { hook, policy } => write!(
+                f,
+                "`run` rule `{hook}` did not run: no shell runtime is bound to its dispatch table (bind one with `with_shell`); failure policy `{}` applied",
+                policy.as_str()
             ),
             Diagnostic::ToolChoiceRemoved { tool, hook } => {
                 write!(f, "`tool_choice` ")?;

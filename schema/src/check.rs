@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::automata::{self, Search};
 use crate::config::ACTION_KEYS;
 use crate::diagnostic::{Diagnostic, Layer};
 use crate::duration::{Duration, DurationError};
@@ -214,6 +215,26 @@ impl<'a> Checker<'a> {
             file,
             positions,
             out: Vec::new(),
+        }
+    }
+
+    /// Reports a pattern (`what` `shown`, compiled to `regex`) whose DFA
+    /// would exceed [`automata::DFA_SIZE_LIMIT`]: `hooks!` and the loader
+    /// build that DFA, so this is a config error, located here rather than
+    /// at build time.
+    fn fits_a_dfa(&mut self, p: &str, what: &str, shown: &str, regex: &str, search: Search) {
+        if let Err(e) = automata::build_dfa(&[regex.to_owned()], search) {
+            self.report(
+                p,
+                At::Value,
+                Layer::Semantic,
+                "pattern-too-large",
+                format!("{what} `{shown}` cannot be compiled into a matcher: {e}"),
+                Some(format!(
+                    "patterns are compiled into DFAs of at most {} MiB; bounded repetitions after a class (`[ab]{{16}}`) or of `\\w`/`.` multiply the size: simplify the pattern",
+                    automata::DFA_SIZE_LIMIT >> 20
+                )),
+            );
         }
     }
 
@@ -834,32 +855,38 @@ impl<'a> Checker<'a> {
         for (i, item) in items.iter().enumerate() {
             let ip = format!("{p}/{i}");
             match item {
-                Value::String(glob) => {
-                    if let Err(e) = crate::matcher::glob_to_regex(glob) {
-                        self.report(
-                            &ip,
-                            At::Value,
-                            Layer::Semantic,
-                            "invalid-glob",
-                            format!("invalid tool glob `{glob}`: {e}"),
-                            None,
-                        );
-                    }
-                }
+                Value::String(glob) => match crate::matcher::glob_to_regex(glob) {
+                    Err(e) => self.report(
+                        &ip,
+                        At::Value,
+                        Layer::Semantic,
+                        "invalid-glob",
+                        format!("invalid tool glob `{glob}`: {e}"),
+                        None,
+                    ),
+                    Ok(re) => self.fits_a_dfa(&ip, "tool glob", glob, &re, Search::Anchored),
+                },
                 Value::Object(m) if m.contains_key("regex") => {
                     self.unknown_keys(&ip, m, &["regex"], "a tool-name regex pattern");
                     let rp = child(&ip, "regex");
-                    if let Some(re) = self.string(&rp, &m["regex"])
-                        && let Err(e) = crate::matcher::check_regex(re)
-                    {
-                        self.report(
-                            &rp,
-                            At::Value,
-                            Layer::Semantic,
-                            "invalid-regex",
-                            format!("invalid regex `{re}`: {e}"),
-                            None,
-                        );
+                    if let Some(re) = self.string(&rp, &m["regex"]) {
+                        match crate::matcher::check_regex(re) {
+                            Err(e) => self.report(
+                                &rp,
+                                At::Value,
+                                Layer::Semantic,
+                                "invalid-regex",
+                                format!("invalid regex `{re}`: {e}"),
+                                None,
+                            ),
+                            Ok(()) => self.fits_a_dfa(
+                                &rp,
+                                "tool regex",
+                                re,
+                                &format!("^(?:{re})$"),
+                                Search::Anchored,
+                            ),
+                        }
                     }
                 }
                 other => {
@@ -995,16 +1022,20 @@ impl<'a> Checker<'a> {
                         let tp = child(p, test);
                         match *test {
                             "matches" => {
-                                if let Some(re) = self.string(&tp, &m["matches"])
-                                    && let Err(e) = crate::matcher::check_regex(re) {
-                                        self.report(&tp, At::Value, Layer::Semantic, "invalid-regex", format!("invalid regex `{re}`: {e}"), None);
+                                if let Some(re) = self.string(&tp, &m["matches"]) {
+                                    match crate::matcher::check_regex(re) {
+                                        Err(e) => self.report(&tp, At::Value, Layer::Semantic, "invalid-regex", format!("invalid regex `{re}`: {e}"), None),
+                                        Ok(()) => self.fits_a_dfa(&tp, "regex", re, re, Search::Unanchored),
                                     }
+                                }
                             }
                             "glob" => {
-                                if let Some(g) = self.string(&tp, &m["glob"])
-                                    && let Err(e) = crate::matcher::glob_to_regex(g) {
-                                        self.report(&tp, At::Value, Layer::Semantic, "invalid-glob", format!("invalid glob `{g}`: {e}"), None);
+                                if let Some(g) = self.string(&tp, &m["glob"]) {
+                                    match crate::matcher::glob_to_regex(g) {
+                                        Err(e) => self.report(&tp, At::Value, Layer::Semantic, "invalid-glob", format!("invalid glob `{g}`: {e}"), None),
+                                        Ok(re) => self.fits_a_dfa(&tp, "glob", g, &re, Search::Anchored),
                                     }
+                                }
                             }
                             "exists" => self.boolean(&tp, &m["exists"]),
                             _ => {}

@@ -12,7 +12,7 @@ use super::data::{
 };
 use super::eval::array_index;
 use crate::event::StepEvent;
-use crate::flow::Flow;
+use crate::flow::{Flow, FlowKind};
 use crate::invoke::ShellHookSpec;
 use crate::patch::{History, RequestPatch, ToolChoice};
 use crate::payload::ToolPathSettings;
@@ -86,6 +86,22 @@ impl Rule {
                 writes: t.writes,
             });
         Some(spec)
+    }
+
+    /// The kind of flow this rule's declarative action yields on its phase
+    /// (what `mode: audit` records it would have done); `None` for `run`.
+    pub const fn declarative_kind(&self) -> Option<FlowKind> {
+        Some(match &self.action {
+            ActionSpec::Run(_) => return None,
+            ActionSpec::Block(_) => FlowKind::Skip,
+            ActionSpec::Terminate(_) => FlowKind::Terminate,
+            ActionSpec::Inject(_) => FlowKind::InjectContext,
+            ActionSpec::Patch(_) => FlowKind::PatchRequest,
+            ActionSpec::Rewrite(_) => match self.phase {
+                Phase::AfterTool => FlowKind::RewriteResult,
+                _ => FlowKind::RewriteArgs,
+            },
+        })
     }
 
     /// The flow of a `run` rule when no shell runtime is bound: a failure

@@ -8,13 +8,14 @@ use super::data::{ActionSpec, Rule, Table, phase_index};
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::Flow;
+use crate::hook::HookId;
 use crate::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::invoke::{HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks};
 use crate::payload::PayloadLimits;
 use crate::records::{HookRecord, Record, RecordStatus};
 use crate::redact::redact_and_truncate;
 use crate::shell::Executor;
-use crate::stack::{Fold, StackOutcome};
+use crate::stack::{Diagnostic, Fold, StackOutcome};
 
 impl Table {
     /// The enabled rules that match `event`, in declared order, each judged
@@ -53,16 +54,18 @@ impl Table {
             if !rule.matches(&current) {
                 continue;
             }
+            let id = &self.hook_ids()[i as usize];
             let flow = match in_process_flow(rule, &current) {
                 Some(flow) => {
                     records.add(rule, &current, &flow);
+                    note_audit(&mut fold, rule, id);
                     flow
                 }
                 // Nothing was applied or recorded: `fold` starts over.
                 None if shell.is_some() => return None,
-                None => apply_mode(rule, rule.unbound_run_flow(rule.phase)),
+                None => unbound(&mut fold, rule, id),
             };
-            if fold.apply(&self.hook_ids()[i as usize], flow).is_break() {
+            if fold.apply(id, flow).is_break() {
                 break;
             }
         }
@@ -117,9 +120,11 @@ impl Table {
             if !rule.matches(&current) {
                 continue;
             }
+            let id = &self.hook_ids()[i as usize];
             let flow = match (in_process_flow(rule, &current), shell) {
                 (Some(flow), _) => {
                     records.add(rule, &current, &flow);
+                    note_audit(&mut fold, rule, id);
                     flow
                 }
                 (None, Some(rt)) => {
@@ -132,9 +137,9 @@ impl Table {
                         .await
                         .flow
                 }
-                (None, None) => apply_mode(rule, rule.unbound_run_flow(rule.phase)),
+                (None, None) => unbound(&mut fold, rule, id),
             };
-            if fold.apply(&self.hook_ids()[i as usize], flow).is_break() {
+            if fold.apply(id, flow).is_break() {
                 break;
             }
         }
@@ -173,6 +178,7 @@ impl Table {
                         continue;
                     }
                     records.add(rule, &event, &flow);
+                    note_audit(&mut fold, rule, &self.hook_ids()[i]);
                     flow
                 }
                 None => match ran.next() {
@@ -234,6 +240,27 @@ fn apply_mode(rule: &Rule, flow: Flow) -> Flow {
         Mode::Enforce => flow,
         Mode::Audit => Flow::Continue,
     }
+}
+
+/// A declarative rule in `mode: audit` leaves a provenance entry saying
+/// what it would have done ([`Change::Audited`](crate::Change::Audited)).
+fn note_audit(fold: &mut Fold<'_>, rule: &Rule, id: &HookId) {
+    if rule.mode == Mode::Audit
+        && let Some(would) = rule.declarative_kind()
+    {
+        fold.audited(id, would);
+    }
+}
+
+/// The flow of a `run` rule without a shell runtime (its failure policy
+/// applied, then its mode), reported as [`Diagnostic::NoShellRuntime`]
+/// so the missing binding is never silent.
+fn unbound(fold: &mut Fold<'_>, rule: &Rule, id: &HookId) -> Flow {
+    fold.diagnose(Diagnostic::NoShellRuntime {
+        hook: id.clone(),
+        policy: rule.failure_policy,
+    });
+    apply_mode(rule, rule.unbound_run_flow(rule.phase))
 }
 
 /// A table without a shell runtime: `run` rules count as failed (see
