@@ -210,3 +210,13 @@ fn the_readme_embedding_example_is_the_crate_doctest() {
         "README example differs from the crate doctest:\n{code}"
     );
 }
+
+/// `hooks!` names the config as the package root sees it, so the locations
+/// in its diagnostics (and the table's source) resolve from the crate root.
+#[test]
+fn the_table_is_named_by_its_path_from_the_package_root() {
+    assert_eq!(
+        coding_agent::ExampleHooks::table().source(),
+        "examples/hooks.yaml"
+    );
+}

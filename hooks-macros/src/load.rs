@@ -16,7 +16,9 @@ pub(crate) struct Loaded {
     /// The absolute path of the file read, for `include_bytes!` (also when
     /// the config is invalid, so that fixing the file rebuilds).
     pub(crate) tracked: Option<PathBuf>,
-    /// The name shown for the config (the literal as written, or `<inline>`).
+    /// The name shown for the config: its path relative to the package root
+    /// when it lies inside it (`src/hooks.yaml`), else the literal as
+    /// written, or `<inline>`.
     pub(crate) display: String,
 }
 
@@ -50,22 +52,25 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                 ));
             }
             let path = base_dir.join(&written);
+            // Diagnostics name the file as the crate's root sees it
+            // (`src/hooks.yaml`), so terminal and editor links resolve.
+            let shown = shown_path(&path).unwrap_or_else(|| written.clone());
             let text = match std::fs::read(&path) {
                 Ok(bytes) => bytes,
                 Err(e) => {
                     return fail(format!(
-                        "cannot read config `{written}`: {} (paths are relative to the directory of the file calling `hooks!`)",
+                        "cannot read config `{shown}`: {} (paths are relative to the directory of the file calling `hooks!`)",
                         lowercase(&e.to_string())
                     ));
                 }
             };
             let tracked = Some(path);
             let config = match String::from_utf8(text) {
-                Ok(text) => validate(&text, &written, lit),
+                Ok(text) => validate(&text, &shown, lit),
                 Err(e) => Err(syn::Error::new(
                     lit.span(),
                     format!(
-                        "config `{written}` is not valid UTF-8 (invalid byte at offset {})",
+                        "config `{shown}` is not valid UTF-8 (invalid byte at offset {})",
                         e.utf8_error().valid_up_to()
                     ),
                 )),
@@ -73,7 +78,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             Loaded {
                 config,
                 tracked,
-                display: written,
+                display: shown,
             }
         }
     }
@@ -93,6 +98,34 @@ fn validate(text: &str, file: &str, lit: &syn::LitStr) -> Result<Config, syn::Er
         }
         all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"))
     })
+}
+
+/// `path` relative to the package being compiled (`CARGO_MANIFEST_DIR`),
+/// when it lies inside it; `None` otherwise (or outside Cargo).
+fn shown_path(path: &Path) -> Option<String> {
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+    let relative = normalize(path)
+        .strip_prefix(normalize(&root))
+        .ok()?
+        .to_owned();
+    Some(relative.to_string_lossy().into_owned())
+}
+
+/// `path` with `.` and `..` components resolved lexically (no file system
+/// access, so a missing file still gets a name).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn lowercase(s: &str) -> String {

@@ -83,7 +83,7 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// empty collections, and ready hook futures complete on the first poll.
 /// Nor does folding what a hook returns, as long as the flow itself owns no
 /// heap data (texts borrowed as [`Text`], as a table compiled by `hooks!`
-/// returns them): up to 8 provenance entries and 2 context items are kept
+/// returns them): up to 16 provenance entries and 2 context items are kept
 /// inline ([`ProvenanceList`], [`ContextList`](crate::ContextList)).
 /// Allocations happen for what a hook builds at run time (owned strings,
 /// rewritten JSON values, `additional_params`), for merged lists
@@ -557,10 +557,10 @@ impl StackOutcome {
     }
 }
 
-/// The provenance of a [`StackOutcome`], in order: up to 8 entries inline
-/// (one per decision, rewrite, injection or patch field), spilling to the
+/// The provenance of a [`StackOutcome`], in order: up to 16 entries inline
+/// (one per decision, rewrite, injection, audited rule or patch field), spilling to the
 /// heap beyond. Dereferences to `[Provenance]`.
-pub type ProvenanceList = SmallVec<[Provenance; 8]>;
+pub type ProvenanceList = SmallVec<[Provenance; 16]>;
 
 /// One entry of a [`StackOutcome`]'s provenance: hook `hook` made `change`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
