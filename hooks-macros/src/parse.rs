@@ -65,6 +65,21 @@ impl Parse for Input {
                     "expected a config path literal, `name = Type` or `inline = \"...\"`",
                 )
             })?;
+            if !input.peek(Token![=]) {
+                let hint = if input.peek(Token![!]) {
+                    format!(
+                        "; `{key}!(...)` cannot be expanded inside `hooks!`: write the path as a string literal, relative to this source file"
+                    )
+                } else {
+                    String::new()
+                };
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!(
+                        "expected a config path literal, `name = Type` or `inline = \"...\"`{hint}"
+                    ),
+                ));
+            }
             input.parse::<Token![=]>()?;
             match key.to_string().as_str() {
                 "name" if name.is_none() => {

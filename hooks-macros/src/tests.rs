@@ -70,6 +70,11 @@ fn input_errors_are_reported() {
         (r#"::rt; colour = "x""#, "unknown key `colour`"),
         (r#"::rt; "a.yaml" extra"#, "unexpected tokens"),
         (r#"::rt; name = A, name = B, "a.yaml""#, "duplicate `name`"),
+        (
+            r#"::rt; concat!(env!("CARGO_MANIFEST_DIR"), "/a.yaml")"#,
+            "`concat!(...)` cannot be expanded inside `hooks!`",
+        ),
+        (r#"::rt; path "a.yaml""#, "expected a config path literal"),
     ] {
         let err = match syn::parse_str::<parse::Input>(input) {
             Ok(_) => panic!("{input} parsed"),
