@@ -667,17 +667,8 @@ impl ShellHook {
         if let Some(writer) = &self.runtime.records
             && let Err(err) = writer.write(record, secrets)
         {
-            let lost = writer.failed_writes();
-            let plural = if lost == 1 { "" } else { "s" };
             diagnostics.push(
-                redact_sensitive_text(
-                    &format!(
-                        "cannot write to the records file `{}`: {err}; {lost} record{plural} lost so far",
-                        writer.path().display()
-                    ),
-                    secrets,
-                )
-                .into_owned(),
+                redact_sensitive_text(&writer.lost_records_message(&err), secrets).into_owned(),
             );
         }
     }

@@ -215,6 +215,17 @@ impl RecordWriter {
         result
     }
 
+    /// The diagnostic for a write that failed with `err` (not yet
+    /// redacted): the file, the OS error and how many records are lost so far.
+    pub(crate) fn lost_records_message(&self, err: &io::Error) -> String {
+        let lost = self.failed_writes();
+        let plural = if lost == 1 { "" } else { "s" };
+        format!(
+            "cannot write to the records file `{}`: {err}; {lost} record{plural} lost so far",
+            self.path().display()
+        )
+    }
+
     /// How many records could not be written since the file was opened
     /// (all clones together).
     pub fn failed_writes(&self) -> u64 {

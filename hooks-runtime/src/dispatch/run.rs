@@ -472,11 +472,7 @@ impl<'r> InProcessRecords<'r> {
         let Some(writer) = rt.records() else { return };
         for record in self.pending {
             if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
-                rt.push_diagnostic(format!(
-                    "cannot write to the records file `{}`: {err}; {} records lost so far",
-                    writer.path().display(),
-                    writer.failed_writes()
-                ));
+                rt.push_diagnostic(writer.lost_records_message(&err));
             }
         }
     }
