@@ -39,12 +39,14 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use agent_hooks::runtime::dispatch::RuleActions as _;
 use agent_hooks::runtime::{
     Change, CompletionDecision, ExecRequest, ExecStatus, Executor, FailureKind, HookContext,
     HookStack, Provenance, RecordWriter, RequestPatch, SecretSet, ShellRuntime, StepEvent,
     StopDecision, ToolCall, ToolDecision, ToolFailure, ToolOutcome,
 };
 use agent_hooks::schema::Mode;
+use agent_hooks::schema::plan::ActionSpec;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = ExampleHooks, "hooks.yaml");
@@ -259,7 +261,7 @@ impl Agent<'_> {
         let mut stopped = false;
         for rule in ExampleHooks::table().matching(event) {
             let id: &str = &rule.id;
-            if rule.action.is_declarative() {
+            if !matches!(rule.action, ActionSpec::Run(_)) {
                 if stopped {
                     continue;
                 }

@@ -28,6 +28,7 @@ use proc_macro2::TokenStream;
 mod expand;
 mod load;
 mod parse;
+mod quote_plan;
 
 /// Expands `hooks!`. Input: `CRATE_PRIVATE_PATH ; INPUT` (see the crate docs).
 #[proc_macro]
@@ -67,17 +68,8 @@ fn base_dir(source: &parse::Source) -> PathBuf {
 fn expand_input(input: parse::Input, base_dir: &Path) -> TokenStream {
     let p = &input.krate;
     let loaded = load::load(&input.source, base_dir);
-    let (items, error) = match &loaded.config {
-        Ok(config) => match expand::table(p, config, &loaded.display) {
-            Ok(items) => (items, None),
-            Err((hook, message)) => (
-                expand::empty_table(p, &loaded.display),
-                Some(syn::Error::new(
-                    input.source.literal().span(),
-                    format!("{}: hook `{hook}`: {message}", loaded.display),
-                )),
-            ),
-        },
+    let (items, error) = match &loaded.plan {
+        Ok(plan) => (expand::table(p, plan), None),
         Err(e) => (expand::empty_table(p, &loaded.display), Some(e.clone())),
     };
     let mut out = expand::wrap(

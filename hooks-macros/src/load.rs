@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_schema::Config;
+use hooks_schema::plan::Plan;
 
 use crate::parse::Source;
 
@@ -11,8 +11,8 @@ pub(crate) const INLINE_NAME: &str = "<inline>";
 
 /// A loaded (or failed) config.
 pub(crate) struct Loaded {
-    /// The config, or the combined errors spanned on the literal.
-    pub(crate) config: Result<Config, syn::Error>,
+    /// The config's dispatch plan, or the combined errors spanned on the literal.
+    pub(crate) plan: Result<Plan, syn::Error>,
     /// The absolute path of the file read, for `include_bytes!` (also when
     /// the config is invalid, so that fixing the file rebuilds).
     pub(crate) tracked: Option<PathBuf>,
@@ -29,7 +29,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
         Source::Inline(lit) => {
             let text = lit.value();
             Loaded {
-                config: validate(&text, INLINE_NAME, lit),
+                plan: compile(&text, INLINE_NAME, lit),
                 tracked: None,
                 display: INLINE_NAME.to_owned(),
             }
@@ -37,7 +37,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
         Source::File(lit) => {
             let written = lit.value();
             let fail = |message: String| Loaded {
-                config: Err(syn::Error::new(lit.span(), message)),
+                plan: Err(syn::Error::new(lit.span(), message)),
                 tracked: None,
                 display: written.clone(),
             };
@@ -65,8 +65,8 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                 }
             };
             let tracked = Some(path);
-            let config = match String::from_utf8(text) {
-                Ok(text) => validate(&text, &shown, lit),
+            let plan = match String::from_utf8(text) {
+                Ok(text) => compile(&text, &shown, lit),
                 Err(e) => Err(syn::Error::new(
                     lit.span(),
                     format!(
@@ -76,7 +76,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                 )),
             };
             Loaded {
-                config,
+                plan,
                 tracked,
                 display: shown,
             }
@@ -84,20 +84,23 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     }
 }
 
-/// Validates `text` with `hooks_schema::load_str`; every diagnostic becomes
-/// one error on `lit`, rendered with `file:line:col` and a snippet.
-fn validate(text: &str, file: &str, lit: &syn::LitStr) -> Result<Config, syn::Error> {
-    hooks_schema::load_str(text, file).map_err(|diagnostics| {
-        let mut all: Option<syn::Error> = None;
-        for d in &diagnostics {
-            let e = syn::Error::new(lit.span(), d.render(Some(text)));
-            match &mut all {
-                None => all = Some(e),
-                Some(a) => a.combine(e),
+/// Validates and lowers `text` with `hooks_schema::compile_str` (what the
+/// CLI and the runtime loader run); every diagnostic becomes one error on
+/// `lit`, rendered with `file:line:col` and a snippet.
+fn compile(text: &str, file: &str, lit: &syn::LitStr) -> Result<Plan, syn::Error> {
+    hooks_schema::compile_str(text, file)
+        .map(|compiled| compiled.plan)
+        .map_err(|diagnostics| {
+            let mut all: Option<syn::Error> = None;
+            for d in &diagnostics {
+                let e = syn::Error::new(lit.span(), d.render(Some(text)));
+                match &mut all {
+                    None => all = Some(e),
+                    Some(a) => a.combine(e),
+                }
             }
-        }
-        all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"))
-    })
+            all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"))
+        })
 }
 
 /// `path` relative to the package being compiled (`CARGO_MANIFEST_DIR`),

@@ -1,6 +1,5 @@
 //! `Flow`: what one hook asks for after seeing an event (DESIGN.md section 5).
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -125,11 +124,7 @@ impl Flow {
     }
 }
 
-/// Text carried by flows, patches and context items: borrowed from
-/// `'static` data (a table compiled by `hooks!`) or owned (built at run
-/// time). Reads as `&str` through `Deref`; `String` and `&'static str` both
-/// convert with `.into()`.
-pub type Text = Cow<'static, str>;
+pub use hooks_schema::plan::{ContextItem, Role, Text};
 
 /// Context items in order: up to 2 inline (collecting items borrowed from
 /// a static table costs no allocation), spilling to the heap beyond.
@@ -238,49 +233,6 @@ impl FlowKind {
 impl fmt::Display for FlowKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// The role of a [`ContextItem`]. Hooks may only add `user`-role context:
-/// they can inform the model, never speak as the system or the assistant.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    /// A user-role message.
-    #[default]
-    User,
-}
-
-/// A piece of context a hook adds for the model's next turn.
-///
-/// JSON form (also the native output protocol's `context_items` entries):
-/// `{"role": "user", "content": "..."}`; any other role is rejected when
-/// deserializing.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContextItem {
-    /// Always [`Role::User`].
-    pub role: Role,
-    /// The text the model sees.
-    pub content: Text,
-}
-
-impl ContextItem {
-    /// A `user`-role item with `content`.
-    pub fn user(content: impl Into<Text>) -> Self {
-        ContextItem {
-            role: Role::User,
-            content: content.into(),
-        }
-    }
-
-    /// A `user`-role item borrowing `content`, usable in `const` context
-    /// (what `hooks!` emits for `inject` and `extra_context`).
-    pub const fn user_static(content: &'static str) -> Self {
-        ContextItem {
-            role: Role::User,
-            content: Cow::Borrowed(content),
-        }
     }
 }
 

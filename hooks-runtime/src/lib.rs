@@ -179,14 +179,14 @@ pub use dispatch::{Dispatcher, LoadError, Table, TableRef};
 /// change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::dispatch::{
-        ActionSpec, DEFAULT_LIMITS, Dfa, Dispatcher, Json, List, PatchSpec, Pred, ProgramSpec,
-        RewriteStep, Rule, RunSpec, StaticDfa, Table, TableRef, Test, ToolChoiceSpec, ToolPaths,
-        ToolSet,
-    };
+    pub use crate::dispatch::{Dispatcher, Table, TableRef};
     pub use crate::{
-        AgentHook, ContextItem, Executor, HookContext, HookFuture, OutcomeFuture, ShellRuntime,
-        StackOutcome, StepEvent, StepEventKind,
+        AgentHook, Executor, HookContext, HookFuture, OutcomeFuture, ShellRuntime, StackOutcome,
+        StepEvent, StepEventKind,
+    };
+    pub use hooks_schema::plan::{
+        ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
+        Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSet,
     };
     pub use hooks_schema::{
         FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,

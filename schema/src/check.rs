@@ -17,6 +17,7 @@ use crate::config::ACTION_KEYS;
 use crate::diagnostic::{Diagnostic, Layer};
 use crate::duration::{Duration, DurationError};
 use crate::phase::{FailurePolicy, Phase};
+use crate::plan::DfaCache;
 use crate::yaml::{Positions, escape_token};
 
 /// Deepest `when` nesting accepted.
@@ -96,6 +97,8 @@ pub(crate) struct Checker<'a> {
     file: &'a str,
     positions: &'a Positions,
     pub(crate) out: Vec<Diagnostic>,
+    /// The DFAs built while checking that patterns fit one, for the lowering.
+    pub(crate) dfas: DfaCache,
 }
 
 #[derive(Clone, Copy)]
@@ -215,6 +218,7 @@ impl<'a> Checker<'a> {
             file,
             positions,
             out: Vec::new(),
+            dfas: DfaCache::default(),
         }
     }
 
@@ -223,7 +227,7 @@ impl<'a> Checker<'a> {
     /// build that DFA, so this is a config error, located here rather than
     /// at build time.
     fn fits_a_dfa(&mut self, p: &str, what: &str, shown: &str, regex: &str, search: Search) {
-        if let Err(e) = automata::build_dfa(&[regex.to_owned()], search) {
+        if let Err(e) = self.dfas.build(regex, search) {
             self.report(
                 p,
                 At::Value,

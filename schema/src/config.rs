@@ -192,6 +192,15 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// The config language's defaults: what a config without `limits` (and
+    /// a runtime built without a config) gets.
+    pub const DEFAULT: Limits = Limits {
+        max_stop_resumes_per_turn: Limits::default_stop_resumes(),
+        max_output_bytes: Limits::default_output_bytes(),
+        max_context_bytes: Limits::default_context_bytes(),
+        max_payload_bytes: Limits::default_payload_bytes(),
+    };
+
     const fn default_stop_resumes() -> u32 {
         3
     }

@@ -50,6 +50,7 @@ mod matcher;
 mod output;
 mod payload;
 mod phase;
+pub mod plan;
 mod schema;
 mod yaml;
 
@@ -60,7 +61,9 @@ pub use config::{
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
-pub use load::{load_file, load_str, parse_document, schema_accepts};
+pub use load::{
+    Compiled, compile_file, compile_str, load_file, load_str, parse_document, schema_accepts,
+};
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};

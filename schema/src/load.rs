@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::check::Checker;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Diagnostics, Layer};
+use crate::plan::{self, DfaCache, Plan};
 use crate::yaml::{self, Positions};
 
 /// Loads a config from its text. `file` is the name shown in diagnostics.
@@ -21,9 +22,72 @@ use crate::yaml::{self, Positions};
 ///
 /// [`Diagnostics`] (never empty) when the config is invalid.
 pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
+    checked(source, file).map(|(config, _, _)| config)
+}
+
+/// A config and its dispatch plan, as [`compile_str`] returns them.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The validated config.
+    pub config: Config,
+    /// Its lowering ([`plan::lower`]), with the automata validation built.
+    pub plan: Plan,
+}
+
+/// Loads a config from its text ([`load_str`]) and lowers it into its
+/// dispatch plan, reusing the DFAs validation built. `file` names the config
+/// in diagnostics and in the plan. This is what `hooks!`, the runtime's
+/// loader and `agent-hooks check` run.
+///
+/// # Errors
+///
+/// [`Diagnostics`] (never empty) when the config is invalid, including a
+/// group of tool patterns whose combined automaton is too large
+/// (`pattern-too-large`, located on the list).
+pub fn compile_str(source: &str, file: &str) -> Result<Compiled, Diagnostics> {
+    let (config, positions, mut dfas) = checked(source, file)?;
+    match plan::lower(&config, file, &mut dfas) {
+        Ok(plan) => Ok(Compiled { config, plan }),
+        Err(e) => {
+            let pos = positions.value_pos(&e.pointer);
+            Err(Diagnostics::single(Diagnostic::new(
+                file,
+                pos.line,
+                pos.column,
+                &e.pointer,
+                Layer::Semantic,
+                "pattern-too-large",
+                format!("hook `{}`: {}", e.hook, e.message),
+            )))
+        }
+    }
+}
+
+/// Reads a config file and compiles it ([`load_file`], then as [`compile_str`]).
+///
+/// # Errors
+///
+/// As [`load_file`] and [`compile_str`].
+pub fn compile_file(path: &Path) -> Result<Compiled, Diagnostics> {
+    let file = path.display().to_string();
+    let source = read_config(path)?;
+    compile_str(&source, &file)
+}
+
+/// [`checked`] for unit tests, panicking on an invalid config.
+#[cfg(test)]
+pub(crate) fn checked_for_tests(source: &str, file: &str) -> (Config, Positions, DfaCache) {
+    match checked(source, file) {
+        Ok(parts) => parts,
+        Err(d) => panic!("invalid test config: {d}"),
+    }
+}
+
+/// Layers 1 to 3, keeping the positions and the automata for the lowering.
+fn checked(source: &str, file: &str) -> Result<(Config, Positions, DfaCache), Diagnostics> {
     let (value, positions) = yaml::parse(source, file).map_err(|d| Diagnostics::single(*d))?;
-    validate_value(&value, &positions, file)?;
-    serde_json::from_value::<Config>(value).map_err(|e| {
+    let dfas = validate_value(&value, &positions, file)?;
+    let config = serde_json::from_value::<Config>(value).map_err(|e| {
         Diagnostics::single(Diagnostic::new(
             file,
             1,
@@ -33,7 +97,8 @@ pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
             "internal",
             format!("config passed validation but does not convert: {e}"),
         ))
-    })
+    })?;
+    Ok((config, positions, dfas))
 }
 
 /// Layer 1 alone: parses `source` as the loader does (YAML 1.2 core
@@ -58,6 +123,13 @@ pub fn parse_document(source: &str, file: &str) -> Result<Value, Diagnostics> {
 /// diagnostic (code `file-too-large`) when it is larger than
 /// [`MAX_CONFIG_BYTES`](crate::MAX_CONFIG_BYTES), without reading it; else as [`load_str`].
 pub fn load_file(path: &Path) -> Result<Config, Diagnostics> {
+    let file = path.display().to_string();
+    let source = read_config(path)?;
+    load_str(&source, &file)
+}
+
+/// The text of a config file: size-capped, UTF-8 (see [`load_file`]).
+fn read_config(path: &Path) -> Result<String, Diagnostics> {
     let file = path.display().to_string();
     // Refuse an oversized file before reading it into memory.
     if let Ok(meta) = std::fs::metadata(path)
@@ -111,7 +183,7 @@ pub fn load_file(path: &Path) -> Result<Config, Diagnostics> {
             format!("`{file}` is not valid UTF-8 (invalid byte at offset {offset})"),
         ))
     })?;
-    load_str(&source, &file)
+    Ok(source)
 }
 
 fn lowercase_io(e: &std::io::Error) -> String {
@@ -142,9 +214,14 @@ pub fn schema_accepts(value: &Value) -> bool {
 }
 
 /// Layers 2 and 3 over an already parsed document.
-fn validate_value(value: &Value, positions: &Positions, file: &str) -> Result<(), Diagnostics> {
+fn validate_value(
+    value: &Value,
+    positions: &Positions,
+    file: &str,
+) -> Result<DfaCache, Diagnostics> {
     let mut checker = Checker::new(file, positions);
     checker.check_document(value);
+    let dfas = checker.dfas;
     let walked = checker.out;
     let mut all = Vec::new();
     for err in validator().iter_errors(value) {
@@ -170,7 +247,7 @@ fn validate_value(value: &Value, positions: &Positions, file: &str) -> Result<()
     }
     all.extend(walked);
     match Diagnostics::from_vec(all) {
-        None => Ok(()),
+        None => Ok(dfas),
         Some(d) => Err(d),
     }
 }

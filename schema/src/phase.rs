@@ -64,6 +64,15 @@ impl Phase {
         Phase::RunError,
     ];
 
+    /// How many phases there are (the length of [`Phase::ALL`]).
+    pub const COUNT: usize = Phase::ALL.len();
+
+    /// The index of this phase in [`Phase::ALL`] (and in a plan's per-phase lists).
+    pub const fn index(self) -> usize {
+        // `ALL` lists the variants in declaration order (tested).
+        self as usize
+    }
+
     /// The snake_case name used in configs, payloads and records.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -219,4 +228,16 @@ pub enum OutcomeKind {
     Denied,
     /// Any other failure.
     Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Phase;
+
+    #[test]
+    fn index_is_the_position_in_all() {
+        for (i, phase) in Phase::ALL.iter().enumerate() {
+            assert_eq!(phase.index(), i, "{phase}");
+        }
+    }
 }

@@ -15,8 +15,9 @@ use std::path::Path;
 
 use agent_hooks::replay::outcome_word;
 use hooks_runtime::StepEvent;
-use hooks_runtime::dispatch::{Dfa, Pred, Rule, Subject, Test, ToolSet, resolve, subject};
+use hooks_runtime::dispatch::{facts, subject};
 use hooks_schema::automata::{Search, is_match};
+use hooks_schema::plan::{Dfa, Pred, Rule, Subject, Test, ToolSet, resolve};
 use hooks_schema::{ArgTest, Predicate, ToolPattern};
 use serde::Serialize;
 use serde_json::Value;
@@ -74,7 +75,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             id: rule.id.to_string(),
             phase: rule.phase.as_str().to_owned(),
             action: rule.action.name(),
-            matches: rule.matches(&step),
+            matches: rule.matches(&facts(&step)),
             failed: first_failure(rule, hook, &step),
         })
         .collect();

@@ -31,12 +31,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use agent_hooks::replay::{Event, read_session};
-use hooks_runtime::dispatch::{ActionSpec, Table};
+use hooks_runtime::dispatch::{RuleActions, Table, facts};
 use hooks_runtime::{
     CancellationToken, Executor, Flow, Fold, HookContext, HookId, RecordWriter, SecretSet,
     ShellHook, ShellRuntime, StackOutcome, StepEvent,
 };
 use hooks_schema::Mode;
+use hooks_schema::plan::ActionSpec;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -131,7 +132,7 @@ pub(crate) async fn fold_event(
     for &i in table.rules_for(event.kind()) {
         let rule = &table.rules()[i as usize];
         let current = fold.event();
-        if !rule.matches(&current) {
+        if !rule.matches(&facts(&current)) {
             continue;
         }
         report.fired.push(rule.id.to_string());

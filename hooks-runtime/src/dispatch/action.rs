@@ -5,12 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_schema::Phase;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
-use super::data::{
-    ActionSpec, List, PatchSpec, ProgramSpec, RewriteStep, Rule, Table, Text, ToolChoiceSpec,
-};
-use super::eval::array_index;
+use hooks_schema::plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
+
+use super::table::Table;
 use crate::event::StepEvent;
 use crate::flow::{Flow, FlowKind};
 use crate::invoke::ShellHookSpec;
@@ -23,7 +22,23 @@ use crate::shell::{CommandForm, EnvSpec};
 /// tried in this order by `patch: {history: {keep_last: N}}`.
 pub const HISTORY_KEYS: [&str; 3] = ["messages", "chat_history", "history"];
 
-impl Rule {
+/// What the runtime does with a plan's [`Rule`]: its declarative flow, its
+/// shell hook, its failure without a shell runtime.
+pub trait RuleActions {
+    /// The flow of this rule's declarative action on `event` (which the rule
+    /// matched), before `mode` is applied; `None` for `run` actions.
+    fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow>;
+    /// The shell hook spec of a `run` rule (`None` for other actions), with
+    /// the `tool_settings` of the event's tool from `table`.
+    fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec>;
+    /// The kind of flow this rule's declarative action yields on its phase
+    /// (what `mode: audit` records it would have done); `None` for `run`.
+    fn declarative_kind(&self) -> Option<FlowKind>;
+    /// The flow of a `run` rule when no shell runtime is bound.
+    fn unbound_run_flow(&self, phase: Phase) -> Flow;
+}
+
+impl RuleActions for Rule {
     /// The flow of this rule's declarative action on `event` (which the rule
     /// matched), before `mode` is applied; `None` for `run` actions.
     ///
@@ -34,13 +49,13 @@ impl Rule {
     /// nothing; a patch's non-empty `additional_params` (JSON values) and a
     /// `rewrite` (the new arguments or result) are built as owned values.
     /// A loaded table's flows copy their texts.
-    pub fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow> {
+    fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow> {
         Some(match &self.action {
             ActionSpec::Run(_) => return None,
             ActionSpec::Block(reason) => Flow::skip(reason.clone()),
             ActionSpec::Terminate(reason) => Flow::terminate(reason.clone()),
             ActionSpec::Inject(items) => Flow::InjectContext(items.iter().cloned().collect()),
-            ActionSpec::Patch(patch) => Flow::PatchRequest(patch.to_request_patch()),
+            ActionSpec::Patch(patch) => Flow::PatchRequest(request_patch(patch)),
             ActionSpec::Rewrite(steps) => match *event {
                 StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(rewrite(args, steps)),
                 StepEvent::AfterTool { result, .. } => Flow::RewriteResult(rewrite(result, steps)),
@@ -52,7 +67,7 @@ impl Rule {
 
     /// The shell hook spec of a `run` rule (`None` for other actions), with
     /// the `tool_settings` of the event's tool from `table`.
-    pub fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec> {
+    fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec> {
         let ActionSpec::Run(run) = &self.action else {
             return None;
         };
@@ -90,7 +105,7 @@ impl Rule {
 
     /// The kind of flow this rule's declarative action yields on its phase
     /// (what `mode: audit` records it would have done); `None` for `run`.
-    pub const fn declarative_kind(&self) -> Option<FlowKind> {
+    fn declarative_kind(&self) -> Option<FlowKind> {
         Some(match &self.action {
             ActionSpec::Run(_) => return None,
             ActionSpec::Block(_) => FlowKind::Skip,
@@ -107,7 +122,7 @@ impl Rule {
     /// The flow of a `run` rule when no shell runtime is bound: a failure
     /// under the rule's failure policy (`ignore`/`warn` continue, `block`
     /// skips the tool, `fail` terminates).
-    pub(crate) fn unbound_run_flow(&self, phase: Phase) -> Flow {
+    fn unbound_run_flow(&self, phase: Phase) -> Flow {
         apply_failure_policy(
             self.failure_policy,
             phase,
@@ -118,159 +133,47 @@ impl Rule {
     }
 }
 
-impl PatchSpec {
-    /// The runtime patch. `history.keep_last: N` becomes
-    /// [`History::KeepLast`], which the agent applies to its own messages
-    /// ([`History::apply`], or [`History::apply_to_request`] on the first
-    /// of [`HISTORY_KEYS`] holding an array).
-    ///
-    /// `tool_choice: {tools: [one]}` forces that tool; `{tools: [a, b, ...]}`
-    /// becomes `required` (the table's `active_tools` was narrowed to those
-    /// tools when it was built).
-    pub fn to_request_patch(&self) -> RequestPatch {
-        let tool_choice = self.tool_choice.as_ref().map(|c| match c {
-            ToolChoiceSpec::Auto => ToolChoice::Auto,
-            ToolChoiceSpec::None => ToolChoice::None,
-            ToolChoiceSpec::Required => ToolChoice::Required,
-            ToolChoiceSpec::Tools(tools) if tools.len() == 1 => ToolChoice::Tool(tools[0].clone()),
-            ToolChoiceSpec::Tools(_) => ToolChoice::Required,
-        });
-        RequestPatch {
-            preamble: self.preamble.clone(),
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
-            tool_choice,
-            history: self.keep_last.map(|n| History::KeepLast {
-                keep_last: u64::from(n),
-            }),
-            active_tools: self.active_tools.as_ref().map(List::to_cow),
-            additional_params: {
-                // Inserted one by one: collecting into a map buffers first.
-                let mut params = Map::new();
-                for (k, v) in self.additional_params.iter() {
-                    params.insert(k.to_string(), v.to_value());
-                }
-                params
-            },
-            extra_context: self.extra_context.to_cow(),
-        }
-    }
-}
-
-/// Applies `steps` to a copy of `value`, in order.
+/// The runtime patch of a plan's `patch` action. `history.keep_last: N`
+/// becomes [`History::KeepLast`], which the agent applies to its own messages
+/// ([`History::apply`], or [`History::apply_to_request`] on the first of
+/// [`HISTORY_KEYS`] holding an array).
 ///
-/// `set` replaces the value at the pointer, adds the last key of an object,
-/// replaces an array element or appends (`-`); a missing parent leaves the
-/// value unchanged. `set` at `""` replaces the whole value. `remove` deletes
-/// an object key or array element; nothing happens when it is absent.
-pub fn rewrite(value: &Value, steps: &[RewriteStep]) -> Value {
-    let mut out = value.clone();
-    for step in steps {
-        match step {
-            RewriteStep::Set { pointer, value } => {
-                let Some((last, parents)) = pointer.split_last() else {
-                    out = value.to_value();
-                    continue;
-                };
-                if let Some(parent) = walk_mut(&mut out, parents) {
-                    match parent {
-                        Value::Object(map) => {
-                            map.insert(last.to_string(), value.to_value());
-                        }
-                        Value::Array(items) if &**last == "-" => items.push(value.to_value()),
-                        Value::Array(items) => {
-                            if let Some(slot) = array_index(last).and_then(|i| items.get_mut(i)) {
-                                *slot = value.to_value();
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+/// `tool_choice: {tools: [one]}` forces that tool; `{tools: [a, b, ...]}`
+/// becomes `required` (the table's `active_tools` was narrowed to those
+/// tools when it was built).
+pub fn request_patch(patch: &PatchSpec) -> RequestPatch {
+    let tool_choice = patch.tool_choice.as_ref().map(|c| match c {
+        ToolChoiceSpec::Auto => ToolChoice::Auto,
+        ToolChoiceSpec::None => ToolChoice::None,
+        ToolChoiceSpec::Required => ToolChoice::Required,
+        ToolChoiceSpec::Tools(tools) if tools.len() == 1 => ToolChoice::Tool(tools[0].clone()),
+        ToolChoiceSpec::Tools(_) => ToolChoice::Required,
+    });
+    RequestPatch {
+        preamble: patch.preamble.clone(),
+        temperature: patch.temperature,
+        max_tokens: patch.max_tokens,
+        tool_choice,
+        history: patch.keep_last.map(|n| History::KeepLast {
+            keep_last: u64::from(n),
+        }),
+        active_tools: patch.active_tools.as_ref().map(List::to_cow),
+        additional_params: {
+            // Inserted one by one: collecting into a map buffers first.
+            let mut params = Map::new();
+            for (k, v) in patch.additional_params.iter() {
+                params.insert(k.to_string(), v.to_value());
             }
-            RewriteStep::Remove { pointer } => {
-                let Some((last, parents)) = pointer.split_last() else {
-                    continue;
-                };
-                match walk_mut(&mut out, parents) {
-                    Some(Value::Object(map)) => {
-                        map.remove(&**last);
-                    }
-                    Some(Value::Array(items)) => {
-                        if let Some(i) = array_index(last).filter(|i| *i < items.len()) {
-                            items.remove(i);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+            params
+        },
+        extra_context: patch.extra_context.to_cow(),
     }
-    out
-}
-
-fn walk_mut<'v>(value: &'v mut Value, tokens: &[Text]) -> Option<&'v mut Value> {
-    let mut cur = value;
-    for token in tokens {
-        cur = match cur {
-            Value::Object(map) => map.get_mut(&**token)?,
-            Value::Array(items) => items.get_mut(array_index(token)?)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dispatch::data::{Json, List};
-
-    fn ptr(s: &[&str]) -> List<Text> {
-        List::Owned(s.iter().map(|x| Text::from(x.to_string())).collect())
-    }
-
-    #[test]
-    fn rewrite_sets_and_removes() {
-        let v = serde_json::json!({"command": "ls", "env": {"TOKEN": "x"}, "a": [1, 2]});
-        let steps = [
-            RewriteStep::Set {
-                pointer: ptr(&["command"]),
-                value: Json::Str("ls -la".into()),
-            },
-            RewriteStep::Remove {
-                pointer: ptr(&["env", "TOKEN"]),
-            },
-            RewriteStep::Set {
-                pointer: ptr(&["a", "-"]),
-                value: Json::U64(3),
-            },
-            RewriteStep::Set {
-                pointer: ptr(&["a", "0"]),
-                value: Json::Null,
-            },
-            RewriteStep::Set {
-                pointer: ptr(&["missing", "x"]),
-                value: Json::Null,
-            },
-            RewriteStep::Remove {
-                pointer: ptr(&["a", "9"]),
-            },
-        ];
-        assert_eq!(
-            rewrite(&v, &steps),
-            serde_json::json!({"command": "ls -la", "env": {}, "a": [null, 2, 3]})
-        );
-        assert_eq!(
-            rewrite(
-                &v,
-                &[RewriteStep::Set {
-                    pointer: ptr(&[]),
-                    value: Json::Bool(true)
-                }]
-            ),
-            serde_json::json!(true)
-        );
-    }
+    use hooks_schema::plan::{List, Text};
 
     #[test]
     fn keep_last_trims_the_request_history() {
@@ -288,7 +191,7 @@ mod tests {
             additional_params: List::EMPTY,
             extra_context: List::EMPTY,
         };
-        let p = patch.to_request_patch();
+        let p = request_patch(&patch);
         assert_eq!(p.history, Some(History::KeepLast { keep_last: 2 }));
         let mut request = serde_json::json!({"chat_history": [1, 2, 3]});
         let history = p.history.as_ref().expect("history");

@@ -85,16 +85,13 @@
 //! cost of building their value by hand.
 
 mod action;
-mod data;
 mod eval;
-mod load;
 mod run;
+mod table;
 
-pub use action::{HISTORY_KEYS, rewrite};
-pub use data::{
-    ActionSpec, DEFAULT_LIMITS, Dfa, Json, List, PatchSpec, Pred, ProgramSpec, RewriteStep, Rule,
-    RunSpec, StaticDfa, Table, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet, phase_index,
-};
-pub use eval::{Subject, resolve, subject};
-pub use load::{LoadError, json as json_literal};
+#[doc(hidden)]
+pub use action::RuleActions;
+pub use action::{HISTORY_KEYS, request_patch};
+pub use eval::{facts, subject};
 pub use run::{Dispatcher, TableRef};
+pub use table::{LoadError, Table};

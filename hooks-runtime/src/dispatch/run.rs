@@ -4,7 +4,11 @@ use std::sync::Arc;
 
 use hooks_schema::Mode;
 
-use super::data::{ActionSpec, Rule, Table, phase_index};
+use hooks_schema::plan::{ActionSpec, Rule};
+
+use super::action::RuleActions;
+use super::eval::facts;
+use super::table::Table;
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::Flow;
@@ -25,10 +29,10 @@ impl Table {
         &'t self,
         event: StepEvent<'e>,
     ) -> impl Iterator<Item = &'t Rule> + use<'t, 'e> {
-        self.phases[phase_index(event.kind())]
+        self.rules_for(event.kind())
             .iter()
-            .map(|&i| &self.rules[i as usize])
-            .filter(move |rule| rule.matches(&event))
+            .map(|&i| &self.rules()[i as usize])
+            .filter(move |rule| rule.matches(&facts(&event)))
     }
 
     /// Folds `event` through the table without awaiting anything, or `None`
@@ -48,10 +52,10 @@ impl Table {
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(shell);
-        for &i in self.phases[phase_index(event.kind())].iter() {
-            let rule = &self.rules[i as usize];
+        for &i in self.rules_for(event.kind()).iter() {
+            let rule = &self.rules()[i as usize];
             let current = fold.event();
-            if !rule.matches(&current) {
+            if !rule.matches(&facts(&current)) {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
@@ -114,10 +118,10 @@ impl Table {
         }
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(shell);
-        for &i in self.phases[phase_index(event.kind())].iter() {
-            let rule = &self.rules[i as usize];
+        for &i in self.rules_for(event.kind()).iter() {
+            let rule = &self.rules()[i as usize];
             let current = fold.event();
-            if !rule.matches(&current) {
+            if !rule.matches(&facts(&current)) {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
@@ -156,21 +160,22 @@ impl Table {
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> StackOutcome {
-        let matched: Vec<usize> = self.phases[phase_index(event.kind())]
+        let matched: Vec<usize> = self
+            .rules_for(event.kind())
             .iter()
             .map(|&i| i as usize)
-            .filter(|&i| self.rules[i].matches(&event))
+            .filter(|&i| self.rules()[i].matches(&facts(&event)))
             .collect();
         let hooks: Vec<ShellHook> = matched
             .iter()
-            .filter_map(|&i| self.rules[i].shell_spec(self, event.tool_name()))
+            .filter_map(|&i| self.rules()[i].shell_spec(self, event.tool_name()))
             .map(|spec| ShellHook::new(spec, Arc::clone(rt)))
             .collect();
         let mut ran = run_shell_hooks(&hooks, ctx, event).await.into_iter();
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(Some(rt));
         for i in matched {
-            let rule = &self.rules[i];
+            let rule = &self.rules()[i];
             let flow = match in_process_flow(rule, &event) {
                 Some(flow) => {
                     if fold.is_stopped() {
@@ -206,7 +211,7 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> OutcomeFuture<'a> {
-        if self.phases[phase_index(event.kind())].is_empty() {
+        if self.rules_for(event.kind()).is_empty() {
             return OutcomeFuture::ready(Fold::new(event).finish());
         }
         match self.fold_ready(shell, event) {
@@ -225,7 +230,7 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
-        if self.phases[phase_index(event.kind())].is_empty() {
+        if self.rules_for(event.kind()).is_empty() {
             return HookFuture::cont();
         }
         match self.fold_ready(shell, event) {
@@ -408,13 +413,6 @@ impl AgentHook for Dispatcher {
     }
 }
 
-impl ActionSpec {
-    /// Whether the action runs in-process (everything but `run`).
-    pub const fn is_declarative(&self) -> bool {
-        !matches!(self, ActionSpec::Run(_))
-    }
-}
-
 /// The records of the declarative rules a fold consulted, written when the
 /// fold completes (so a fold that starts over, or is dropped, writes none).
 /// Inert, and allocation-free, without a record writer.
@@ -481,7 +479,7 @@ impl<'r> InProcessRecords<'r> {
 /// The flow a declarative rule yields in-process; `None` for a `run` rule.
 /// In audit mode the would-be flow is discarded, so it is not built.
 fn in_process_flow(rule: &Rule, event: &StepEvent<'_>) -> Option<Flow> {
-    if rule.mode == Mode::Audit && rule.action.is_declarative() {
+    if rule.mode == Mode::Audit && !matches!(rule.action, ActionSpec::Run(_)) {
         Some(Flow::Continue)
     } else {
         rule.declarative_flow(event)

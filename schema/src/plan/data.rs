@@ -1,25 +1,27 @@
-//! The dispatch table's data: usable as `'static` data (what `hooks!`
-//! generates) and as owned data (what the loader builds), behind the same
-//! types and the same matching code.
+//! The dispatch plan's data: usable as `'static` data (what `hooks!`
+//! generates) and as owned data (what [`lower`](super::lower) builds), behind
+//! the same types.
 
 use std::borrow::Cow;
+use std::fmt;
 use std::ops::Deref;
 use std::sync::OnceLock;
 
-use hooks_schema::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 use regex_automata::dfa::dense;
+use serde::{Deserialize, Serialize};
 
-use crate::flow::ContextItem;
-use crate::hook::HookId;
+use crate::config::Limits;
+use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
-/// Text of a table: borrowed from the binary (`hooks!`) or owned (loader);
-/// the same type flows carry, so a static table's text moves into a
-/// [`Flow`](crate::Flow) without copying.
-pub use crate::flow::Text;
+/// Text of a plan, of flows, patches and context items: borrowed from
+/// `'static` data (a table compiled by `hooks!`) or owned (built at run
+/// time). Reads as `&str` through `Deref`; `String` and `&'static str` both
+/// convert with `.into()`.
+pub type Text = Cow<'static, str>;
 
-/// A sequence in a table: a `'static` slice (`hooks!`) or an owned vector
-/// (loader). Dereferences to `[T]`.
-#[derive(Debug)]
+/// A sequence in a plan: a `'static` slice (`hooks!`) or an owned vector
+/// (the lowering). Dereferences to `[T]`; compares and prints as a slice,
+/// whichever form it has.
 pub enum List<T: 'static> {
     /// Generated static data.
     Static(&'static [T]),
@@ -49,6 +51,67 @@ impl<T> Deref for List<T> {
         match self {
             List::Static(s) => s,
             List::Owned(v) => v,
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: PartialEq> PartialEq for List<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T> FromIterator<T> for List<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        List::Owned(iter.into_iter().collect())
+    }
+}
+
+/// The role of a [`ContextItem`]. Hooks may only add `user`-role context:
+/// they can inform the model, never speak as the system or the assistant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A user-role message.
+    #[default]
+    User,
+}
+
+/// A piece of context a hook adds for the model's next turn.
+///
+/// JSON form (also the native output protocol's `context_items` entries):
+/// `{"role": "user", "content": "..."}`; any other role is rejected when
+/// deserializing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextItem {
+    /// Always [`Role::User`].
+    pub role: Role,
+    /// The text the model sees.
+    pub content: Text,
+}
+
+impl ContextItem {
+    /// A `user`-role item with `content`.
+    pub fn user(content: impl Into<Text>) -> Self {
+        ContextItem {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+
+    /// A `user`-role item borrowing `content`, usable in `const` context
+    /// (what `hooks!` emits for `inject` and `extra_context`).
+    pub const fn user_static(content: &'static str) -> Self {
+        ContextItem {
+            role: Role::User,
+            content: Cow::Borrowed(content),
         }
     }
 }
@@ -91,18 +154,46 @@ impl StaticDfa {
     }
 }
 
-/// A compiled glob or regex: embedded ([`StaticDfa`]) or built at run time.
-#[derive(Debug)]
+/// A compiled glob or regex: embedded ([`StaticDfa`]) or built by the
+/// lowering ([`crate::automata`]).
+///
+/// Two DFAs are equal when their serialized forms (native byte order) are:
+/// a static table and a loaded table of one config compare equal.
 pub enum Dfa {
     /// Embedded by `hooks!`.
     Static(&'static StaticDfa),
-    /// Built by the loader with [`hooks_schema::automata`].
+    /// Built at run time (or in the macro, before it is serialized).
     Owned(Box<dense::DFA<Vec<u32>>>),
 }
 
+impl Dfa {
+    /// The DFA serialized in the target's byte order (what `hooks!` embeds).
+    pub fn to_native_bytes(&self) -> Cow<'_, [u8]> {
+        match self {
+            Dfa::Static(s) => Cow::Borrowed(s.bytes),
+            Dfa::Owned(d) => {
+                let (bytes, pad) = d.to_bytes_native_endian();
+                Cow::Owned(bytes[pad..].to_vec())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Dfa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Dfa({} bytes)", self.to_native_bytes().len())
+    }
+}
+
+impl PartialEq for Dfa {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_native_bytes() == other.to_native_bytes()
+    }
+}
+
 /// Tool-name patterns: exact names compared as strings, the rest in one
-/// anchored DFA ([`hooks_schema::automata::tool_matcher`]).
-#[derive(Debug)]
+/// anchored DFA ([`crate::automata::tool_matcher`]).
+#[derive(Debug, PartialEq)]
 pub struct ToolSet {
     /// Exact names.
     pub names: List<Text>,
@@ -115,7 +206,7 @@ pub struct ToolSet {
 ///
 /// Numbers keep serde_json's three representations, and equality follows
 /// `serde_json::Value`'s: `1` (an unsigned integer) is not `1.0` (a float).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Json {
     /// `null`.
     Null,
@@ -135,8 +226,8 @@ pub enum Json {
     Object(List<(Text, Json)>),
 }
 
-/// A `when` predicate (DESIGN.md section 3).
-#[derive(Debug)]
+/// A `when` predicate (the README's *Keys of a hook*).
+#[derive(Debug, PartialEq)]
 pub enum Pred {
     /// All hold (true when empty).
     All(List<Pred>),
@@ -156,7 +247,7 @@ pub enum Pred {
 }
 
 /// The test of a [`Pred::Arg`] leaf.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Test {
     /// The value is a string in which the regex finds a match (unanchored).
     Matches(Dfa),
@@ -169,7 +260,7 @@ pub enum Test {
 }
 
 /// A `rewrite` step; pointers pre-split.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum RewriteStep {
     /// Set the value at the pointer (creating the last key of an object).
     Set {
@@ -186,7 +277,7 @@ pub enum RewriteStep {
 }
 
 /// `tool_choice` of a `patch`.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ToolChoiceSpec {
     /// `auto`.
     Auto,
@@ -194,15 +285,15 @@ pub enum ToolChoiceSpec {
     None,
     /// `required`.
     Required,
-    /// `{tools: [...]}`: one of these tools. One tool becomes
-    /// `ToolChoice::Tool`; several become `required`, and the table's
+    /// `{tools: [...]}`: one of these tools. One tool forces that tool;
+    /// several become `required`, and the plan's
     /// [`PatchSpec::active_tools`] is already narrowed to them
-    /// (`hooks_schema::RequestPatch::effective_active_tools`).
+    /// ([`RequestPatch::effective_active_tools`](crate::RequestPatch::effective_active_tools)).
     Tools(List<Text>),
 }
 
-/// A `patch` action (the config's `RequestPatch`).
-#[derive(Debug)]
+/// A `patch` action (the config's [`RequestPatch`](crate::RequestPatch)).
+#[derive(Debug, PartialEq)]
 pub struct PatchSpec {
     /// `preamble`.
     pub preamble: Option<Text>,
@@ -215,7 +306,7 @@ pub struct PatchSpec {
     /// `history.keep_last`: keep the last N messages of the request's history.
     pub keep_last: Option<u32>,
     /// `active_tools`, narrowed by a several-tool `tool_choice` when the
-    /// table was built.
+    /// plan was built.
     pub active_tools: Option<List<Text>>,
     /// `additional_params`.
     pub additional_params: List<(Text, Json)>,
@@ -224,7 +315,7 @@ pub struct PatchSpec {
 }
 
 /// What a `run` action executes.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ProgramSpec {
     /// `command:` (shell form, `sh -c`).
     Shell(Text),
@@ -233,7 +324,7 @@ pub enum ProgramSpec {
 }
 
 /// A `run` action, with the config's defaults applied.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct RunSpec {
     /// The command.
     pub program: ProgramSpec,
@@ -252,20 +343,20 @@ pub struct RunSpec {
 }
 
 /// A rule's action.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ActionSpec {
     /// `run`: through the shared shell runtime.
     Run(RunSpec),
-    /// `block: {reason}` → `Flow::Skip`.
+    /// `block: {reason}`: the tool does not run.
     Block(Text),
-    /// `patch` → `Flow::PatchRequest`.
+    /// `patch`: a request patch.
     Patch(PatchSpec),
-    /// `rewrite` → `Flow::RewriteArgs` / `Flow::RewriteResult`.
+    /// `rewrite`: the tool's arguments or result.
     Rewrite(List<RewriteStep>),
-    /// `inject: {content}` → `Flow::InjectContext` (one `user` item, kept
-    /// as a list so the flow can borrow it).
+    /// `inject: {content}`: one `user` item, kept as a list so a flow can
+    /// borrow it.
     Inject(List<ContextItem>),
-    /// `terminate: {reason}` → `Flow::Terminate`.
+    /// `terminate: {reason}`: end the run.
     Terminate(Text),
 }
 
@@ -284,13 +375,13 @@ impl ActionSpec {
 }
 
 /// One compiled hook (rule) of a config.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct Rule {
     /// The hook's id.
     pub id: Text,
     /// Its phase.
     pub phase: Phase,
-    /// Whether it is dispatched (a disabled rule stays in the table).
+    /// Whether it is dispatched (a disabled rule stays in the plan).
     pub enabled: bool,
     /// `enforce` or `audit`.
     pub mode: Mode,
@@ -309,7 +400,7 @@ pub struct Rule {
 }
 
 /// A `tool_settings` entry: how one tool's arguments relate to files.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub struct ToolPaths {
     /// The exact tool name.
     pub tool: Text,
@@ -321,146 +412,46 @@ pub struct ToolPaths {
     pub writes: bool,
 }
 
-/// A compiled hook config: rules in declared order, and per phase the indices
-/// of its enabled rules, so that "no hook for this phase" is one check.
+/// A config lowered for dispatch: rules in declared order with defaults
+/// applied, and per phase the indices of its enabled rules, so that "no hook
+/// for this phase" is one check.
 ///
-/// Build one with `hooks!` (static) or [`Table::load`] /
-/// [`Table::from_config`] (run time); both decide identically. See the
-/// [module docs](crate::dispatch) for how events are dispatched.
-#[derive(Debug)]
-pub struct Table {
-    pub(crate) source: Text,
-    pub(crate) rules: List<Rule>,
-    pub(crate) phases: [List<u32>; 15],
-    pub(crate) tool_paths: List<ToolPaths>,
-    pub(crate) limits: hooks_schema::Limits,
-    pub(crate) ids: OnceLock<Box<[HookId]>>,
+/// Built once by [`lower`](super::lower) (owned); `hooks!` quotes that same
+/// value as `static` data. Both forms compare equal with `==` for one config.
+#[derive(Debug, PartialEq)]
+pub struct Plan {
+    /// The config's name in diagnostics (its path, or `<inline>`).
+    pub source: Text,
+    /// Every rule, enabled or not, in declared order.
+    pub rules: List<Rule>,
+    /// For the phase at index `p` of [`Phase::ALL`] ([`Phase::index`]),
+    /// the indices into `rules` of its *enabled* rules in declared order.
+    pub phases: [List<u32>; Phase::COUNT],
+    /// `tool_settings`, in key order.
+    pub tool_paths: List<ToolPaths>,
+    /// The config's `limits`.
+    pub limits: Limits,
 }
 
-impl Table {
-    /// A table from generated static data (what `hooks!` emits).
-    ///
-    /// `phases[p]` lists, for the phase at index `p` of
-    /// [`Phase::ALL`], the indices into `rules` of its *enabled* rules in
-    /// declared order.
-    pub const fn from_static(
-        source: &'static str,
-        rules: &'static [Rule],
-        phases: [&'static [u32]; 15],
-        tool_paths: &'static [ToolPaths],
-        limits: hooks_schema::Limits,
-    ) -> Table {
-        let [
-            p0,
-            p1,
-            p2,
-            p3,
-            p4,
-            p5,
-            p6,
-            p7,
-            p8,
-            p9,
-            p10,
-            p11,
-            p12,
-            p13,
-            p14,
-        ] = phases;
-        Table {
+impl Plan {
+    /// A plan with no rules (what `hooks!` emits beside a compile error).
+    pub const fn empty(source: &'static str) -> Plan {
+        Plan {
             source: Cow::Borrowed(source),
-            rules: List::Static(rules),
-            phases: [
-                List::Static(p0),
-                List::Static(p1),
-                List::Static(p2),
-                List::Static(p3),
-                List::Static(p4),
-                List::Static(p5),
-                List::Static(p6),
-                List::Static(p7),
-                List::Static(p8),
-                List::Static(p9),
-                List::Static(p10),
-                List::Static(p11),
-                List::Static(p12),
-                List::Static(p13),
-                List::Static(p14),
-            ],
-            tool_paths: List::Static(tool_paths),
-            limits,
-            ids: OnceLock::new(),
+            rules: List::EMPTY,
+            phases: [const { List::EMPTY }; Phase::COUNT],
+            tool_paths: List::EMPTY,
+            limits: Limits::DEFAULT,
         }
-    }
-
-    /// An empty table (what `hooks!` emits beside a compile error).
-    pub const fn empty(source: &'static str) -> Table {
-        Table::from_static(source, &[], [&[]; 15], &[], DEFAULT_LIMITS)
-    }
-
-    /// The config's file name (or `<inline>`), as given to the loader.
-    pub fn source(&self) -> &str {
-        &self.source
-    }
-
-    /// Every rule, enabled or not, in declared order.
-    pub fn rules(&self) -> &[Rule] {
-        &self.rules
     }
 
     /// The indices of the enabled rules of `phase`, in declared order.
     pub fn rules_for(&self, phase: Phase) -> &[u32] {
-        &self.phases[phase_index(phase)]
-    }
-
-    /// Whether some enabled rule has this phase.
-    pub fn has_rules_for(&self, phase: Phase) -> bool {
-        !self.phases[phase_index(phase)].is_empty()
-    }
-
-    /// The config's `limits`.
-    pub fn limits(&self) -> &hooks_schema::Limits {
-        &self.limits
+        &self.phases[phase.index()]
     }
 
     /// The `tool_settings` of `tool`, if the config has some.
     pub fn tool_paths(&self, tool: &str) -> Option<&ToolPaths> {
         self.tool_paths.iter().find(|t| t.tool == tool)
-    }
-
-    /// Hook ids for provenance, built once (one allocation per rule, on the
-    /// first event that a rule answers).
-    pub(crate) fn hook_ids(&self) -> &[HookId] {
-        self.ids
-            .get_or_init(|| self.rules.iter().map(|r| HookId::new(&*r.id)).collect())
-    }
-}
-
-/// The config language's default `limits` (what an empty table carries).
-pub const DEFAULT_LIMITS: hooks_schema::Limits = hooks_schema::Limits {
-    max_stop_resumes_per_turn: 3,
-    max_output_bytes: 1024 * 1024,
-    max_context_bytes: 64 * 1024,
-    max_payload_bytes: 1024 * 1024,
-};
-
-/// Index of `phase` in [`Phase::ALL`] (and in a table's per-phase lists).
-pub const fn phase_index(phase: Phase) -> usize {
-    match phase {
-        Phase::RunStart => 0,
-        Phase::UserPrompt => 1,
-        Phase::BeforeCompletion => 2,
-        Phase::AfterCompletion => 3,
-        Phase::TextDelta => 4,
-        Phase::ToolCallDelta => 5,
-        Phase::StreamFinish => 6,
-        Phase::AfterReasoning => 7,
-        Phase::AfterAssistant => 8,
-        Phase::BeforeTool => 9,
-        Phase::AfterTool => 10,
-        Phase::InvalidToolCall => 11,
-        Phase::Stop => 12,
-        Phase::RunEnd => 13,
-        Phase::RunError => 14,
     }
 }

@@ -1,0 +1,375 @@
+//! Matching without allocation: tool names, pointers, predicates; and the
+//! one JSON rewrite of `rewrite` actions.
+
+use serde_json::Value;
+
+use super::data::{Dfa, Json, Pred, RewriteStep, Rule, Test, Text, ToolSet};
+use crate::automata::{Search, is_match};
+use crate::phase::{OutcomeKind, Phase};
+
+impl Dfa {
+    /// Whether the DFA matches `haystack`. Never allocates.
+    pub fn is_match(&self, haystack: &str, search: Search) -> bool {
+        match self {
+            Dfa::Static(s) => is_match(s.get(), haystack, search),
+            Dfa::Owned(d) => is_match(d, haystack, search),
+        }
+    }
+}
+
+impl ToolSet {
+    /// Whether `name` equals one of the exact names or matches the DFA.
+    pub fn matches(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+            || self
+                .dfa
+                .as_ref()
+                .is_some_and(|d| d.is_match(name, Search::Anchored))
+    }
+}
+
+/// What `when` pointers address on an event.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    /// A JSON value (tool arguments or result, request, response).
+    Json(&'a Value),
+    /// A text (prompt, delta, reasoning, assistant text, output, error):
+    /// the empty pointer `""` addresses it; no other pointer resolves.
+    Text(&'a str),
+    /// Nothing (`run_start`).
+    None,
+}
+
+/// The event facts a rule is matched against: its phase, its tool (tool
+/// phases), what its pointers address and, on `after_tool`, the outcome.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The event's phase.
+    pub phase: Phase,
+    /// The tool's name on tool phases.
+    pub tool: Option<&'a str>,
+    /// What `when` pointers address.
+    pub subject: Subject<'a>,
+    /// The tool's outcome (`after_tool`).
+    pub outcome: Option<OutcomeKind>,
+}
+
+/// A resolved pointer target.
+#[derive(Debug, Clone, Copy)]
+enum Target<'a> {
+    Json(&'a Value),
+    Text(&'a str),
+}
+
+/// An RFC 6901 array index: `0` or digits without a leading zero. `-` (past
+/// the end) and anything else resolve to nothing.
+fn array_index(token: &str) -> Option<usize> {
+    let bytes = token.as_bytes();
+    if bytes.is_empty() || (bytes.len() > 1 && bytes[0] == b'0') {
+        return None;
+    }
+    if !bytes.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+/// Resolves pre-split `tokens` against `value` (RFC 6901 section 4).
+pub fn resolve<'v>(value: &'v Value, tokens: &[Text]) -> Option<&'v Value> {
+    let mut cur = value;
+    for token in tokens {
+        cur = match cur {
+            Value::Object(map) => map.get(&**token)?,
+            Value::Array(items) => items.get(array_index(token)?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn target<'a>(subject: Subject<'a>, tokens: &[Text]) -> Option<Target<'a>> {
+    match subject {
+        Subject::Json(v) => resolve(v, tokens).map(Target::Json),
+        Subject::Text(t) if tokens.is_empty() => Some(Target::Text(t)),
+        Subject::Text(_) | Subject::None => None,
+    }
+}
+
+impl Json {
+    /// Whether `value` equals this literal, as `serde_json::Value`'s `==`
+    /// decides. Never allocates.
+    pub fn eq_value(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Json::Null, Value::Null) => true,
+            (Json::Bool(a), Value::Bool(b)) => a == b,
+            (Json::U64(a), Value::Number(n)) => n.is_u64() && n.as_u64() == Some(*a),
+            (Json::I64(a), Value::Number(n)) => n.is_i64() && !n.is_u64() && n.as_i64() == Some(*a),
+            (Json::F64(a), Value::Number(n)) => n.is_f64() && n.as_f64() == Some(*a),
+            (Json::Str(a), Value::String(b)) => **a == **b,
+            (Json::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.eq_value(y))
+            }
+            (Json::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, x)| b.get(&**k).is_some_and(|y| x.eq_value(y)))
+            }
+            _ => false,
+        }
+    }
+
+    /// The literal as a `serde_json::Value` (allocates).
+    pub fn to_value(&self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::U64(n) => Value::from(*n),
+            Json::I64(n) => Value::from(*n),
+            Json::F64(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Json::Str(s) => Value::String(s.to_string()),
+            Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Object(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn eq_text(&self, text: &str) -> bool {
+        matches!(self, Json::Str(s) if **s == *text)
+    }
+}
+
+impl Pred {
+    /// Evaluates the predicate on an event's facts. Never allocates.
+    pub fn eval(&self, facts: &Facts<'_>) -> bool {
+        match self {
+            Pred::All(items) => items.iter().all(|p| p.eval(facts)),
+            Pred::Any(items) => items.iter().any(|p| p.eval(facts)),
+            Pred::Not(items) => !items.iter().all(|p| p.eval(facts)),
+            Pred::Outcome(kind) => facts.outcome == Some(*kind),
+            Pred::Arg { pointer, test } => {
+                let found = target(facts.subject, pointer);
+                match test {
+                    Test::Exists(want) => found.is_some() == *want,
+                    Test::Equals(lit) => match found {
+                        Some(Target::Json(v)) => lit.eq_value(v),
+                        Some(Target::Text(t)) => lit.eq_text(t),
+                        None => false,
+                    },
+                    Test::Matches(dfa) => {
+                        text_of(found).is_some_and(|s| dfa.is_match(s, Search::Unanchored))
+                    }
+                    Test::Glob(dfa) => {
+                        text_of(found).is_some_and(|s| dfa.is_match(s, Search::Anchored))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn text_of(target: Option<Target<'_>>) -> Option<&str> {
+    match target? {
+        Target::Json(Value::String(s)) => Some(s),
+        Target::Json(_) => None,
+        Target::Text(t) => Some(t),
+    }
+}
+
+/// Why a rule does not apply to an event: the first condition that failed,
+/// in the order dispatch tests them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The event is of another phase.
+    Phase,
+    /// The rule is disabled.
+    Disabled,
+    /// The tool matches `exclude_tools`.
+    Excluded,
+    /// The tool does not match `include_tools`.
+    NotIncluded,
+    /// `when` does not hold.
+    When,
+}
+
+impl Rule {
+    /// Whether this rule applies to an event: same phase, enabled, the tool
+    /// included and not excluded (tool phases), and `when` holds. Never
+    /// allocates.
+    pub fn matches(&self, facts: &Facts<'_>) -> bool {
+        self.mismatch(facts).is_none()
+    }
+
+    /// The first condition that keeps this rule from applying, or `None`
+    /// when it applies. Never allocates.
+    pub fn mismatch(&self, facts: &Facts<'_>) -> Option<Mismatch> {
+        if facts.phase != self.phase {
+            return Some(Mismatch::Phase);
+        }
+        if !self.enabled {
+            return Some(Mismatch::Disabled);
+        }
+        if let Some(tool) = facts.tool {
+            if self.exclude.as_ref().is_some_and(|set| set.matches(tool)) {
+                return Some(Mismatch::Excluded);
+            }
+            if self.include.as_ref().is_some_and(|set| !set.matches(tool)) {
+                return Some(Mismatch::NotIncluded);
+            }
+        }
+        match &self.when {
+            Some(p) if !p.eval(facts) => Some(Mismatch::When),
+            _ => None,
+        }
+    }
+}
+
+/// Applies `steps` to a copy of `value`, in order.
+///
+/// `set` replaces the value at the pointer, adds the last key of an object,
+/// replaces an array element or appends (`-`); a missing parent leaves the
+/// value unchanged. `set` at `""` replaces the whole value. `remove` deletes
+/// an object key or array element; nothing happens when it is absent.
+pub fn rewrite(value: &Value, steps: &[RewriteStep]) -> Value {
+    let mut out = value.clone();
+    for step in steps {
+        match step {
+            RewriteStep::Set { pointer, value } => {
+                let Some((last, parents)) = pointer.split_last() else {
+                    out = value.to_value();
+                    continue;
+                };
+                if let Some(parent) = walk_mut(&mut out, parents) {
+                    match parent {
+                        Value::Object(map) => {
+                            map.insert(last.to_string(), value.to_value());
+                        }
+                        Value::Array(items) if &**last == "-" => items.push(value.to_value()),
+                        Value::Array(items) => {
+                            if let Some(slot) = array_index(last).and_then(|i| items.get_mut(i)) {
+                                *slot = value.to_value();
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            RewriteStep::Remove { pointer } => {
+                let Some((last, parents)) = pointer.split_last() else {
+                    continue;
+                };
+                match walk_mut(&mut out, parents) {
+                    Some(Value::Object(map)) => {
+                        map.remove(&**last);
+                    }
+                    Some(Value::Array(items)) => {
+                        if let Some(i) = array_index(last).filter(|i| *i < items.len()) {
+                            items.remove(i);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+fn walk_mut<'v>(value: &'v mut Value, tokens: &[Text]) -> Option<&'v mut Value> {
+    let mut cur = value;
+    for token in tokens {
+        cur = match cur {
+            Value::Object(map) => map.get_mut(&**token)?,
+            Value::Array(items) => items.get_mut(array_index(token)?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::List;
+
+    #[test]
+    fn pointers_follow_rfc_6901_indices() {
+        let v = serde_json::json!({"a": [10, 20], "": {"x": 1}});
+        let t = |s: &[&str]| -> Vec<Text> { s.iter().map(|x| Text::from(x.to_string())).collect() };
+        assert_eq!(resolve(&v, &t(&["a", "1"])), Some(&serde_json::json!(20)));
+        assert_eq!(resolve(&v, &t(&["a", "01"])), None);
+        assert_eq!(resolve(&v, &t(&["a", "-"])), None);
+        assert_eq!(resolve(&v, &t(&["", "x"])), Some(&serde_json::json!(1)));
+        assert_eq!(resolve(&v, &t(&[])), Some(&v));
+    }
+
+    #[test]
+    fn json_literals_compare_like_serde_json() {
+        let lit = Json::Object(List::Owned(vec![
+            ("n".into(), Json::U64(1)),
+            (
+                "s".into(),
+                Json::Array(List::Owned(vec![Json::Str("x".into()), Json::Null])),
+            ),
+        ]));
+        assert!(lit.eq_value(&serde_json::json!({"s": ["x", null], "n": 1})));
+        assert!(!lit.eq_value(&serde_json::json!({"s": ["x", null], "n": 1.0})));
+        assert!(!lit.eq_value(&serde_json::json!({"s": ["x", null], "n": 1, "m": 2})));
+        assert_eq!(
+            lit.to_value(),
+            serde_json::json!({"n": 1, "s": ["x", null]})
+        );
+        assert!(Json::I64(-3).eq_value(&serde_json::json!(-3)));
+        assert!(Json::F64(0.5).eq_value(&serde_json::json!(0.5)));
+    }
+
+    fn ptr(s: &[&str]) -> List<Text> {
+        List::Owned(s.iter().map(|x| Text::from(x.to_string())).collect())
+    }
+
+    #[test]
+    fn rewrite_sets_and_removes() {
+        let v = serde_json::json!({"command": "ls", "env": {"TOKEN": "x"}, "a": [1, 2]});
+        let steps = [
+            RewriteStep::Set {
+                pointer: ptr(&["command"]),
+                value: Json::Str("ls -la".into()),
+            },
+            RewriteStep::Remove {
+                pointer: ptr(&["env", "TOKEN"]),
+            },
+            RewriteStep::Set {
+                pointer: ptr(&["a", "-"]),
+                value: Json::U64(3),
+            },
+            RewriteStep::Set {
+                pointer: ptr(&["a", "0"]),
+                value: Json::Null,
+            },
+            RewriteStep::Set {
+                pointer: ptr(&["missing", "x"]),
+                value: Json::Null,
+            },
+            RewriteStep::Remove {
+                pointer: ptr(&["a", "9"]),
+            },
+        ];
+        assert_eq!(
+            rewrite(&v, &steps),
+            serde_json::json!({"command": "ls -la", "env": {}, "a": [null, 2, 3]})
+        );
+        assert_eq!(
+            rewrite(
+                &v,
+                &[RewriteStep::Set {
+                    pointer: ptr(&[]),
+                    value: Json::Bool(true)
+                }]
+            ),
+            serde_json::json!(true)
+        );
+    }
+}

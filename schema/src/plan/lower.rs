@@ -1,0 +1,388 @@
+//! The one lowering: a validated [`Config`] → its [`Plan`].
+//!
+//! `hooks!` quotes the result as `static` data and the runtime's loader
+//! keeps it owned, so both decide identically by construction.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::data::{
+    ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
+    Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
+};
+use crate::automata::{self, OwnedDfa, Search};
+use crate::config::{
+    Action, ArgTest, Config, Hook, Predicate, Program, RewriteOp, ToolChoice, ToolChoiceMode,
+    ToolPattern,
+};
+use crate::phase::Phase;
+
+/// DFAs already built for single patterns, keyed by the regex they were
+/// built from and how they are searched: validation fills it while it checks
+/// that every pattern fits a DFA, and the lowering takes its automata from it
+/// instead of building them again.
+#[derive(Debug, Default)]
+pub struct DfaCache {
+    built: HashMap<(String, SearchKey), OwnedDfa>,
+    /// How many DFAs were built, by [`DfaCache::build`] and for pattern groups.
+    builds: usize,
+}
+
+/// [`Search`] as a hash key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum SearchKey {
+    Anchored,
+    Unanchored,
+}
+
+impl From<Search> for SearchKey {
+    fn from(search: Search) -> Self {
+        match search {
+            Search::Anchored => SearchKey::Anchored,
+            Search::Unanchored => SearchKey::Unanchored,
+        }
+    }
+}
+
+impl DfaCache {
+    /// Builds the DFA of one regex (or takes the one already built).
+    ///
+    /// # Errors
+    ///
+    /// As [`automata::build_dfa`].
+    pub fn build(&mut self, regex: &str, search: Search) -> Result<&OwnedDfa, String> {
+        let key = (regex.to_owned(), SearchKey::from(search));
+        if !self.built.contains_key(&key) {
+            let dfa = automata::build_dfa(std::slice::from_ref(&key.0), search)?;
+            self.builds += 1;
+            self.built.insert(key.clone(), dfa);
+        }
+        self.built
+            .get(&key)
+            .ok_or_else(|| "internal: a DFA vanished from the cache".to_owned())
+    }
+
+    /// How many DFAs have been built through this cache (each built once).
+    pub fn builds(&self) -> usize {
+        self.builds
+    }
+
+    /// How many distinct DFAs the cache holds.
+    pub fn len(&self) -> usize {
+        self.built.len()
+    }
+
+    /// Whether the cache is empty.
+    pub fn is_empty(&self) -> bool {
+        self.built.is_empty()
+    }
+
+    fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, String> {
+        Ok(Dfa::Owned(Box::new(self.build(regex, search)?.clone())))
+    }
+}
+
+/// Why a validated config could not be lowered: a group of patterns whose
+/// combined automaton is too large (each pattern alone fit, or validation
+/// would have said so), or an internal inconsistency.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("hook `{hook}`: {message}")]
+pub struct LowerError {
+    /// The index of the hook in `hooks`.
+    pub index: usize,
+    /// The hook's id.
+    pub hook: String,
+    /// The JSON pointer of the offending value (`/hooks/2/include_tools`).
+    pub pointer: String,
+    /// What went wrong (lowercase).
+    pub message: String,
+}
+
+/// Lowers a validated config into its dispatch plan: defaults applied
+/// (timeouts, payload modes, failure policies), pointers split and
+/// unescaped, every pattern compiled into its DFA once (taken from `cache`
+/// when validation built it already), rules indexed per phase. `source`
+/// names the config in the plan.
+///
+/// # Errors
+///
+/// [`LowerError`] for the first hook whose patterns cannot be compiled
+/// (for a config that passed validation: tool patterns whose combined DFA
+/// exceeds [`automata::DFA_SIZE_LIMIT`]).
+pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan, LowerError> {
+    let mut rules = Vec::with_capacity(config.hooks.len());
+    let mut phases: [Vec<u32>; Phase::COUNT] = Default::default();
+    for (index, hook) in config.hooks.iter().enumerate() {
+        let rule = rule(config, hook, cache).map_err(|(key, message)| LowerError {
+            index,
+            hook: hook.id.clone(),
+            pointer: format!("/hooks/{index}{key}"),
+            message,
+        })?;
+        if rule.enabled {
+            phases[rule.phase.index()].push(u32::try_from(index).unwrap_or(u32::MAX));
+        }
+        rules.push(rule);
+    }
+    let tool_paths = config
+        .tool_settings
+        .iter()
+        .map(|(tool, s)| ToolPaths {
+            tool: owned(tool),
+            path_pointers: s.path_pointers.iter().map(|p| owned(p)).collect(),
+            allow_absolute: s.allow_absolute_paths,
+            writes: s.writes,
+        })
+        .collect();
+    Ok(Plan {
+        source: owned(source),
+        rules: List::Owned(rules),
+        phases: phases.map(List::Owned),
+        tool_paths,
+        limits: config.limits,
+    })
+}
+
+fn owned(s: &str) -> Text {
+    Cow::Owned(s.to_owned())
+}
+
+fn texts(items: &[String]) -> List<Text> {
+    items.iter().map(|s| owned(s)).collect()
+}
+
+/// A failure located under the hook: the key's pointer suffix and the message.
+type Located = (String, String);
+
+fn tool_set(
+    patterns: &[ToolPattern],
+    key: &str,
+    cache: &mut DfaCache,
+) -> Result<Option<ToolSet>, Located> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let at = |message: String| (format!("/{key}"), message);
+    let mut names = Vec::new();
+    let mut regexes = Vec::new();
+    for pattern in patterns {
+        match pattern.literal() {
+            Some(name) => names.push(owned(name)),
+            None => regexes.push(pattern.to_regex().map_err(at)?),
+        }
+    }
+    let dfa = match regexes.as_slice() {
+        [] => None,
+        [one] => Some(cache.owned(one, Search::Anchored).map_err(at)?),
+        many => {
+            cache.builds += 1;
+            Some(Dfa::Owned(Box::new(
+                automata::build_dfa(many, Search::Anchored).map_err(at)?,
+            )))
+        }
+    };
+    Ok(Some(ToolSet {
+        names: List::Owned(names),
+        dfa,
+    }))
+}
+
+fn pointer(p: &str) -> Result<List<Text>, String> {
+    Ok(automata::pointer_tokens(p)?
+        .into_iter()
+        .map(Cow::Owned)
+        .collect())
+}
+
+/// A config JSON value as a plan literal.
+pub fn json(v: &Value) -> Json {
+    match v {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                Json::U64(u)
+            } else if let Some(i) = n.as_i64() {
+                Json::I64(i)
+            } else {
+                Json::F64(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(s) => Json::Str(owned(s)),
+        Value::Array(items) => Json::Array(items.iter().map(json).collect()),
+        Value::Object(map) => Json::Object(map.iter().map(|(k, v)| (owned(k), json(v))).collect()),
+    }
+}
+
+fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
+    Ok(match p {
+        Predicate::All(items) => Pred::All(
+            items
+                .iter()
+                .map(|i| pred(i, cache))
+                .collect::<Result<_, _>>()?,
+        ),
+        Predicate::Any(items) => Pred::Any(
+            items
+                .iter()
+                .map(|i| pred(i, cache))
+                .collect::<Result<_, _>>()?,
+        ),
+        Predicate::Not(inner) => Pred::Not(List::Owned(vec![pred(inner, cache)?])),
+        Predicate::Outcome(kind) => Pred::Outcome(*kind),
+        Predicate::Arg { pointer: p, test } => Pred::Arg {
+            pointer: pointer(p)?,
+            test: match test {
+                ArgTest::Matches(re) => {
+                    crate::check_regex(re)?;
+                    Test::Matches(cache.owned(re, Search::Unanchored)?)
+                }
+                ArgTest::Glob(g) => {
+                    Test::Glob(cache.owned(&crate::glob_to_regex(g)?, Search::Anchored)?)
+                }
+                ArgTest::Equals(v) => Test::Equals(json(v)),
+                ArgTest::Exists(b) => Test::Exists(*b),
+            },
+        },
+    })
+}
+
+fn patch(p: &crate::config::RequestPatch) -> PatchSpec {
+    PatchSpec {
+        preamble: p.preamble.as_deref().map(owned),
+        temperature: p.temperature,
+        max_tokens: p.max_tokens,
+        tool_choice: p.tool_choice.as_ref().map(|c| match c {
+            ToolChoice::Mode(ToolChoiceMode::Auto) => ToolChoiceSpec::Auto,
+            ToolChoice::Mode(ToolChoiceMode::None) => ToolChoiceSpec::None,
+            ToolChoice::Mode(ToolChoiceMode::Required) => ToolChoiceSpec::Required,
+            ToolChoice::Tools(t) => ToolChoiceSpec::Tools(texts(&t.tools)),
+        }),
+        keep_last: p.history.map(|h| h.keep_last),
+        active_tools: p.effective_active_tools().map(|t| texts(&t)),
+        additional_params: p
+            .additional_params
+            .iter()
+            .flatten()
+            .map(|(k, v)| (owned(k), json(v)))
+            .collect(),
+        extra_context: p
+            .extra_context
+            .iter()
+            .map(|s| ContextItem::user(owned(s)))
+            .collect(),
+    }
+}
+
+fn action(config: &Config, hook: &Hook) -> Result<ActionSpec, String> {
+    Ok(match hook.action() {
+        Action::Block(r) => ActionSpec::Block(owned(&r.reason)),
+        Action::Terminate(r) => ActionSpec::Terminate(owned(&r.reason)),
+        Action::Inject(i) => {
+            ActionSpec::Inject(List::Owned(vec![ContextItem::user(owned(&i.content))]))
+        }
+        Action::Rewrite(ops) => ActionSpec::Rewrite(
+            ops.iter()
+                .map(|op| {
+                    Ok(match op {
+                        RewriteOp::Set { pointer: p, value } => RewriteStep::Set {
+                            pointer: pointer(p)?,
+                            value: json(value),
+                        },
+                        RewriteOp::Remove { pointer: p } => RewriteStep::Remove {
+                            pointer: pointer(p)?,
+                        },
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+        ),
+        Action::Patch(p) => ActionSpec::Patch(patch(p)),
+        Action::Run(run) => ActionSpec::Run(RunSpec {
+            program: match &run.program {
+                Program::Shell(c) => ProgramSpec::Shell(owned(c)),
+                Program::Exec(argv) => ProgramSpec::Exec(texts(argv)),
+            },
+            cwd: run.cwd.as_deref().map(owned),
+            pass: texts(&run.env.pass),
+            set: run
+                .env
+                .set
+                .iter()
+                .map(|(k, v)| (owned(k), owned(v)))
+                .collect(),
+            timeout_ms: config.timeout(run).as_millis(),
+            payload: config.payload(run),
+            protocol: run.protocol,
+        }),
+    })
+}
+
+fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Located> {
+    let tool_phase = hook.phase.is_tool_phase();
+    let (include, exclude) = if tool_phase {
+        (
+            tool_set(&hook.include_tools, "include_tools", cache)?,
+            tool_set(&hook.exclude_tools, "exclude_tools", cache)?,
+        )
+    } else {
+        (None, None)
+    };
+    let when = hook
+        .when
+        .as_ref()
+        .map(|w| pred(w, cache))
+        .transpose()
+        .map_err(|m| ("/when".to_owned(), m))?;
+    let action = action(config, hook).map_err(|m| (format!("/{}", hook.action().name()), m))?;
+    Ok(Rule {
+        id: owned(&hook.id),
+        phase: hook.phase,
+        enabled: hook.enabled,
+        mode: hook.mode,
+        failure_policy: config.failure_policy(hook),
+        show_in_tui: hook.show_in_tui,
+        include,
+        exclude,
+        when,
+        action,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONFIG: &str = r#"
+version: 1
+hooks:
+  - id: a
+    phase: before_tool
+    include_tools: [bash, "mcp__*"]
+    when: { all: [{ pointer: /command, matches: 'rm\s' }, { pointer: /path, glob: "*.env" }] }
+    block: { reason: no }
+  - id: b
+    phase: before_tool
+    include_tools: ["fs_*", { regex: "web_(get|post)" }]
+    when: { pointer: /command, matches: 'rm\s' }
+    block: { reason: no }
+"#;
+
+    #[test]
+    fn the_lowering_reuses_the_automata_validation_built() {
+        let (config, _, mut cache) = crate::load::checked_for_tests(CONFIG, "h.yaml");
+        // Validation compiled each distinct single pattern once.
+        let validated = cache.builds();
+        assert!(validated >= 5, "{cache:?}");
+        let plan = lower(&config, "h.yaml", &mut cache).expect("lowers");
+        // Only the two-pattern tool group of `b` is new.
+        assert_eq!(cache.builds(), validated + 1);
+        assert_eq!(plan.rules.len(), 2);
+        // A cold lowering builds the four DFAs of the plan: `mcp__*`, the
+        // group of `b`, the `matches` regex shared by both rules, the glob.
+        let mut cold = DfaCache::default();
+        assert_eq!(lower(&config, "h.yaml", &mut cold).expect("lowers"), plan);
+        assert_eq!(cold.builds(), 4);
+    }
+}
