@@ -135,7 +135,8 @@ pub enum Json {
     Object(List<(Text, Json)>),
 }
 
-/// A `when` predicate (DESIGN.md section 3).
+/// A `when` predicate: `all` / `any` / `not` over leaf tests (the README's
+/// *Keys of a hook* lists the leaves and how each one matches).
 #[derive(Debug)]
 pub enum Pred {
     /// All hold (true when empty).
