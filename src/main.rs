@@ -1,6 +1,6 @@
 //! The `agent-hooks` command-line tool.
 //!
-//! Exit codes: 0 ok, 1 findings, 2 usage or I/O error (DESIGN.md section 7).
+//! Exit codes: 0 ok, 1 findings, 2 usage or I/O error.
 
 use std::process::ExitCode;
 

@@ -1,4 +1,4 @@
-//! Issue 5 item 4: dispatching 10,000 events through a 100-rule table
+//! Dispatching 10,000 events through a 100-rule table
 //! compiled by `hooks!`, where the matched actions are declarative or
 //! nothing matches, performs 0 heap allocations.
 //!

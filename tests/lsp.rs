@@ -1,4 +1,4 @@
-//! Editor support checked with a real YAML language server (issue 7).
+//! Editor support (`docs/editors.md`) checked with a real YAML language server.
 //!
 //! Each test starts `yaml-language-server --stdio` (pinned by
 //! `editor/package-lock.json`, installed with `npm ci --prefix editor`), speaks

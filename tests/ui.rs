@@ -1,4 +1,4 @@
-//! Compile-fail and pass cases of `hooks!` (issue 5 item 6), one per error
+//! Compile-fail and pass cases of `hooks!`, one per error
 //! class; each `.stderr` shows the config's `file:line:col` and snippet.
 //!
 //! Regenerate the expected output with `TRYBUILD=overwrite cargo test -p

@@ -111,7 +111,7 @@ pub(crate) fn big_config(n: usize) -> String {
     s
 }
 
-/// Issue 5 item 7: expansion time and generated size of a 1,000-rule config.
+/// Expansion time and generated size of a 1,000-rule config.
 /// Prints the figures (`cargo test -p hooks-macros --release -- --nocapture
 /// expansion`); the assertion only detects a hang. The figure depends on the
 /// optimization of hooks-schema and regex-automata as built here: Cargo's

@@ -1,4 +1,4 @@
-//! Activity events for a UI (DESIGN.md section 3, `show_in_tui`): a hook
+//! Activity events for a UI (the hook key `show_in_tui`): a hook
 //! started, succeeded or failed, with elapsed milliseconds. Emitted only for
 //! hooks with `show_in_tui: true`.
 

@@ -1,5 +1,5 @@
 //! The events an agent loop emits, one variant per canonical phase
-//! (DESIGN.md section 5), and the structured outcome of a tool call.
+//! ([`Phase`]), and the structured outcome of a tool call.
 
 use hooks_schema::{OutcomeKind, Phase};
 use serde::{Deserialize, Serialize};

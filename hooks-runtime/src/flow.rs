@@ -1,4 +1,6 @@
-//! `Flow`: what one hook asks for after seeing an event (DESIGN.md section 5).
+//! `Flow`: what one hook asks for after seeing an event; how a
+//! [`HookStack`](crate::HookStack) folds the flows of several hooks is in the
+//! crate docs and the README's *How several hooks combine*.
 
 use std::fmt;
 

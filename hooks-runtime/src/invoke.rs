@@ -1,5 +1,5 @@
 //! Shell hooks: one invocation is payload → executor → protocol → policy →
-//! record → [`Flow`] (DESIGN.md section 6, issue 4 items 2–7).
+//! record → [`Flow`].
 //!
 //! A [`ShellHook`] is a [`ShellHookSpec`] (what the config says about one
 //! `run` hook) bound to a shared [`ShellRuntime`] (the executor, records

@@ -6,7 +6,7 @@
 //! # Events, flows and stacks
 //!
 //! An agent loop emits a [`StepEvent`] at each phase of a run (the canonical
-//! phases of DESIGN.md section 5, [`StepEventKind`]). Every hook — a Rust
+//! phases of [`hooks_schema::Phase`], [`StepEventKind`]). Every hook — a Rust
 //! [`AgentHook`], a rule of a compiled config, a shell command — answers
 //! with a [`Flow`]. A [`HookStack`] runs hooks in declared order and folds
 //! their flows per event: request patches merge field by field
@@ -119,7 +119,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-// --- events, flow, stack (issue 3) ---
+// --- events, flow, stack ---
 mod context;
 mod driver;
 mod event;
@@ -138,14 +138,14 @@ pub use hook::{AgentHook, FnHook, HookFuture, HookId, OutcomeFuture};
 pub use patch::{History, PatchField, RequestPatch, ToolChoice};
 pub use stack::{Change, Diagnostic, Fold, HookStack, Provenance, ProvenanceList, StackOutcome};
 
-// --- shell executor (issue 4, executor) ---
+// --- shell executor ---
 mod shell;
 pub use shell::{
     BASE_ENV, CancellationToken, Captured, CommandForm, EnvSpec, ExecFailure, ExecOutcome,
     ExecRequest, ExecStatus, Executor, FailureKind, NEVER_INHERITED, PreflightError,
 };
 
-// --- hook invocation: payloads, protocols, policies, records, redaction (issue 4) ---
+// --- hook invocation: payloads, protocols, policies, records, redaction ---
 mod activity;
 mod invoke;
 mod payload;
@@ -171,7 +171,7 @@ pub use redact::{
     MIN_SECRET_LEN, REDACTED, SecretSet, is_credential_name, redact_json, redact_sensitive_text,
 };
 
-// --- dispatch table (issue 5) ---
+// --- dispatch table ---
 pub mod dispatch;
 pub use dispatch::{Dispatcher, LoadError, Table, TableRef};
 

@@ -1,5 +1,6 @@
 //! `RequestPatch`: changes `before_completion` hooks make to a completion
-//! request, and the field-by-field merge rules of DESIGN.md section 5.
+//! request, and the field-by-field merge rules when several hooks patch one
+//! request (the table on [`RequestPatch`]).
 
 use std::borrow::Cow;
 use std::fmt;

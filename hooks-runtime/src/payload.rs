@@ -1,5 +1,5 @@
-//! Building a shell hook's stdin payload from a [`StepEvent`] (DESIGN.md
-//! section 6, issue 4 item 2): the envelope v1 ([`hooks_schema::Payload`])
+//! Building a shell hook's stdin payload from a [`StepEvent`]: the envelope
+//! v1 ([`hooks_schema::Payload`])
 //! or Claude Code's input object, binary data as metadata, affected paths,
 //! modes `full` / `redacted`, and the spill to a payload-ref file over the
 //! stdin cap.

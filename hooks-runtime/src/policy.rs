@@ -1,4 +1,4 @@
-//! Failure policies and audit mode (DESIGN.md section 6, issue 4 item 4).
+//! Failure policies and audit mode.
 //!
 //! A failure policy applies to *failures* only (the named
 //! [`FailureKind`](crate::FailureKind)s); an explicit decision of a hook is

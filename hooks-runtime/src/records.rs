@@ -1,5 +1,5 @@
 //! The session's records file: one JSON line per hook invocation and per
-//! context injection (DESIGN.md section 6, issue 4 item 5).
+//! context injection.
 //!
 //! One [`RecordWriter`] owns the file; clones share it. Each record is
 //! serialized, passed through [`redact_sensitive_text`], and written with a

@@ -1,5 +1,5 @@
 //! Redaction: the one function every record, diagnostic and redacted payload
-//! goes through (DESIGN.md section 6).
+//! goes through.
 //!
 //! [`redact_sensitive_text`] replaces well-known token shapes and declared
 //! secret values with [`REDACTED`]; [`redact_json`] does the same inside a

@@ -1,5 +1,6 @@
 //! `HookStack`: runs hooks in declared order and folds their flows per event
-//! (DESIGN.md section 5); `Fold`, the fold itself, usable without a stack.
+//! (the rules are in the crate docs and the README's *How several hooks
+//! combine*); `Fold`, the fold itself, usable without a stack.
 
 use std::fmt;
 use std::ops::ControlFlow;

@@ -1,4 +1,4 @@
-//! Issue 4: eight shell hooks with a 1 s timeout on an observe-only event,
+//! Eight shell hooks with a 1 s timeout on an observe-only event,
 //! one of which stops itself with SIGSTOP. The batch resolves in time, the
 //! stopped hook is `timed_out` under its `warn` policy, and the other seven
 //! merge normally, in declared order.

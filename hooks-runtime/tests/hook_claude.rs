@@ -1,5 +1,5 @@
 //! `protocol: claude`: Claude Code hook scripts, written the way Claude Code
-//! users write them, run unmodified (issue 4 item 3).
+//! users write them, run unmodified.
 
 #[path = "common/hooks.rs"]
 mod hooks;

@@ -1,6 +1,5 @@
 //! Shell hooks of an observe-only event run concurrently and merge in
-//! declared order; mutating events run their hooks one after another
-//! (issue 4 item 6).
+//! declared order; mutating events run their hooks one after another.
 
 #[path = "common/hooks.rs"]
 mod hooks;

@@ -1,4 +1,4 @@
-//! Failure kinds and failure policies of shell hooks (issue 4 item 4).
+//! Failure kinds and failure policies of shell hooks.
 
 #[path = "common/hooks.rs"]
 mod hooks;

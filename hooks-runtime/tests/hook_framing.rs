@@ -1,4 +1,4 @@
-//! Output framing of shell hooks (issue 4 item 3): two JSON documents, a BOM,
+//! Output framing of shell hooks: two JSON documents, a BOM,
 //! a trailing log line; and a non-ASCII payload round-tripping byte for byte.
 
 #[path = "common/hooks.rs"]

@@ -1,4 +1,4 @@
-//! Payloads over the stdin cap spill to a payload-ref file (issue 4 item 2).
+//! Payloads over the stdin cap spill to a payload-ref file.
 
 #[path = "common/hooks.rs"]
 mod hooks;

@@ -1,4 +1,4 @@
-//! Records, audit mode and activity events (issue 4 items 4 and 5).
+//! Records, audit mode and activity events.
 
 #[path = "common/hooks.rs"]
 mod hooks;

@@ -1,4 +1,4 @@
-//! Secrets never reach records or diagnostics (issue 4 item 5): in the
+//! Secrets never reach records or diagnostics: in the
 //! hook's environment, its command line and its stderr.
 
 #[path = "common/hooks.rs"]

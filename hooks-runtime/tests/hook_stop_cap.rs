@@ -1,5 +1,5 @@
 //! The stop-phase resume cap per turn, with a numeric loop count in the
-//! payload (issue 4 item 7).
+//! payload.
 
 #[path = "common/hooks.rs"]
 mod hooks;

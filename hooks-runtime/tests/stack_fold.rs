@@ -1,5 +1,5 @@
-//! How `HookStack` folds flows per event (DESIGN.md section 5, issue 3
-//! item 3) and what the driver methods return (item 5).
+//! How `HookStack` folds flows per event (the README's *How several hooks
+//! combine*) and what the driver methods return.
 
 #[path = "common/stack.rs"]
 mod stack;

@@ -1,4 +1,4 @@
-//! The `RequestPatch` merge rules of DESIGN.md section 5, one test per row
+//! The `RequestPatch` merge rules (the table in its docs), one test per row
 //! and per conflict case, through `HookStack::fold` and the driver's
 //! `before_completion`.
 

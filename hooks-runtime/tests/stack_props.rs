@@ -1,4 +1,4 @@
-//! Property tests of the fold (issue 3): for random stacks of scripted hooks
+//! Property tests of the fold: for random stacks of scripted hooks
 //! and random nestings, on every event kind,
 //!
 //! - a nested stack gives exactly the flattened stack's result (flows,

@@ -1,4 +1,5 @@
-//! The typed config, language version 1 (DESIGN.md section 3).
+//! The typed config, language version 1 (the README's *Keys of a hook*
+//! summarises it; `examples/hooks.yaml` uses every key).
 //!
 //! # Shape of a hook and "exactly one action"
 //!
@@ -361,7 +362,11 @@ impl Action {
         }
     }
 
-    /// Whether the action is allowed on `phase` (DESIGN.md section 3).
+    /// Whether the action `name` is allowed on `phase`: `block` only on
+    /// `before_tool`, `patch` only on `before_completion`, `rewrite` only on
+    /// the tool phases ([`Phase::is_tool_phase`]), `inject` only on the
+    /// after-phases ([`Phase::is_after_phase`]); `run`, `terminate` and any
+    /// other name on every phase.
     pub const fn allowed_on(name: &str, phase: Phase) -> bool {
         match name.as_bytes() {
             b"block" => matches!(phase, Phase::BeforeTool),
@@ -762,8 +767,9 @@ impl RewriteOp {
     }
 }
 
-/// A change to the completion request, as a `patch` action declares it
-/// (DESIGN.md section 5 gives the merge rules between hooks).
+/// A change to the completion request, as a `patch` action declares it.
+/// Patches of several hooks merge field by field (the README's *How several
+/// hooks combine*).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("minProperties" = 1))]

@@ -39,7 +39,7 @@
 //! assert!(err.first().render(None).starts_with("h.yaml:2:"));
 //! ```
 
-// Matchers compiled once for the `hooks!` macro and the runtime loader (issue 5).
+// Matchers compiled once for the `hooks!` macro and the runtime loader.
 pub mod automata;
 mod check;
 mod config;

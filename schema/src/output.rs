@@ -1,4 +1,4 @@
-//! The native hook stdout output object (DESIGN.md section 6).
+//! The native hook stdout output object.
 //!
 //! A shell hook of protocol `native` may print one JSON object of type
 //! [`HookOutput`] on stdout. Empty stdout, or `{}`, means "no decision"
@@ -96,7 +96,8 @@ impl OutputDecision {
 }
 
 /// Changes a `before_completion` hook makes to the completion request.
-/// Merging with other hooks' patches follows DESIGN.md section 5.
+/// Patches of several hooks merge field by field (the README's *How several
+/// hooks combine*).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputPatch {

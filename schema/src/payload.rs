@@ -1,4 +1,4 @@
-//! The hook stdin payload envelope, version 1 (DESIGN.md section 6).
+//! The hook stdin payload envelope, version 1.
 //!
 //! A shell hook of protocol `native` receives one JSON object of type
 //! [`Payload`] on stdin, followed by `\n`. The generated JSON Schema

@@ -1,4 +1,5 @@
-//! The canonical phases of an agent run (DESIGN.md section 5).
+//! The canonical phases of an agent run (the README's *Phases, and what they
+//! are called elsewhere* maps them to other runtimes' names).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -45,7 +46,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// Every phase, in the order of DESIGN.md section 5.
+    /// Every phase, in declaration order (roughly the order of a run).
     pub const ALL: [Phase; 15] = [
         Phase::RunStart,
         Phase::UserPrompt,

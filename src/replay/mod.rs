@@ -5,8 +5,8 @@
 //!
 //! # Our event format (JSONL)
 //!
-//! One JSON object per line; the `phase` key (a canonical phase, DESIGN.md
-//! section 5) selects the other keys ([`Event`]):
+//! One JSON object per line; the `phase` key (a canonical phase,
+//! [`Phase`](hooks_schema::Phase)) selects the other keys ([`Event`]):
 //!
 //! ```json
 //! {"phase":"run_start"}

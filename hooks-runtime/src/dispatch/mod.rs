@@ -1,5 +1,4 @@
-//! The dispatch table: a compiled hook config that answers events
-//! (DESIGN.md sections 2-6, issue 5).
+//! The dispatch table: a compiled hook config that answers events.
 //!
 //! A [`Table`] holds a config's rules in declared order and, per phase, the
 //! indices of its enabled rules. It is built two ways, into the same type:

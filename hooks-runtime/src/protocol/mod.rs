@@ -1,5 +1,5 @@
 //! Output protocols: how a shell hook's exit code and stdout become a
-//! [`Flow`] (DESIGN.md section 6, issue 4 item 3).
+//! [`Flow`].
 //!
 //! Two protocols share the framing rules of [`frame_json`] and the exit-code
 //! table of [`exit2_flow`]:

@@ -28,7 +28,7 @@ use super::read::{BoundedCapture, drain_into};
 const REAP_LIMIT: Duration = Duration::from_secs(5);
 
 /// Runs commands for hooks and for an agent's own bash tool: one safety path
-/// for both (DESIGN.md section 6).
+/// for both.
 ///
 /// Every child:
 /// - runs in the canonical cwd, which must lie inside the workspace root;

@@ -1,4 +1,4 @@
-//! The shared shell executor (DESIGN.md section 6, issue 4 item 1).
+//! The shared shell executor.
 //!
 //! [`Executor::run`] runs one [`ExecRequest`] — shell form (`/bin/sh -c`) or
 //! exec form (argv, no shell) — inside the workspace root, with an allowlisted

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// The named failure kinds of the shared shell runtime (DESIGN.md section 6).
+/// The named failure kinds of the shared shell runtime.
 ///
 /// This is the one list of failure kinds for the whole runtime: the executor
 /// produces [`SpawnFailed`](Self::SpawnFailed), [`Signalled`](Self::Signalled),
@@ -44,7 +44,8 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// All kinds, in the order DESIGN.md section 6 lists them.
+    /// All kinds, in declaration order (the order the README's *Shell hooks*
+    /// lists them).
     pub const ALL: [FailureKind; 7] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,

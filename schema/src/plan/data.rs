@@ -226,7 +226,8 @@ pub enum Json {
     Object(List<(Text, Json)>),
 }
 
-/// A `when` predicate (the README's *Keys of a hook*).
+/// A `when` predicate: `all` / `any` / `not` over leaf tests (the README's
+/// *Keys of a hook* lists the leaves and how each one matches).
 #[derive(Debug, PartialEq)]
 pub enum Pred {
     /// All hold (true when empty).
