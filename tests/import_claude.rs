@@ -563,7 +563,7 @@ fn timeouts_in_seconds_become_durations() {
         .map(|h| run_of(h).timeout.expect("written out").as_millis())
         .collect();
     assert_eq!(millis, [30_000, 60_000, 600_000, 1_500]);
-    assert!(import.to_yaml().contains("timeout: \"30s\""));
+    assert!(import.to_yaml().contains("timeout: 30s"));
     let messages: Vec<&str> = import.warnings.iter().map(|w| w.message.as_str()).collect();
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert!(messages[0].contains("345600 s is longer than agent-hooks' maximum"));
