@@ -1132,3 +1132,21 @@ fn imports_match_the_expected_outputs() {
         "outputs differ from tests/fixtures/claude/expected/ (rerun with UPDATE_EXPECTED=1 and review): {stale:?}"
     );
 }
+
+#[test]
+fn ignored_keys_are_reported_in_file_order() {
+    // serde_json's maps are sorted; the warnings follow the file instead.
+    let text = settings(
+        r#"{"Stop": [{"zone": 1, "hooks": [
+            {"type": "command", "command": "a", "zeta": 1, "blocking": true, "alpha": 2}
+        ], "colour": "red"}]}"#,
+    );
+    let import = import_str(&text, "order.json").expect("imports");
+    let keys: Vec<&str> = import
+        .warnings
+        .iter()
+        .filter_map(|w| w.message.strip_prefix("ignored key `"))
+        .filter_map(|m| m.split('`').next())
+        .collect();
+    assert_eq!(keys, ["zone", "colour", "zeta", "blocking", "alpha"]);
+}

@@ -11,7 +11,15 @@
 //!
 //! Output: one agent-hooks hook per (event, matcher group, command hook), in
 //! file order, which [`hooks_schema::load_str`] accepts. [`import_str`] does
-//! the conversion; [`Import::to_yaml`] / [`Import::to_json`] render it.
+//! the conversion; [`Import::to_yaml`] / [`Import::to_json`] render it. The
+//! YAML opens with a comment naming the source and the choices below, and
+//! puts each hook under a comment naming the matcher group it came from
+//! (``# hooks.PreToolUse[0] `Bash` hook 1 of 2 (event at line 3)``);
+//! multi-line commands are literal blocks (`|`), strings are quoted only
+//! where YAML needs it.
+//!
+//! Warnings name the event and the entry (`hooks.PreToolUse[0].hooks[1]`),
+//! the line of the key or entry they are about, and the reason.
 //!
 //! # Mapping
 //!
