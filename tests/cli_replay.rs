@@ -1,6 +1,7 @@
-//! `agent-hooks replay`: real Claude Code transcripts through the reference
-//! config and through imported configs, and exact counts on a crafted
-//! session.
+//! `agent-hooks replay`: Claude Code transcripts (the project's own in
+//! `tests/fixtures/transcripts/`, and the real ones in `../shared/real/`
+//! when present) through the reference config and through imported
+//! configs, and exact counts on crafted sessions.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -34,30 +35,104 @@ fn replay_json(config: &str, inputs: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("replay prints JSON")
 }
 
-fn transcripts() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/real/transcripts"))
-        .expect("fixture")
-        .map(|e| e.expect("fixture").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+/// The project's own Claude Code transcripts (`tests/fixtures/transcripts/`).
+const OWN_TRANSCRIPTS: [&str; 2] = [
+    "tests/fixtures/transcripts/agent-sidechain.jsonl",
+    "tests/fixtures/transcripts/session.jsonl",
+];
+
+/// `../shared/real/<sub>/`, the shared real-world inputs, if present;
+/// otherwise a note on stderr naming the missing directory.
+fn shared_real(sub: &str) -> Option<PathBuf> {
+    let dir = root().join("../shared/real").join(sub);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped the real inputs: {} does not exist (the shared real-world inputs sit beside the clone)",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("a readable directory")
+        .map(|e| e.expect("a readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 5, "the five shared transcripts are fixtures");
     files
 }
 
-fn imported_configs() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/fixtures/real/expected"))
-        .expect("fixture")
-        .map(|e| e.expect("fixture").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    files.sort();
-    assert!(!files.is_empty());
+/// The real transcripts (none without the shared inputs).
+fn real_transcripts() -> Vec<PathBuf> {
+    let Some(dir) = shared_real("transcripts") else {
+        return Vec::new();
+    };
+    let files = files_with(&dir, "jsonl");
+    assert_eq!(files.len(), 5, "the five shared transcripts");
     files
+}
+
+/// The own transcripts, then the real ones.
+fn transcripts() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = OWN_TRANSCRIPTS.iter().map(|t| root().join(t)).collect();
+    files.extend(real_transcripts());
+    files
+}
+
+/// Imports `settings` with `agent-hooks import claude -o` into `dir`;
+/// `None` when the importer refuses it.
+fn import_into(dir: &Path, settings: &Path) -> Option<PathBuf> {
+    let stem = settings
+        .strip_prefix(root())
+        .unwrap_or(settings)
+        .display()
+        .to_string()
+        .replace(['/', '.'], "_");
+    let out = dir.join(format!("{stem}.yaml"));
+    let status = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(root())
+        .args(["import", "claude"])
+        .arg(settings)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run agent-hooks import")
+        .status;
+    match status.code() {
+        Some(0) => Some(out),
+        Some(1) => None,
+        other => panic!("import claude {}: exit {other:?}", settings.display()),
+    }
+}
+
+/// Configs imported from the own settings fixtures and, when present, the
+/// real settings files.
+fn imported_configs(dir: &Path) -> Vec<PathBuf> {
+    let mut settings: Vec<PathBuf> = [
+        "tests/fixtures/claude/commented-settings.json",
+        "tests/fixtures/claude/mcp-and-sessions.json",
+        "tests/fixtures/claude/plugin/hooks/hooks.json",
+    ]
+    .iter()
+    .map(|s| root().join(s))
+    .collect();
+    if let Some(real) = shared_real("claude-settings") {
+        settings.extend(files_with(&real, "json"));
+    }
+    let configs: Vec<PathBuf> = settings
+        .iter()
+        .filter_map(|s| import_into(dir, s))
+        .collect();
+    assert!(configs.len() >= 3);
+    configs
 }
 
 /// Counts, straight from the transcript's JSON, the `tool_use` items of
-/// assistant records, those named `name`, and the prompts.
+/// assistant records and those named `name`.
 fn count_claude(path: &Path, name: &str) -> (u64, u64) {
     let text = std::fs::read_to_string(path).expect("fixture");
     let (mut all, mut named) = (0, 0);
@@ -78,17 +153,14 @@ fn count_claude(path: &Path, name: &str) -> (u64, u64) {
     (all, named)
 }
 
-fn rel(p: &Path) -> String {
-    p.strip_prefix(root())
-        .expect("fixture")
-        .display()
-        .to_string()
+fn display(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
 }
 
 #[test]
 fn every_transcript_replays_through_the_reference_config() {
     for t in transcripts() {
-        let t = rel(&t);
+        let t = display(&t);
         let s = replay_json("examples/hooks.yaml", &[&t]);
         let (tool_uses, _) = count_claude(&root().join(&t), "");
         assert!(s["events"].as_u64().unwrap() > 0, "{t}: {s}");
@@ -109,14 +181,65 @@ fn every_transcript_replays_through_the_reference_config() {
 }
 
 #[test]
+fn own_transcripts_replay_to_exact_counts() {
+    // session.jsonl: 2 prompts (2 `isMeta` user records are not prompts),
+    // 8 tool calls (Bash 3, Read, Glob, Edit 2, Task) and their 8 results,
+    // 2 of them errors; 12 records carry no event (progress, system,
+    // summary, queue-operation, file-history-snapshot, text-only replies).
+    // agent-sidechain.jsonl (`isSidechain: true`): 1 prompt, 4 tool calls
+    // (Bash 3, Read) and results, 1 error.
+    for (t, prompts, calls, records, skipped) in [
+        ("tests/fixtures/transcripts/session.jsonl", 2, 8, 28, 12),
+        (
+            "tests/fixtures/transcripts/agent-sidechain.jsonl",
+            1,
+            4,
+            11,
+            4,
+        ),
+    ] {
+        let s = replay_json("examples/hooks.yaml", &[t]);
+        assert_eq!(s["by_phase"]["user_prompt"], prompts, "{t}: {s}");
+        assert_eq!(s["by_phase"]["before_tool"], calls, "{t}: {s}");
+        assert_eq!(s["by_phase"]["after_tool"], calls, "{t}: {s}");
+        assert_eq!(s["events"], prompts + 2 * calls, "{t}: {s}");
+        assert_eq!(s["files"][0]["claude_records"], records, "{t}: {s}");
+        assert_eq!(s["files"][0]["skipped"], skipped, "{t}: {s}");
+        assert_eq!(s["warnings"], 0, "{t}: {s}");
+    }
+}
+
+#[test]
+fn tool_results_with_is_error_reach_only_the_failure_hooks() {
+    // The plugin fixture's `PostToolUse` `*` hook runs after successes and
+    // its `PostToolUseFailure` hook after failures.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = import_into(
+        dir.path(),
+        &root().join("tests/fixtures/claude/plugin/hooks/hooks.json"),
+    )
+    .expect("the plugin fixture imports");
+    let config = config.display().to_string();
+    for (t, errors, calls) in [
+        ("tests/fixtures/transcripts/session.jsonl", 2, 8),
+        ("tests/fixtures/transcripts/agent-sidechain.jsonl", 1, 4),
+    ] {
+        let s = replay_json(&config, &[t]);
+        assert_eq!(s["by_hook"]["post-tool-use-failure-1"], errors, "{t}: {s}");
+        assert_eq!(s["by_hook"]["post-tool-use-1"], calls - errors, "{t}: {s}");
+    }
+}
+
+#[test]
 fn every_transcript_replays_through_every_imported_config() {
-    let inputs: Vec<String> = transcripts().iter().map(|p| rel(p)).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inputs: Vec<String> = transcripts().iter().map(|p| display(p)).collect();
     let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
     let total_tool_uses: u64 = transcripts().iter().map(|t| count_claude(t, "").0).sum();
-    for config in imported_configs() {
-        let config = rel(&config);
+    for config in imported_configs(dir.path()) {
+        let config = config.display().to_string();
         let s = replay_json(&config, &inputs);
-        assert_eq!(s["files"].as_array().unwrap().len(), 5);
+        assert_eq!(s["files"].as_array().unwrap().len(), inputs.len());
         assert!(s["events"].as_u64().unwrap() > 0, "{config}");
         assert_eq!(s["by_phase"]["before_tool"], total_tool_uses, "{config}");
         assert_eq!(s["failures"], 0, "{config}: {s}");
@@ -127,21 +250,39 @@ fn every_transcript_replays_through_every_imported_config() {
 }
 
 #[test]
-fn an_imported_bash_matcher_fires_once_per_bash_call_of_a_real_transcript() {
-    // oven-sh/bun's settings guard `Bash` in PreToolUse and format after
-    // `Write|Edit|MultiEdit` in PostToolUse.
-    let config = "tests/fixtures/real/expected/oven-sh__bun__settings.yaml";
+fn an_imported_bash_matcher_fires_once_per_bash_call() {
+    // The commented settings fixture guards `Bash` in PreToolUse.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let own = import_into(
+        dir.path(),
+        &root().join("tests/fixtures/claude/commented-settings.json"),
+    )
+    .expect("imports");
     for t in transcripts() {
         let (_, bash) = count_claude(&t, "Bash");
-        let s = replay_json(config, &[&rel(&t)]);
+        let s = replay_json(&own.display().to_string(), &[&display(&t)]);
         let fired = s["by_hook"]["pre-tool-use-bash-1"].as_u64().unwrap_or(0);
         assert_eq!(fired, bash, "{}", t.display());
     }
+    let s = replay_json(&own.display().to_string(), &[OWN_TRANSCRIPTS[1]]);
+    assert_eq!(s["by_hook"]["pre-tool-use-bash-1"], 3);
+
+    // oven-sh/bun's settings guard `Bash` in PreToolUse.
+    let (Some(settings), Some(transcripts)) =
+        (shared_real("claude-settings"), shared_real("transcripts"))
+    else {
+        return;
+    };
+    let bun = import_into(dir.path(), &settings.join("oven-sh__bun__settings.json"))
+        .expect("imports")
+        .display()
+        .to_string();
     let s = replay_json(
-        config,
-        &[
-            "tests/fixtures/real/transcripts/DRMacIver__claude-reliability__python-to-rust-port.jsonl",
-        ],
+        &bun,
+        &[&transcripts
+            .join("DRMacIver__claude-reliability__python-to-rust-port.jsonl")
+            .display()
+            .to_string()],
     );
     assert_eq!(s["by_hook"]["pre-tool-use-bash-1"], 16);
 }

@@ -1,0 +1,256 @@
+//! Rendering a conversion: typed views of the config serialized by
+//! `serde-saphyr` (YAML, with the origins as comments) or `serde_json`.
+
+use serde::Serialize;
+use serde_saphyr::{
+    CommentPosition, Commented, FlowMap, FlowSeq, LitString, SpaceAfter, ser_options,
+};
+
+use super::Import;
+
+/// A tool-name pattern of a converted hook.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub(super) enum Pattern {
+    /// An exact tool name.
+    Name(String),
+    /// An anchored regex: `{regex: ...}`.
+    Regex {
+        /// The regex (Rust `regex` syntax).
+        regex: String,
+    },
+}
+
+/// A converted hook's `when` (the subset of the predicate language the
+/// importer writes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub(super) enum When {
+    /// `{outcome: KIND}`.
+    Outcome {
+        /// The outcome kind (`success`, `timeout`, ...).
+        outcome: &'static str,
+    },
+    /// `{pointer: P, matches: REGEX}`.
+    Matches {
+        /// The JSON pointer into the tool arguments.
+        pointer: &'static str,
+        /// The regex searched in the string there.
+        matches: String,
+    },
+    /// `{any: [...]}`.
+    Any {
+        /// The alternatives.
+        any: Vec<When>,
+    },
+    /// `{all: [...]}`.
+    All {
+        /// The conditions.
+        all: Vec<When>,
+    },
+}
+
+/// What a converted hook runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Program {
+    /// `command:` (shell form, `sh -c`).
+    Shell(String),
+    /// `argv:` (exec form).
+    Exec(Vec<String>),
+}
+
+/// One converted hook.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Converted {
+    pub(super) id: String,
+    /// Where it came from (`hooks.PreToolUse[0] `Bash` hook 1 of 2 ...`),
+    /// written as a comment above the hook.
+    pub(super) origin: String,
+    pub(super) description: Option<String>,
+    pub(super) phase: &'static str,
+    pub(super) include_tools: Vec<Pattern>,
+    pub(super) when: Option<When>,
+    pub(super) program: Program,
+    pub(super) env_pass: Vec<String>,
+    pub(super) timeout: String,
+    pub(super) audit: bool,
+}
+
+/// The config, as the config language spells it.
+#[derive(Serialize)]
+struct ConfigView<H> {
+    version: u32,
+    hooks: Vec<H>,
+}
+
+/// One hook, keys in the order a reader expects.
+#[derive(Serialize)]
+struct HookView<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<Text>,
+    phase: &'static str,
+    #[serde(skip_serializing_if = "no_items")]
+    include_tools: FlowSeq<&'a [Pattern]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    when: Option<FlowMap<&'a When>>,
+    run: RunView<'a>,
+    failure_policy: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct RunView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    command: Option<Text>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    argv: Option<Vec<Text>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env: Option<FlowMap<EnvView<'a>>>,
+    timeout: &'a str,
+    protocol: &'static str,
+}
+
+#[derive(Serialize)]
+struct EnvView<'a> {
+    pass: FlowSeq<&'a [String]>,
+}
+
+/// A string: a literal block (`|`) in YAML when it spans lines, so a
+/// multi-line script reads as written.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Text {
+    Line(String),
+    Block(LitString),
+}
+
+impl Text {
+    fn new(text: &str) -> Text {
+        if text.contains('\n') {
+            Text::Block(LitString(text.to_owned()))
+        } else {
+            Text::Line(text.to_owned())
+        }
+    }
+}
+
+fn no_items<T>(seq: &FlowSeq<&[T]>) -> bool {
+    seq.0.is_empty()
+}
+
+impl Converted {
+    fn view(&self) -> HookView<'_> {
+        let (command, argv) = match &self.program {
+            Program::Shell(c) => (Some(Text::new(c)), None),
+            Program::Exec(argv) => (None, Some(argv.iter().map(|a| Text::new(a)).collect())),
+        };
+        HookView {
+            id: &self.id,
+            description: self.description.as_deref().map(Text::new),
+            phase: self.phase,
+            include_tools: FlowSeq(&self.include_tools),
+            when: self.when.as_ref().map(FlowMap),
+            run: RunView {
+                command,
+                argv,
+                env: (!self.env_pass.is_empty()).then(|| {
+                    FlowMap(EnvView {
+                        pass: FlowSeq(&self.env_pass),
+                    })
+                }),
+                timeout: &self.timeout,
+                protocol: "claude",
+            },
+            // Claude Code's non-blocking error (see the module docs).
+            failure_policy: "warn",
+            mode: self.audit.then_some("audit"),
+        }
+    }
+}
+
+/// The notes above the config, one comment line each.
+const HEADER: [&str; 9] = [
+    "- `protocol: claude`: each script reads Claude Code's stdin JSON and answers",
+    "  as it did there (exit 2, `decision`, `hookSpecificOutput`, ...).",
+    "- `timeout`: Claude Code's, in seconds (60 s where it set none).",
+    "- `failure_policy: warn`: a crash, a timeout or an exit code other than 0",
+    "  and 2 is a non-blocking error in Claude Code.",
+    "- Tool names are Claude Code's (`Bash`, `Edit`, ...): rename them in",
+    "  `include_tools` if your agent's tools are called differently.",
+    "- Each hook's comment names the matcher group it came from.",
+    "- Check it with `agent-hooks check FILE`.",
+];
+
+/// A document with comment lines above it: one `Commented` layer per line.
+enum Annotated<T> {
+    Doc(T),
+    Line(Commented<Box<Annotated<T>>>),
+}
+
+impl<T: Serialize> Serialize for Annotated<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Annotated::Doc(doc) => doc.serialize(s),
+            Annotated::Line(line) => line.serialize(s),
+        }
+    }
+}
+
+impl Import {
+    /// The config as commented YAML (config language version 1): a header
+    /// naming the source, then each hook under a comment naming where it
+    /// came from. Multi-line commands are literal blocks (`|`); everything
+    /// else is quoted only where YAML needs it.
+    pub fn to_yaml(&self) -> String {
+        let hooks: Vec<_> = self
+            .hooks
+            .iter()
+            .map(|h| SpaceAfter(Commented(h.view(), h.origin.clone())))
+            .collect();
+        let first = format!(
+            "Imported by `agent-hooks import claude` from Claude Code hooks in `{}`.",
+            self.source_name
+        );
+        let mut doc = Annotated::Doc(ConfigView { version: 1, hooks });
+        for line in std::iter::once(first.as_str()).chain(HEADER).rev() {
+            doc = Annotated::Line(Commented(Box::new(doc), line.to_owned()));
+        }
+        let options =
+            ser_options! { comment_position: CommentPosition::Above, prefer_block_scalars: false };
+        // A tree of strings, maps and lists always serializes.
+        serde_saphyr::to_string_with_options(&doc, options).unwrap_or_default()
+    }
+
+    /// The config as pretty-printed JSON (which YAML loaders, including
+    /// [`hooks_schema::load_str`], accept as well). JSON has no comments: the
+    /// origin of each hook is lost.
+    pub fn to_json(&self) -> String {
+        let hooks: Vec<HookView<'_>> = self.hooks.iter().map(Converted::view).collect();
+        // A tree of strings, maps and lists always serializes.
+        let json =
+            serde_json::to_string_pretty(&ConfigView { version: 1, hooks }).unwrap_or_default();
+        // serde_json leaves DEL, C1 controls, U+2028 ... raw; YAML loaders
+        // reject them, so escape them (they only occur inside strings).
+        let mut out = String::with_capacity(json.len());
+        for c in json.chars() {
+            if printable(c) || c == '\n' {
+                out.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// YAML 1.2 `c-printable`, minus the line and byte-order marks a reader may
+/// treat specially.
+fn printable(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+        && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+}

@@ -1,0 +1,660 @@
+//! The mapping itself: Claude Code events, matcher groups and command hooks
+//! → converted hooks and warnings (the rules are in the [module docs](super)).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::emit::{Converted, Pattern, Program, When};
+use super::env::referenced_env;
+use super::matcher::{ToolMatch, convert_matcher};
+use super::read::SourceLines;
+use super::{CLAUDE_DEFAULT_TIMEOUT_SECS, Warning};
+
+/// The longest timeout agent-hooks accepts, in milliseconds (10 minutes).
+const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// How a Claude Code event maps.
+enum EventKind {
+    /// A tool event: phase and the outcome filter.
+    Tool(&'static str, Option<When>),
+    /// An event without a matcher.
+    Plain(&'static str),
+    SessionStart,
+    SessionEnd,
+    /// No equivalent: the reason.
+    Unmapped(&'static str),
+    Unknown,
+}
+
+fn event_kind(name: &str) -> EventKind {
+    match name {
+        "PreToolUse" => EventKind::Tool("before_tool", None),
+        "PostToolUse" => EventKind::Tool("after_tool", Some(When::Outcome { outcome: "success" })),
+        "PostToolUseFailure" => EventKind::Tool(
+            "after_tool",
+            Some(When::Any {
+                any: ["timeout", "not_found", "error"]
+                    .map(|outcome| When::Outcome { outcome })
+                    .to_vec(),
+            }),
+        ),
+        "UserPromptSubmit" => EventKind::Plain("user_prompt"),
+        "Stop" => EventKind::Plain("stop"),
+        "SessionStart" => EventKind::SessionStart,
+        "SessionEnd" => EventKind::SessionEnd,
+        "Notification" => EventKind::Unmapped(
+            "agent-hooks has no notification events (permission prompts, idle alerts)",
+        ),
+        "PreCompact" | "PostCompact" => {
+            EventKind::Unmapped("agent-hooks does not compact the conversation")
+        }
+        "SubagentStart" | "SubagentStop" | "TeammateIdle" | "TaskCreated" | "TaskCompleted" => {
+            EventKind::Unmapped("agent-hooks has no subagent or task events")
+        }
+        "PermissionRequest" | "PermissionDenied" => EventKind::Unmapped(
+            "agent-hooks has no permission dialog; gate tool calls with `before_tool` hooks instead",
+        ),
+        "Setup"
+        | "StopFailure"
+        | "UserPromptExpansion"
+        | "PostToolBatch"
+        | "ConfigChange"
+        | "InstructionsLoaded"
+        | "CwdChanged"
+        | "FileChanged"
+        | "DirectoryAdded"
+        | "WorktreeCreate"
+        | "WorktreeRemove"
+        | "Elicitation"
+        | "ElicitationResult"
+        | "PreModelSwitch"
+        | "PostModelSwitch"
+        | "MessageDisplay" => EventKind::Unmapped("agent-hooks has no equivalent phase"),
+        _ => EventKind::Unknown,
+    }
+}
+
+/// Claude Code event names, to recognise a hooks map written at the top level.
+pub(super) fn is_known_event(name: &str) -> bool {
+    !matches!(event_kind(name), EventKind::Unknown)
+}
+
+/// A conversion in progress: what converted and what did not, in file order.
+pub(super) struct Converter {
+    lines: SourceLines,
+    pub(super) hooks: Vec<Converted>,
+    pub(super) warnings: Vec<Warning>,
+    counters: BTreeMap<String, usize>,
+    plugin_root_users: usize,
+}
+
+impl Converter {
+    /// Converts every event of `hooks` (the top-level `hooks` object), in
+    /// file order; `lines` locates the warnings.
+    pub(super) fn run(lines: SourceLines, hooks: &Map<String, Value>) -> Converter {
+        let mut converter = Converter {
+            lines,
+            hooks: Vec::new(),
+            warnings: Vec::new(),
+            counters: BTreeMap::new(),
+            plugin_root_users: 0,
+        };
+        for name in converter.lines.keys("hooks", hooks) {
+            if let Some(groups) = hooks.get(name) {
+                converter.event(name, groups);
+            }
+        }
+        if converter.plugin_root_users > 0 {
+            converter.warnings.push(Warning {
+                line: None,
+                path: "hooks".to_owned(),
+                message: format!(
+                    "{} hook(s) use `CLAUDE_PLUGIN_ROOT`, which Claude Code sets to the plugin's directory; agent-hooks passes it through from the agent's environment (`env.pass`), so export it there",
+                    converter.plugin_root_users
+                ),
+            });
+        }
+        converter
+    }
+
+    /// Records a warning about the entry at `path` (`hooks.Stop[0].hooks[1]`)
+    /// or, with `key`, about that key of the entry; it is located on the key
+    /// when the key is in the input, else on the entry.
+    fn warn(&mut self, path: &str, key: Option<&str>, message: String) {
+        let line = key
+            .and_then(|k| self.lines.get(&format!("{path}.{k}")))
+            .or_else(|| self.lines.get(path));
+        self.warnings.push(Warning {
+            line,
+            path: path.to_owned(),
+            message,
+        });
+    }
+
+    fn event(&mut self, name: &str, groups: &Value) {
+        let path = format!("hooks.{name}");
+        let line = self.lines.get(&path);
+        if name.starts_with("//") && groups.is_string() {
+            return; // a `"// ..."` pseudo-comment
+        }
+        let kind = event_kind(name);
+        let Value::Array(groups) = groups else {
+            self.warn(
+                &path,
+                None,
+                format!(
+                    "skipped: expected a list of matcher groups, found {}",
+                    type_name(groups)
+                ),
+            );
+            return;
+        };
+        let count: usize = groups
+            .iter()
+            .map(|g| g.get("hooks").and_then(Value::as_array).map_or(0, Vec::len))
+            .sum();
+        match kind {
+            EventKind::Unknown => {
+                self.warn(
+                    &path,
+                    None,
+                    format!(
+                        "skipped {count} hook(s): `{name}` is not a Claude Code hook event agent-hooks knows"
+                    ),
+                );
+                return;
+            }
+            EventKind::Unmapped(reason) => {
+                self.warn(
+                    &path,
+                    None,
+                    format!("skipped {count} hook(s) on `{name}`: {reason}"),
+                );
+                return;
+            }
+            _ => {}
+        }
+        for (g, group) in groups.iter().enumerate() {
+            self.group(name, &kind, group, &format!("{path}[{g}]"), line);
+        }
+    }
+
+    fn group(
+        &mut self,
+        event: &str,
+        kind: &EventKind,
+        group: &Value,
+        path: &str,
+        line: Option<usize>,
+    ) {
+        let Value::Object(group) = group else {
+            self.warn(
+                path,
+                None,
+                format!(
+                    "skipped: expected a matcher group object, found {}",
+                    type_name(group)
+                ),
+            );
+            return;
+        };
+        let Some(Value::Array(hooks)) = group.get("hooks") else {
+            self.warn(
+                path,
+                Some("hooks"),
+                "skipped: the matcher group has no `hooks` list".to_owned(),
+            );
+            return;
+        };
+        let matcher = match group.get("matcher") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(m)) => m.clone(),
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("matcher"),
+                    format!(
+                        "skipped {} hook(s): `matcher` must be a string, found {}",
+                        hooks.len(),
+                        type_name(other)
+                    ),
+                );
+                return;
+            }
+        };
+        let (phase, tools, outcome, slug) = match kind {
+            EventKind::Tool(phase, outcome) => match convert_matcher(&matcher) {
+                ToolMatch::Never(reason) | ToolMatch::Unsupported(reason) => {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!("skipped {} hook(s): {reason}", hooks.len()),
+                    );
+                    return;
+                }
+                m => (*phase, m, outcome.clone(), slug(&matcher)),
+            },
+            EventKind::Plain(phase) => {
+                if !matches!(convert_matcher(&matcher), ToolMatch::All) {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!(
+                            "matcher `{matcher}` ignored: Claude Code does not filter `{event}` hooks by matcher"
+                        ),
+                    );
+                }
+                (*phase, ToolMatch::All, None, String::new())
+            }
+            EventKind::SessionStart => {
+                let sources = convert_matcher(&matcher);
+                if !sources.matches("startup") {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!(
+                            "skipped {} hook(s): `SessionStart` matcher `{matcher}` does not accept the `startup` source, the only one agent-hooks has (`run_start`); sessions are never resumed, cleared or compacted here",
+                            hooks.len()
+                        ),
+                    );
+                    return;
+                }
+                let others: Vec<&str> = ["resume", "clear", "compact"]
+                    .into_iter()
+                    .filter(|s| sources.matches(s))
+                    .collect();
+                if !others.is_empty() && !matches!(sources, ToolMatch::All) {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!(
+                            "`SessionStart` sources {} have no equivalent: the hooks run at `run_start` only",
+                            others.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+                        ),
+                    );
+                }
+                ("run_start", ToolMatch::All, None, String::new())
+            }
+            EventKind::SessionEnd => {
+                if !matches!(convert_matcher(&matcher), ToolMatch::All) {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!(
+                            "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which `run_end` does not carry",
+                            hooks.len()
+                        ),
+                    );
+                    return;
+                }
+                ("run_end", ToolMatch::All, None, String::new())
+            }
+            EventKind::Unmapped(_) | EventKind::Unknown => return,
+        };
+        let description = group
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        for key in self.lines.keys(path, group) {
+            if !matches!(key, "matcher" | "hooks" | "description" | "id") && !key.starts_with("//")
+            {
+                self.warn(
+                    path,
+                    Some(key),
+                    format!("ignored key `{key}`: not part of Claude Code's matcher group"),
+                );
+            }
+        }
+        let base = if slug.is_empty() {
+            kebab(event)
+        } else {
+            format!("{}-{slug}", kebab(event))
+        };
+        for (h, hook) in hooks.iter().enumerate() {
+            let hook_path = format!("{path}.hooks[{h}]");
+            let mut origin = if matcher.is_empty() {
+                format!("{path} hook {} of {}", h + 1, hooks.len())
+            } else {
+                format!("{path} `{matcher}` hook {} of {}", h + 1, hooks.len())
+            };
+            if let Some(line) = line {
+                origin.push_str(&format!(" (event at line {line})"));
+            }
+            let ctx = HookCtx {
+                base: &base,
+                phase,
+                tools: &tools,
+                outcome: outcome.as_ref(),
+                description: description.as_deref(),
+                origin,
+            };
+            self.hook(hook, &hook_path, &ctx);
+        }
+    }
+
+    fn hook(&mut self, hook: &Value, path: &str, ctx: &HookCtx<'_>) {
+        let Value::Object(hook) = hook else {
+            self.warn(
+                path,
+                None,
+                format!("skipped: expected a hook object, found {}", type_name(hook)),
+            );
+            return;
+        };
+        match hook.get("type").and_then(Value::as_str) {
+            Some("command") => {}
+            Some(t @ ("prompt" | "agent")) => {
+                self.warn(
+                    path,
+                    Some("type"),
+                    format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; only `command` hooks convert"),
+                );
+                return;
+            }
+            Some(t) => {
+                self.warn(
+                    path,
+                    Some("type"),
+                    format!("skipped: `type: \"{t}\"` hooks have no equivalent; only `command` hooks convert"),
+                );
+                return;
+            }
+            None => {
+                self.warn(
+                    path,
+                    None,
+                    "skipped: the hook has no `type` (Claude Code requires one, e.g. `\"type\": \"command\"`)".to_owned(),
+                );
+                return;
+            }
+        }
+        let command = match hook.get("command").and_then(Value::as_str) {
+            Some(c) if !c.trim().is_empty() => c.to_owned(),
+            _ => {
+                self.warn(
+                    path,
+                    Some("command"),
+                    "skipped: the command hook has no `command`".to_owned(),
+                );
+                return;
+            }
+        };
+        let program = match hook.get("shell").and_then(Value::as_str) {
+            None | Some("sh") => Program::Shell(command.clone()),
+            Some("bash") => {
+                Program::Exec(vec!["bash".to_owned(), "-c".to_owned(), command.clone()])
+            }
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("shell"),
+                    format!(
+                        "skipped: `shell: \"{other}\"` is not supported, expected `sh` or `bash`"
+                    ),
+                );
+                return;
+            }
+        };
+        let Some(timeout) = self.timeout(hook.get("timeout"), path) else {
+            return;
+        };
+        let mut tools = ctx.tools.clone();
+        let mut when_parts: Vec<When> = ctx.outcome.cloned().into_iter().collect();
+        if let Some(rule) = hook.get("if") {
+            let Some((tool, predicate)) = rule.as_str().and_then(if_rule) else {
+                self.warn(
+                    path,
+                    Some("if"),
+                    format!(
+                        "skipped: `if` filter {rule} has no equivalent (only `Bash(PREFIX:*)` converts); running the hook without it would fire it more often"
+                    ),
+                );
+                return;
+            };
+            if !tools.matches(&tool) {
+                self.warn(
+                    path,
+                    Some("if"),
+                    format!("skipped: `if` filter {rule} names a tool the group's matcher excludes, so the hook never runs"),
+                );
+                return;
+            }
+            tools = ToolMatch::Names(vec![tool]);
+            when_parts.push(predicate);
+        }
+        let is_async = hook.get("async").and_then(Value::as_bool) == Some(true);
+        if is_async {
+            self.warn(
+                path,
+                Some("async"),
+                "`async: true`: agent-hooks has no background hooks; the hook runs in order with `mode: audit`, so, as in Claude Code, its decisions do not affect the run".to_owned(),
+            );
+        }
+        if hook.get("asyncRewake").and_then(Value::as_bool) == Some(true) {
+            self.warn(
+                path,
+                Some("asyncRewake"),
+                "`asyncRewake: true`: agent-hooks has no background hooks; the hook runs in order, so its findings reach the model at once instead of re-waking it".to_owned(),
+            );
+        }
+        for key in self.lines.keys(path, hook) {
+            let known = matches!(
+                key,
+                "type"
+                    | "command"
+                    | "timeout"
+                    | "shell"
+                    | "if"
+                    | "async"
+                    | "asyncRewake"
+                    | "rewakeMessage"
+                    | "rewakeSummary"
+                    | "statusMessage"
+            );
+            if !known && !key.starts_with("//") {
+                self.warn(
+                    path,
+                    Some(key),
+                    format!("ignored key `{key}`: agent-hooks has no equivalent"),
+                );
+            }
+        }
+        let env_pass = referenced_env(&command);
+        if env_pass.iter().any(|n| n == "CLAUDE_PLUGIN_ROOT") {
+            self.plugin_root_users += 1;
+        }
+        let description = ctx.description.map(str::to_owned).or_else(|| {
+            hook.get("statusMessage")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+        let counter = self.counters.entry(ctx.base.to_owned()).or_insert(0);
+        *counter += 1;
+        let id = format!("{}-{counter}", ctx.base);
+        let include_tools = match tools {
+            ToolMatch::Names(names) => names.into_iter().map(Pattern::Name).collect(),
+            ToolMatch::Regex(regex) => vec![Pattern::Regex { regex }],
+            _ => Vec::new(),
+        };
+        let when = match when_parts.len() {
+            0 => None,
+            1 => when_parts.pop(),
+            _ => Some(When::All { all: when_parts }),
+        };
+        self.hooks.push(Converted {
+            id,
+            origin: ctx.origin.clone(),
+            description,
+            phase: ctx.phase,
+            include_tools,
+            when,
+            program,
+            env_pass,
+            timeout,
+            audit: is_async,
+        });
+    }
+
+    /// Claude Code's timeout (seconds) as an agent-hooks duration; `None`
+    /// (with a warning) when the hook is skipped.
+    fn timeout(&mut self, value: Option<&Value>, path: &str) -> Option<String> {
+        let millis = match value {
+            None | Some(Value::Null) => CLAUDE_DEFAULT_TIMEOUT_SECS * 1000,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(secs) if secs > 0.0 && secs.is_finite() => {
+                    let ms = (secs * 1000.0).round();
+                    if ms > MAX_TIMEOUT_MS as f64 {
+                        self.warn(
+                            path,
+                            Some("timeout"),
+                            format!("`timeout` {n} s is longer than agent-hooks' maximum of 10 minutes; clamped to `600s`"),
+                        );
+                        MAX_TIMEOUT_MS
+                    } else {
+                        // In range 0..=600_000 after the check above.
+                        (ms as u64).max(1)
+                    }
+                }
+                _ => {
+                    self.warn(
+                        path,
+                        Some("timeout"),
+                        format!(
+                            "skipped: `timeout` must be a positive number of seconds, found {n}"
+                        ),
+                    );
+                    return None;
+                }
+            },
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("timeout"),
+                    format!(
+                        "skipped: `timeout` must be a number of seconds, found {}",
+                        type_name(other)
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(duration_text(millis))
+    }
+}
+
+/// What a matcher group gives each of its hooks.
+struct HookCtx<'a> {
+    base: &'a str,
+    phase: &'static str,
+    tools: &'a ToolMatch,
+    outcome: Option<&'a When>,
+    description: Option<&'a str>,
+    origin: String,
+}
+
+/// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.
+fn duration_text(millis: u64) -> String {
+    if millis.is_multiple_of(1000) {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{millis}ms")
+    }
+}
+
+/// `Bash(PREFIX:*)` → (`Bash`, a `when` leaf: the command starts with
+/// `PREFIX` as a word).
+fn if_rule(rule: &str) -> Option<(String, When)> {
+    let inner = rule.strip_prefix("Bash(")?.strip_suffix(')')?;
+    let prefix = inner.strip_suffix(":*")?;
+    if prefix.trim().is_empty() {
+        return None;
+    }
+    let pattern = format!("^{}(\\s|$)", regex_syntax::escape(prefix));
+    Some((
+        "Bash".to_owned(),
+        When::Matches {
+            pointer: "/command",
+            matches: pattern,
+        },
+    ))
+}
+
+/// `PreToolUse` → `pre-tool-use`.
+fn kebab(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('-');
+        }
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+/// A short id fragment from a matcher: `Edit|Write` → `edit-write`; empty
+/// for a match-all matcher.
+fn slug(matcher: &str) -> String {
+    if matches!(convert_matcher(matcher), ToolMatch::All) {
+        return String::new();
+    }
+    let mut out = String::new();
+    for c in matcher.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let mut out = out.trim_end_matches('-').to_owned();
+    const MAX: usize = 32;
+    if out.len() > MAX {
+        let cut = out[..MAX].rfind('-').unwrap_or(MAX);
+        out.truncate(cut);
+    }
+    if out.is_empty() {
+        "matcher".to_owned()
+    } else {
+        out
+    }
+}
+
+pub(super) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_slugs() {
+        assert_eq!(kebab("PreToolUse"), "pre-tool-use");
+        assert_eq!(kebab("PostToolUseFailure"), "post-tool-use-failure");
+        assert_eq!(slug("Edit|MultiEdit|Write"), "edit-multiedit-write");
+        assert_eq!(slug("*"), "");
+        assert_eq!(
+            slug("^Bash$|^mcp__.+__(read|view|cat)(_file|_files)?$"),
+            "bash-mcp-read-view-cat-file"
+        );
+        assert!(slug("Aaaaaaaaaa|Bbbbbbbbbb|Cccccccccc|Dddddddddd").len() <= 32);
+    }
+
+    #[test]
+    fn durations_use_the_largest_exact_unit() {
+        assert_eq!(duration_text(60_000), "60s");
+        assert_eq!(duration_text(600_000), "600s");
+        assert_eq!(duration_text(1_500), "1500ms");
+    }
+}
