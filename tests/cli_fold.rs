@@ -56,7 +56,10 @@ hooks:
         r#"{"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}"#,
     );
     let r = test_json(dir.path());
-    assert_eq!(r["verdict"], json!({"decision": "skip", "reason": "no bash"}));
+    assert_eq!(
+        r["verdict"],
+        json!({"decision": "skip", "reason": "no bash"})
+    );
     assert_eq!(r["outcome"]["args"], json!({"command": "ls", "flag": true}));
     assert_eq!(r["fired"], json!(["add-flag", "would-block", "no-bash"]));
     let records: Vec<(&str, &str)> = r["records"]
@@ -183,5 +186,8 @@ hooks:
 
     // Without `--exec` nothing runs, nothing resumes.
     let s = run_json(dir.path(), &["replay", "hooks.yaml", "s.jsonl"]);
-    assert_eq!((s["would_run"].as_u64(), s["resumed"].as_u64()), (Some(5), Some(0)));
+    assert_eq!(
+        (s["would_run"].as_u64(), s["resumed"].as_u64()),
+        (Some(5), Some(0))
+    );
 }

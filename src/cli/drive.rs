@@ -209,13 +209,13 @@ pub(crate) struct Applied {
 }
 
 /// The provenance and diagnostics of a [`Decided`], beside its decision.
-struct Fold {
+struct Extras {
     phase: StepEventKind,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
 }
 
-fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Fold) {
+fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
     let Decided {
         decision,
         provenance,
@@ -223,7 +223,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Fold) {
     } = decided;
     (
         decision,
-        Fold {
+        Extras {
             phase,
             provenance,
             diagnostics,
@@ -231,7 +231,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Fold) {
     )
 }
 
-impl Fold {
+impl Extras {
     fn applied(self, decision: &'static str, reason: Option<&str>) -> Applied {
         Applied {
             verdict: Verdict {

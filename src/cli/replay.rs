@@ -42,7 +42,9 @@ use serde_json::Value;
 
 use crate::Format;
 use crate::cli::drive::{Applied, Bound, RunRules, drive, load_config, session_dir};
-use crate::cli::{EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn};
+use crate::cli::{
+    EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn,
+};
 
 /// One input file, as summarized.
 #[derive(Debug, Serialize)]
