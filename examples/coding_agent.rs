@@ -46,7 +46,6 @@ use agent_hooks::runtime::{
     StopDecision, ToolCall, ToolDecision, ToolFailure, ToolOutcome,
 };
 use agent_hooks::schema::Mode;
-use agent_hooks::schema::plan::ActionSpec;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = ExampleHooks, "hooks.yaml");
@@ -261,7 +260,7 @@ impl Agent<'_> {
         let mut stopped = false;
         for rule in ExampleHooks::table().matching(event) {
             let id: &str = &rule.id;
-            if !matches!(rule.action, ActionSpec::Run(_)) {
+            if rule.action.is_declarative() {
                 if stopped {
                     continue;
                 }

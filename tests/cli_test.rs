@@ -36,7 +36,10 @@ fn a_declarative_block_skips_the_call_without_spawning() {
         "recursive forced deletes (rm -rf) are not allowed; delete specific files instead"
     );
     assert_eq!(r["fired"], json!(["block-rm-rf"]));
-    assert_eq!(r["records"], json!([]), "nothing ran, nothing recorded");
+    let records = r["records"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "the rule's own record: {records:?}");
+    assert_eq!(records[0]["hook_id"], "block-rm-rf");
+    assert_eq!(records[0]["elapsed_ms"], 0, "in-process: nothing spawned");
     assert_eq!(r["outcome"]["provenance"][0]["hook"], "block-rm-rf");
 }
 

@@ -23,7 +23,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::replay::load_config;
+use crate::cli::drive::load_config;
 use crate::cli::{EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, warn};
 
 /// The verdict on one rule.

@@ -1,6 +1,7 @@
 //! Subcommands of the `agent-hooks` binary, one module each.
 
 pub(crate) mod check;
+pub(crate) mod drive;
 pub(crate) mod explain;
 pub(crate) mod import;
 pub(crate) mod replay;

@@ -3,12 +3,18 @@
 //!
 //! Inputs are Claude Code transcripts and our event JSONL, recognized per
 //! line ([`agent_hooks::replay`] documents both and the mapping). Every event
-//! is folded through the config's rules in declared order, exactly as the
-//! runtime folds them ([`Fold`]): declarative rules (`block`, `rewrite`,
-//! `inject`, `patch`, `terminate`) are always evaluated in-process.
+//! goes through the runtime's own dispatch and fold (the config's table in a
+//! `HookStack`, the driver method of the event's phase), under the config's
+//! `limits`: declarative rules (`block`, `rewrite`, `inject`, `patch`,
+//! `terminate`) are always evaluated in-process. The counts come from the
+//! typed decisions and from the records the runtime writes, one per
+//! consulted rule. Each input is one run; each `user_prompt` starts a new
+//! turn, so the runtime caps stop resumes per user turn
+//! (`limits.max_stop_resumes_per_turn`).
 //!
-//! `run` rules are **not executed by default**: a matching one is counted as
-//! "would run" and answers `Continue`. Replaying someone else's session must
+//! `run` rules are **not executed by default** (a dry run of the
+//! dispatcher): a matching one is counted as "would run" and answers
+//! `Continue`. Replaying someone else's session must
 //! not run side-effecting hook commands (formatters, loggers, notifiers,
 //! network calls) on this machine for events that happened elsewhere. With
 //! `--exec` they run for real through the shell runtime, with the current
@@ -27,146 +33,18 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use agent_hooks::replay::{Event, read_session};
-use hooks_runtime::dispatch::{RuleActions, Table, facts};
-use hooks_runtime::{
-    CancellationToken, Executor, Flow, Fold, HookContext, HookId, RecordWriter, SecretSet,
-    ShellHook, ShellRuntime, StackOutcome, StepEvent,
-};
-use hooks_schema::Mode;
-use hooks_schema::plan::ActionSpec;
+use hooks_runtime::HookContext;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
+use crate::cli::drive::{Applied, Bound, RunRules, drive, load_config, session_dir};
 use crate::cli::{
-    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted,
-    run_interruptible, warn,
+    EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn,
 };
-
-/// Why a config could not be used: the exit code and the message.
-pub(crate) struct ConfigError {
-    pub(crate) code: u8,
-    pub(crate) message: String,
-}
-
-/// Loads `path` twice over the same source: the checked config (for its
-/// patterns' text) and the dispatch table built from it.
-pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), ConfigError> {
-    let name = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| ConfigError {
-        code: EXIT_USAGE,
-        message: format!("error: cannot read config `{name}`: {e}"),
-    })?;
-    let config = hooks_schema::load_str(&source, &name).map_err(|d| ConfigError {
-        code: EXIT_FINDINGS,
-        message: d.to_string(),
-    })?;
-    let table = Table::from_config(&config, &name).map_err(|e| ConfigError {
-        code: EXIT_FINDINGS,
-        message: format!("error: {e}"),
-    })?;
-    Ok((config, table))
-}
-
-/// A temporary session directory inside the current directory (the
-/// workspace root: the runtime requires payload spill files to lie inside
-/// it), named `.agent-hooks-session-*`, removed when dropped.
-pub(crate) fn session_dir() -> Result<tempfile::TempDir, String> {
-    tempfile::Builder::new()
-        .prefix(".agent-hooks-session-")
-        .tempdir_in(".")
-        .map_err(|e| format!("cannot create a session directory in the current directory: {e}"))
-}
-
-/// A shell runtime rooted at the current directory, writing records to
-/// `records.jsonl` in `session`.
-pub(crate) fn shell_runtime(session: &Path) -> Result<ShellRuntime, String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let executor = Executor::new(&cwd)
-        .map_err(|e| format!("cannot use `{}` as workspace root: {e}", cwd.display()))?;
-    let records = RecordWriter::open(session.join("records.jsonl"), SecretSet::new())
-        .map_err(|e| format!("cannot open the records file: {e}"))?;
-    ShellRuntime::new(executor)
-        .with_records(records)
-        .with_session_dir(session)
-        .map_err(|e| format!("cannot use the session directory: {e}"))
-}
-
-/// What one event's fold did, beside its outcome.
-#[derive(Debug, Default)]
-pub(crate) struct FoldReport {
-    /// Ids of the rules that matched and were consulted, in order.
-    pub(crate) fired: Vec<String>,
-    /// `run` rules that matched but were not executed (no shell).
-    pub(crate) would_run: usize,
-    /// `run` rules executed.
-    pub(crate) executed: usize,
-    /// Matching rules in `audit` mode.
-    pub(crate) audited: usize,
-    /// Executed `run` rules that failed (spawn, exit, timeout, output...).
-    pub(crate) failed: usize,
-    /// Runtime diagnostics of executed `run` rules.
-    pub(crate) messages: Vec<String>,
-}
-
-/// Folds `event` through `table` like the runtime ([`Table::fold`]), but
-/// with `run` rules executed only when `shell` is given; otherwise they
-/// answer `Continue` and are counted in [`FoldReport::would_run`].
-///
-/// # Cancel safety
-///
-/// Dropping the future kills a running hook's process group.
-pub(crate) async fn fold_event(
-    table: &Table,
-    shell: Option<&Arc<ShellRuntime>>,
-    ctx: &HookContext,
-    event: StepEvent<'_>,
-) -> (StackOutcome, FoldReport) {
-    let mut report = FoldReport::default();
-    let mut fold = Fold::new(event);
-    for &i in table.rules_for(event.kind()) {
-        let rule = &table.rules()[i as usize];
-        let current = fold.event();
-        if !rule.matches(&facts(&current)) {
-            continue;
-        }
-        report.fired.push(rule.id.to_string());
-        if rule.mode == Mode::Audit {
-            report.audited += 1;
-        }
-        let flow = match (&rule.action, shell) {
-            (ActionSpec::Run(_), None) => {
-                report.would_run += 1;
-                Flow::Continue
-            }
-            (ActionSpec::Run(_), Some(rt)) => {
-                let Some(spec) = rule.shell_spec(table, current.tool_name()) else {
-                    continue;
-                };
-                report.executed += 1;
-                let done = ShellHook::new(spec, Arc::clone(rt))
-                    .invoke(ctx, current)
-                    .await;
-                if done.record.failure_kind.is_some() {
-                    report.failed += 1;
-                }
-                report.messages.extend(done.diagnostics);
-                done.flow
-            }
-            (_, _) if rule.mode == Mode::Audit => Flow::Continue,
-            (_, _) => rule.declarative_flow(&current).unwrap_or_default(),
-        };
-        if fold.apply(&HookId::new(&*rule.id), flow).is_break() {
-            break;
-        }
-    }
-    (fold.finish(), report)
-}
 
 /// One input file, as summarized.
 #[derive(Debug, Serialize)]
@@ -251,21 +129,23 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
             }
         }
     }
-    let mut session = None;
-    let shell = if exec {
-        match session_dir().and_then(|dir| {
-            let rt = shell_runtime(dir.path())?;
-            session = Some(dir);
-            Ok(rt)
-        }) {
-            Ok(rt) => Some(Arc::new(rt)),
-            Err(e) => {
-                warn(&format!("error: {e}"));
-                return EXIT_USAGE;
-            }
-        }
+    // With `--exec`, the session directory (records, payload spill files)
+    // lies in the workspace root; a dry run only writes records, anywhere.
+    let (dir, run_rules) = if exec {
+        (session_dir(), RunRules::Execute)
     } else {
-        None
+        (
+            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}")),
+            RunRules::DryRun,
+        )
+    };
+    let bound = dir.and_then(|dir| Ok((Bound::new(table, dir.path(), run_rules)?, dir)));
+    let (mut bound, session) = match bound {
+        Ok(b) => b,
+        Err(e) => {
+            warn(&format!("error: {e}"));
+            return EXIT_USAGE;
+        }
     };
     let runtime = match current_thread_runtime() {
         Ok(rt) => rt,
@@ -274,15 +154,23 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     let total: usize = sessions.iter().map(|s| s.events.len()).sum();
     // Draws on stderr only when it is a terminal (indicatif hides otherwise).
     let progress = indicatif::ProgressBar::new(total as u64);
-    let ctx = HookContext::new("replay");
-    let cancel = shell
-        .as_ref()
-        .map_or_else(CancellationToken::new, |rt| rt.cancel_token().clone());
+    let cancel = bound.shell.cancel_token().clone();
     let replayed = run_interruptible(&runtime, &cancel, async {
         for (path, session) in inputs.iter().zip(&sessions) {
+            // Each input is its own run; each prompt starts a user turn
+            // (the runtime caps stop resumes per turn).
+            let run = HookContext::new("replay");
+            let mut turn = run.for_turn(0);
+            let mut prompts = 0u32;
             let mut stopped: HashSet<&str> = HashSet::new();
             let mut rewritten: HashMap<&str, Value> = HashMap::new();
             for event in &session.events {
+                if let Event::UserPrompt { .. } = event {
+                    if prompts > 0 {
+                        turn = run.for_turn(prompts);
+                    }
+                    prompts += 1;
+                }
                 progress.inc(1);
                 let mut with_rewrite = None;
                 if let Event::AfterTool { call_id, .. } = event {
@@ -294,18 +182,19 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                         with_rewrite = Some(with_args(event, args.clone()));
                     }
                 }
-                let step = with_rewrite.as_ref().unwrap_or(event).step();
+                let event_in = with_rewrite.as_ref().unwrap_or(event);
                 summary.events += 1;
                 *summary
                     .by_phase
-                    .entry(step.kind().as_str().to_owned())
+                    .entry(event_in.step().kind().as_str().to_owned())
                     .or_default() += 1;
-                let (outcome, report) = fold_event(&table, shell.as_ref(), &ctx, step).await;
-                tally(&mut summary, &outcome, &report);
+                let applied = drive(&bound.stack, &turn, event_in).await;
+                let records = bound.take_records();
+                tally(&mut summary, &applied, &bound, &records);
                 if let Event::BeforeTool { call_id, .. } = event {
-                    if outcome.decision.is_some() {
+                    if applied.verdict.decision != "run" {
                         stopped.insert(call_id);
-                    } else if let Some(args) = &outcome.args {
+                    } else if let Some(args) = &applied.outcome.args {
                         rewritten.insert(call_id, args.clone());
                     }
                 }
@@ -327,6 +216,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     if let Err(code) = replayed {
         return code;
     }
+    drop(bound);
     drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
     match format {
@@ -352,33 +242,43 @@ fn with_args(event: &Event, args: Value) -> Event {
     event
 }
 
-fn tally(summary: &mut Summary, outcome: &StackOutcome, report: &FoldReport) {
-    summary.hooks_fired += report.fired.len();
-    for id in &report.fired {
-        *summary.by_hook.entry(id.clone()).or_default() += 1;
+/// Adds one event's decision and the records its rules wrote to `summary`.
+fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound, records: &[Value]) {
+    for id in bound.consulted(records) {
+        summary.hooks_fired += 1;
+        *summary.by_hook.entry(id.to_owned()).or_default() += 1;
+        if bound.is_run_rule(id) {
+            if summary.exec {
+                summary.executed += 1;
+            } else {
+                summary.would_run += 1;
+            }
+        }
     }
-    summary.would_run += report.would_run;
-    summary.executed += report.executed;
-    summary.audited += report.audited;
-    summary.failures += report.failed
-        + outcome
-            .diagnostics
-            .iter()
-            .filter(|d| d.fails_closed())
-            .count();
-    match &outcome.decision {
-        Some(Flow::Skip { .. }) => summary.blocked += 1,
-        Some(Flow::Terminate { .. }) => summary.terminated += 1,
-        Some(Flow::Resume { .. }) => summary.resumed += 1,
+    let hooks = records.iter().filter(|r| r["record"] == "hook");
+    for record in hooks {
+        if record["mode"] == "audit" {
+            summary.audited += 1;
+        }
+        if record.get("failure_kind").is_some() {
+            summary.failures += 1;
+        }
+    }
+    let o = &applied.outcome;
+    summary.failures += o.diagnostics.iter().filter(|d| d.fails_closed()).count();
+    match applied.verdict.decision {
+        "skip" | "drop" => summary.blocked += 1,
+        "terminate" => summary.terminated += 1,
+        "resume" => summary.resumed += 1,
         _ => {}
     }
-    if outcome.args.is_some() || outcome.result.is_some() || outcome.prompt.is_some() {
+    if o.args.is_some() || o.result.is_some() || o.prompt.is_some() {
         summary.rewritten += 1;
     }
-    if !outcome.patch.is_empty() {
+    if !o.patch.is_empty() {
         summary.patched += 1;
     }
-    summary.injected += outcome.context.len();
+    summary.injected += o.context.len();
 }
 
 fn print_human(s: &Summary) {

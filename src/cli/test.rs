@@ -8,74 +8,43 @@
 //! and a temporary session directory inside it (`.agent-hooks-session-*`:
 //! payload spill files, the records file), removed afterwards.
 //!
+//! The config's table runs in the runtime's own dispatch and fold, under
+//! the config's `limits`, with a record writer: the decision is the one the
+//! agent loop would get from the driver, and every consulted rule
+//! (declarative ones included) writes a record.
+//!
 //! Exit codes: 0 whatever the hooks decided (this is a probe: a block is a
 //! result, not an error), 1 when the config has findings, 2 when the config
 //! or the event cannot be read or parsed.
 
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
 
 use agent_hooks::replay::Event;
-use hooks_runtime::{Flow, HookContext, StackOutcome, StepEventKind};
+use hooks_runtime::{HookContext, StepEventKind};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::replay::{fold_event, load_config, session_dir, shell_runtime};
+use crate::cli::drive::{Bound, Outcome, RunRules, Verdict, drive, load_config, session_dir};
 use crate::cli::{
     EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn,
 };
-
-/// The typed decision of an event's fold, as the agent loop would apply it.
-#[derive(Debug, Serialize)]
-struct Verdict {
-    /// `run`, `skip`, `terminate` (before_tool); `submit`, `drop`
-    /// (user_prompt); `stop`, `resume` (stop); `fail`, `retry`, `repair`
-    /// (invalid_tool_call); `continue` elsewhere.
-    decision: &'static str,
-    /// The reason, feedback or tool of the decision, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-}
-
-fn verdict(phase: StepEventKind, outcome: &StackOutcome) -> Verdict {
-    let (decision, reason) = match &outcome.decision {
-        Some(Flow::Terminate { reason }) => ("terminate", Some(reason.clone())),
-        Some(Flow::Skip { reason }) if phase == StepEventKind::UserPrompt => {
-            ("drop", Some(reason.clone()))
-        }
-        Some(Flow::Skip { reason }) => ("skip", Some(reason.clone())),
-        Some(Flow::Resume { reason }) => ("resume", Some(reason.clone())),
-        Some(Flow::Retry { feedback }) => ("retry", Some(feedback.clone())),
-        Some(Flow::Repair { tool_name }) => ("repair", Some(tool_name.clone())),
-        Some(Flow::Fail) => ("fail", None),
-        Some(_) | None => match phase {
-            StepEventKind::BeforeTool => ("run", None),
-            StepEventKind::UserPrompt => ("submit", None),
-            StepEventKind::Stop => ("stop", None),
-            StepEventKind::InvalidToolCall => ("fail", None),
-            _ => ("continue", None),
-        },
-    };
-    Verdict {
-        decision,
-        reason: reason.map(String::from),
-    }
-}
 
 /// What `test --format json` prints.
 #[derive(Debug, Serialize)]
 struct Report {
     config: String,
     phase: StepEventKind,
+    /// The typed decision the agent loop would apply.
     verdict: Verdict,
     /// Rules that matched and were consulted, in declared order.
     fired: Vec<String>,
-    /// The fold: decision, patch, rewritten args/result/prompt, context,
-    /// provenance and diagnostics.
-    outcome: StackOutcome,
-    /// The records the shell runtime wrote (one per `run` invocation).
+    /// What the decision carries: patch, rewritten args/result/prompt,
+    /// context, provenance and diagnostics.
+    outcome: Outcome,
+    /// The records the runtime wrote, one per consulted rule (declarative
+    /// rules included) plus context injections.
     records: Vec<Value>,
     /// Runtime diagnostics of `run` rules (redacted).
     shell_diagnostics: Vec<String>,
@@ -104,8 +73,8 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let shell = match shell_runtime(session.path()) {
-        Ok(rt) => Arc::new(rt),
+    let mut bound = match Bound::new(table, session.path(), RunRules::Execute) {
+        Ok(b) => b,
         Err(e) => {
             warn(&format!("error: {e}"));
             return EXIT_USAGE;
@@ -116,31 +85,26 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         Err(code) => return code,
     };
     let ctx = HookContext::new("test");
-    let step = event.step();
-    let work = fold_event(&table, Some(&shell), &ctx, step);
-    let (outcome, fold) = match run_interruptible(&runtime, shell.cancel_token(), work) {
+    let work = drive(&bound.stack, &ctx, &event);
+    let applied = match run_interruptible(&runtime, bound.shell.cancel_token(), work) {
         Ok(done) => done,
         // `session` drops here: the session directory is removed.
         Err(code) => return code,
     };
-    let records = std::fs::read_to_string(session.path().join("records.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
+    let records = bound.take_records();
+    let fired = bound
+        .consulted(&records)
+        .into_iter()
+        .map(str::to_owned)
         .collect();
-    // Every invocation's diagnostics are in `fold.messages` and also kept by
-    // the shell runtime; the runtime's list is the complete one (it also
-    // holds session-level diagnostics), so only it is printed.
-    drop(fold.messages);
-    let shell_diagnostics = shell.take_diagnostics();
     let report = Report {
         config: config.display().to_string(),
-        phase: step.kind(),
-        verdict: verdict(step.kind(), &outcome),
-        fired: fold.fired,
-        outcome,
+        phase: event.step().kind(),
+        verdict: applied.verdict,
+        fired,
+        outcome: applied.outcome,
         records,
-        shell_diagnostics,
+        shell_diagnostics: bound.shell.take_diagnostics(),
     };
     match format {
         Format::Json => emit_json(&report),

@@ -31,7 +31,8 @@
 //!    `patch` → `PatchRequest`, `rewrite` → `RewriteArgs` / `RewriteResult`;
 //!    `run` goes to a [`ShellHook`](crate::ShellHook) on the bound
 //!    [`ShellRuntime`](crate::ShellRuntime) (without one, it counts as a
-//!    failure under the rule's failure policy). `mode: audit` turns the flow
+//!    failure under the rule's failure policy; a dry-run [`Dispatcher`]
+//!    never runs it, [`Dispatcher::dry_run`]). `mode: audit` turns the flow
 //!    into `Continue`;
 //! 4. flows fold exactly as in a [`HookStack`](crate::HookStack) (the same
 //!    [`Fold`](crate::Fold)): a rule sees the value rewritten by the rules

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use hooks_schema::Mode;
 
-use hooks_schema::plan::{ActionSpec, Rule};
+use hooks_schema::plan::Rule;
 
 use super::action::RuleActions;
 use super::eval::facts;
@@ -50,6 +50,22 @@ impl Table {
         shell: Option<&Arc<ShellRuntime>>,
         event: StepEvent<'_>,
     ) -> Option<StackOutcome> {
+        let on_run = if shell.is_some() {
+            OnRun::Await
+        } else {
+            OnRun::Unbound
+        };
+        self.fold_in_process(shell, event, on_run)
+    }
+
+    /// The in-process fold of [`Table::fold_ready`]; `on_run` says what a
+    /// matching `run` rule does ([`OnRun`]).
+    fn fold_in_process(
+        &self,
+        shell: Option<&Arc<ShellRuntime>>,
+        event: StepEvent<'_>,
+        on_run: OnRun,
+    ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(shell);
         for &i in self.rules_for(event.kind()).iter() {
@@ -59,15 +75,19 @@ impl Table {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
-            let flow = match in_process_flow(rule, &current) {
-                Some(flow) => {
+            let flow = match (in_process_flow(rule, &current), on_run) {
+                (Some(flow), _) => {
                     records.add(rule, &current, &flow);
                     note_audit(&mut fold, rule, id);
                     flow
                 }
                 // Nothing was applied or recorded: `fold` starts over.
-                None if shell.is_some() => return None,
-                None => unbound(&mut fold, rule, id),
+                (None, OnRun::Await) => return None,
+                (None, OnRun::Unbound) => unbound(&mut fold, rule, id),
+                (None, OnRun::NotRun) => {
+                    records.add_not_run(rule, &current);
+                    Flow::Continue
+                }
             };
             if fold.apply(id, flow).is_break() {
                 break;
@@ -240,6 +260,17 @@ impl Table {
     }
 }
 
+/// What [`Table::fold_in_process`] does with a matching `run` rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnRun {
+    /// Give up (`None`): the rule must be awaited through the shell runtime.
+    Await,
+    /// No shell runtime: a failure under the rule's failure policy.
+    Unbound,
+    /// A dry run ([`Dispatcher::dry_run`]): `Continue`, recorded as not run.
+    NotRun,
+}
+
 fn apply_mode(rule: &Rule, flow: Flow) -> Flow {
     match rule.mode {
         Mode::Enforce => flow,
@@ -350,12 +381,17 @@ impl std::ops::Deref for TableRef {
 pub struct Dispatcher {
     table: TableRef,
     shell: Option<Arc<ShellRuntime>>,
+    dry_run: bool,
 }
 
 impl Dispatcher {
     /// A dispatcher without a shell runtime (`run` rules count as failed).
     pub const fn new(table: TableRef) -> Dispatcher {
-        Dispatcher { table, shell: None }
+        Dispatcher {
+            table,
+            shell: None,
+            dry_run: false,
+        }
     }
 
     /// A dispatcher over a static table, without a shell runtime.
@@ -369,6 +405,33 @@ impl Dispatcher {
     pub fn with_shell(mut self, shell: Arc<ShellRuntime>) -> Dispatcher {
         self.shell = Some(shell);
         self
+    }
+
+    /// Makes this a dry run: matching `run` rules are never executed; each
+    /// answers `Continue` and, when the bound shell runtime has a record
+    /// writer, writes a record with status `refused`, no decision and the
+    /// message `not run (dry run)`. Declarative rules fold and record as
+    /// usual, so the outcome says what the config's in-process rules decide
+    /// and the records say which rules an event consulted. Nothing is
+    /// awaited: every answer is ready. For replaying recorded events
+    /// without side effects (the `agent-hooks replay` command without
+    /// `--exec`).
+    #[must_use]
+    pub fn dry_run(mut self) -> Dispatcher {
+        self.dry_run = true;
+        self
+    }
+
+    /// Whether this is a dry run ([`Dispatcher::dry_run`]).
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// The fold of a dry run ([`Dispatcher::dry_run`]).
+    fn fold_dry(&self, event: StepEvent<'_>) -> StackOutcome {
+        self.table
+            .fold_in_process(self.shell.as_ref(), event, OnRun::NotRun)
+            .unwrap_or_else(|| Fold::new(event).finish())
     }
 
     /// The table.
@@ -389,12 +452,18 @@ impl Dispatcher {
     ///
     /// As [`Table::fold`].
     pub async fn fold(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
+        if self.dry_run {
+            return self.fold_dry(event);
+        }
         self.table.fold(self.shell.as_ref(), ctx, event).await
     }
 }
 
 impl AgentHook for Dispatcher {
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        if self.dry_run {
+            return HookFuture::ready(self.fold_dry(event).net_flow());
+        }
         self.table.dispatch(self.shell.as_ref(), ctx, event)
     }
 
@@ -405,6 +474,9 @@ impl AgentHook for Dispatcher {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> Option<OutcomeFuture<'a>> {
+        if self.dry_run {
+            return Some(OutcomeFuture::ready(self.fold_dry(event)));
+        }
         Some(self.table.fold_outcome(self.shell.as_ref(), ctx, event))
     }
 
@@ -465,6 +537,28 @@ impl<'r> InProcessRecords<'r> {
         });
     }
 
+    /// Notes that `rule` (a `run` rule) matched `event` in a dry run and was
+    /// not executed.
+    fn add_not_run(&mut self, rule: &Rule, event: &StepEvent<'_>) {
+        if self.rt.is_none() {
+            return;
+        }
+        self.pending.push(HookRecord {
+            record: "hook",
+            phase: rule.phase,
+            hook_id: rule.id.to_string(),
+            tool: event.tool_name().map(str::to_owned),
+            status: RecordStatus::Refused,
+            decision: None,
+            failure_kind: None,
+            policy: rule.failure_policy,
+            mode: rule.mode,
+            elapsed_ms: 0,
+            target_ran: rule.phase.is_after_phase(),
+            message: Some(NOT_RUN.to_owned()),
+        });
+    }
+
     fn write(self) {
         let Some(rt) = self.rt else { return };
         let Some(writer) = rt.records() else { return };
@@ -476,10 +570,13 @@ impl<'r> InProcessRecords<'r> {
     }
 }
 
+/// The message of a dry run's record for a `run` rule it did not execute.
+const NOT_RUN: &str = "not run (dry run)";
+
 /// The flow a declarative rule yields in-process; `None` for a `run` rule.
 /// In audit mode the would-be flow is discarded, so it is not built.
 fn in_process_flow(rule: &Rule, event: &StepEvent<'_>) -> Option<Flow> {
-    if rule.mode == Mode::Audit && !matches!(rule.action, ActionSpec::Run(_)) {
+    if rule.mode == Mode::Audit && rule.action.is_declarative() {
         Some(Flow::Continue)
     } else {
         rule.declarative_flow(event)

@@ -362,6 +362,11 @@ pub enum ActionSpec {
 }
 
 impl ActionSpec {
+    /// Whether the action runs in-process (everything but `run`).
+    pub const fn is_declarative(&self) -> bool {
+        !matches!(self, ActionSpec::Run(_))
+    }
+
     /// The action's config key.
     pub const fn name(&self) -> &'static str {
         match self {

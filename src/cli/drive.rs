@@ -1,0 +1,383 @@
+//! The one way the CLI runs a config: its dispatch table as a
+//! [`Dispatcher`] in a [`HookStack`], bound to a shell runtime built from
+//! the table ([`Table::shell_runtime`]: the config's `limits`) with a
+//! record writer, and every event through the stack's driver method for
+//! its phase. The decision, the rewrites and the records are the
+//! runtime's; this module only turns the typed decisions into what the
+//! commands print.
+
+use std::borrow::Cow;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agent_hooks::replay::Event;
+use hooks_runtime::{
+    CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor, HookContext,
+    HookStack, InvalidCallDecision, PromptDecision, ProvenanceList, RecordWriter, RequestPatch,
+    SecretSet, ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef, ToolCall,
+    ToolDecision,
+};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cli::{EXIT_FINDINGS, EXIT_USAGE};
+
+/// Why a config could not be used: the exit code and the message.
+pub(crate) struct ConfigError {
+    pub(crate) code: u8,
+    pub(crate) message: String,
+}
+
+/// Reads `path` (unreadable: [`EXIT_USAGE`]) and loads it as the checked
+/// config (for its patterns' text) and the dispatch table built from it
+/// (invalid: [`EXIT_FINDINGS`]).
+pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), ConfigError> {
+    let name = path.display().to_string();
+    let source = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        code: EXIT_USAGE,
+        message: format!("error: cannot read config `{name}`: {e}"),
+    })?;
+    let config = hooks_schema::load_str(&source, &name).map_err(|d| ConfigError {
+        code: EXIT_FINDINGS,
+        message: d.to_string(),
+    })?;
+    let table = Table::from_config(&config, &name).map_err(|e| ConfigError {
+        code: EXIT_FINDINGS,
+        message: format!("error: {e}"),
+    })?;
+    Ok((config, table))
+}
+
+/// A temporary session directory inside the current directory (the
+/// workspace root: the runtime requires payload spill files to lie inside
+/// it), named `.agent-hooks-session-*`, removed when dropped.
+pub(crate) fn session_dir() -> Result<tempfile::TempDir, String> {
+    tempfile::Builder::new()
+        .prefix(".agent-hooks-session-")
+        .tempdir_in(".")
+        .map_err(|e| format!("cannot create a session directory in the current directory: {e}"))
+}
+
+/// Whether `run` rules execute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RunRules {
+    /// For real, through the shell runtime.
+    Execute,
+    /// Not at all: a dry run ([`Dispatcher::dry_run`]).
+    DryRun,
+}
+
+/// A config bound to the runtime: the stack the commands drive, its shell
+/// runtime, and the records file the runtime writes.
+pub(crate) struct Bound {
+    /// One [`Dispatcher`] over the table, named after the config file.
+    pub(crate) stack: HookStack,
+    /// The shell runtime (the config's limits, the record writer, the
+    /// cancellation token interrupted commands cancel).
+    pub(crate) shell: Arc<ShellRuntime>,
+    table: Arc<Table>,
+    records: RecordsTail,
+}
+
+impl Bound {
+    /// Binds `table`: the current directory is the workspace root; records
+    /// go to `records.jsonl` in `dir`, which is also the session directory
+    /// (payload spill files) when `run` rules execute, and must then lie
+    /// inside the current directory ([`session_dir`]).
+    pub(crate) fn new(table: Table, dir: &Path, run: RunRules) -> Result<Bound, String> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?;
+        let executor = Executor::new(&cwd)
+            .map_err(|e| format!("cannot use `{}` as workspace root: {e}", cwd.display()))?;
+        let path = dir.join("records.jsonl");
+        let writer = RecordWriter::open(&path, SecretSet::new())
+            .map_err(|e| format!("cannot open the records file: {e}"))?;
+        let mut shell = table.shell_runtime(executor).with_records(writer);
+        if run == RunRules::Execute {
+            shell = shell
+                .with_session_dir(dir)
+                .map_err(|e| format!("cannot use the session directory: {e}"))?;
+        }
+        let shell = Arc::new(shell);
+        let table = Arc::new(table);
+        let mut dispatcher =
+            Dispatcher::new(TableRef::Shared(Arc::clone(&table))).with_shell(Arc::clone(&shell));
+        if run == RunRules::DryRun {
+            dispatcher = dispatcher.dry_run();
+        }
+        let stack = HookStack::new().with(table.source().to_owned(), dispatcher);
+        Ok(Bound {
+            stack,
+            shell,
+            table,
+            records: RecordsTail { path, offset: 0 },
+        })
+    }
+
+    /// The records written since the last call, in the order written.
+    pub(crate) fn take_records(&mut self) -> Vec<Value> {
+        self.records.take()
+    }
+
+    /// The rules `records` say were consulted (one hook record each), in
+    /// declared order.
+    pub(crate) fn consulted<'r>(&self, records: &'r [Value]) -> Vec<&'r str> {
+        let mut ids: Vec<&str> = records
+            .iter()
+            .filter(|r| r["record"] == "hook")
+            .filter_map(|r| r["hook_id"].as_str())
+            .collect();
+        ids.sort_by_key(|id| self.table.rules().iter().position(|rule| &*rule.id == *id));
+        ids
+    }
+
+    /// Whether rule `id` is a `run` rule.
+    pub(crate) fn is_run_rule(&self, id: &str) -> bool {
+        self.table
+            .rules()
+            .iter()
+            .any(|rule| &*rule.id == id && !rule.action.is_declarative())
+    }
+}
+
+/// Reads what the record writer appended since the last read.
+struct RecordsTail {
+    path: PathBuf,
+    offset: u64,
+}
+
+impl RecordsTail {
+    fn take(&mut self) -> Vec<Value> {
+        let mut text = String::new();
+        let read = std::fs::File::open(&self.path).and_then(|mut file| {
+            file.seek(SeekFrom::Start(self.offset))?;
+            file.read_to_string(&mut text)
+        });
+        if read.is_err() {
+            return Vec::new();
+        }
+        // Only whole lines: every record of an event is written by the
+        // time its driver call returns.
+        let whole = text.rfind('\n').map_or(0, |i| i + 1);
+        self.offset += whole as u64;
+        text[..whole]
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+}
+
+/// The decision as the agent loop applies it.
+#[derive(Debug, Serialize)]
+pub(crate) struct Verdict {
+    /// `run`, `skip`, `terminate` (before_tool); `submit`, `drop`
+    /// (user_prompt); `stop`, `resume` (stop);
+    /// `fail`, `retry`, `repair` (invalid_tool_call); `continue` elsewhere.
+    pub(crate) decision: &'static str,
+    /// The reason, feedback or tool of the decision, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+}
+
+/// What the decision carries besides the verdict.
+#[derive(Debug, Serialize)]
+pub(crate) struct Outcome {
+    /// The event's phase.
+    pub(crate) phase: StepEventKind,
+    /// The merged request patch (before_completion).
+    pub(crate) patch: RequestPatch,
+    /// The arguments, when hooks rewrote them (before_tool).
+    pub(crate) args: Option<Value>,
+    /// The result, when hooks rewrote it (after_tool).
+    pub(crate) result: Option<Value>,
+    /// The prompt, when hooks rewrote it (user_prompt).
+    pub(crate) prompt: Option<String>,
+    /// Context items for the model's next turn.
+    pub(crate) context: ContextList,
+    /// Which hook set or rewrote what.
+    pub(crate) provenance: ProvenanceList,
+    /// Conflicts and fail-closed reasons.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// One event's typed decision, as printed.
+#[derive(Debug)]
+pub(crate) struct Applied {
+    pub(crate) verdict: Verdict,
+    pub(crate) outcome: Outcome,
+}
+
+/// The provenance and diagnostics of a [`Decided`], beside its decision.
+struct Extras {
+    phase: StepEventKind,
+    provenance: ProvenanceList,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
+    let Decided {
+        decision,
+        provenance,
+        diagnostics,
+    } = decided;
+    (
+        decision,
+        Extras {
+            phase,
+            provenance,
+            diagnostics,
+        },
+    )
+}
+
+impl Extras {
+    fn applied(self, decision: &'static str, reason: Option<&str>) -> Applied {
+        Applied {
+            verdict: Verdict {
+                decision,
+                reason: reason.map(str::to_owned),
+            },
+            outcome: Outcome {
+                phase: self.phase,
+                patch: RequestPatch::default(),
+                args: None,
+                result: None,
+                prompt: None,
+                context: ContextList::new(),
+                provenance: self.provenance,
+                diagnostics: self.diagnostics,
+            },
+        }
+    }
+}
+
+/// `Some` of a value hooks rewrote (owned), `None` when it is the input.
+fn rewritten<T: ToOwned + ?Sized>(value: Cow<'_, T>) -> Option<T::Owned> {
+    match value {
+        Cow::Owned(v) => Some(v),
+        Cow::Borrowed(_) => None,
+    }
+}
+
+/// Drives `event` through `stack` with the driver method of its phase and
+/// returns the typed decision.
+///
+/// # Cancel safety
+///
+/// As the driver methods: dropping the future kills a running hook's
+/// process group and applies nothing.
+pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &Event) -> Applied {
+    let step = event.step();
+    let phase = step.kind();
+    match step {
+        StepEvent::UserPrompt { prompt } => {
+            match split(phase, stack.user_prompt(ctx, prompt).await) {
+                (PromptDecision::Send { prompt }, f) => {
+                    let mut a = f.applied("submit", None);
+                    a.outcome.prompt = rewritten(prompt);
+                    a
+                }
+                (PromptDecision::Skip { reason }, f) => f.applied("drop", Some(&reason)),
+                (PromptDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
+            }
+        }
+        StepEvent::BeforeCompletion { request } => {
+            match split(phase, stack.before_completion(ctx, request).await) {
+                (CompletionDecision::Send { patch }, f) => {
+                    let mut a = f.applied("continue", None);
+                    a.outcome.patch = patch;
+                    a
+                }
+                (CompletionDecision::Terminate { reason }, f) => {
+                    f.applied("terminate", Some(&reason))
+                }
+            }
+        }
+        StepEvent::BeforeTool {
+            tool_name,
+            call_id,
+            args,
+        } => {
+            let call = ToolCall {
+                tool_name,
+                call_id,
+                args,
+            };
+            match split(phase, stack.before_tool(ctx, call).await) {
+                (ToolDecision::Run { args }, f) => {
+                    let mut a = f.applied("run", None);
+                    a.outcome.args = rewritten(args);
+                    a
+                }
+                (ToolDecision::Skip { reason, args }, f) => {
+                    let mut a = f.applied("skip", Some(&reason));
+                    a.outcome.args = rewritten(args);
+                    a
+                }
+                (ToolDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
+            }
+        }
+        StepEvent::AfterTool {
+            tool_name,
+            call_id,
+            args,
+            original_args,
+            result,
+            outcome,
+        } => {
+            let call = ToolCall {
+                tool_name,
+                call_id,
+                args,
+            };
+            let decided = stack
+                .after_tool(ctx, call, original_args, result, outcome)
+                .await;
+            let (decision, f) = split(phase, decided);
+            let mut a = match &decision.terminate {
+                Some(reason) => f.applied("terminate", Some(reason)),
+                None => f.applied("continue", None),
+            };
+            a.outcome.result = rewritten(decision.result);
+            a.outcome.context = decision.context;
+            a
+        }
+        StepEvent::InvalidToolCall {
+            tool_name,
+            call_id,
+            raw_args,
+            error,
+        } => {
+            let decided = stack
+                .invalid_tool_call(ctx, tool_name, call_id, raw_args, error)
+                .await;
+            match split(phase, decided) {
+                (InvalidCallDecision::Fail, f) => f.applied("fail", None),
+                (InvalidCallDecision::Retry { feedback }, f) => f.applied("retry", Some(&feedback)),
+                (InvalidCallDecision::Repair { tool_name }, f) => {
+                    f.applied("repair", Some(&tool_name))
+                }
+                (InvalidCallDecision::Terminate { reason }, f) => {
+                    f.applied("terminate", Some(&reason))
+                }
+            }
+        }
+        StepEvent::Stop { loop_count, text } => {
+            match split(phase, stack.stop(ctx, loop_count, text).await) {
+                (StopDecision::Stop, f) => f.applied("stop", None),
+                (StopDecision::Resume { reason }, f) => f.applied("resume", Some(&reason)),
+                (StopDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
+            }
+        }
+        other => {
+            let (decision, f) = split(phase, stack.observe(ctx, other).await);
+            let mut a = match &decision.terminate {
+                Some(reason) => f.applied("terminate", Some(reason)),
+                None => f.applied("continue", None),
+            };
+            a.outcome.context = decision.context;
+            a
+        }
+    }
+}
