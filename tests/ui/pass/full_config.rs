@@ -9,7 +9,7 @@ agent_hooks::hooks!(name = Full, "../../configs/full.yaml");
 
 fn main() {
     let hooks = Full::default();
-    assert_eq!(Full::table().rules().len(), 14);
+    assert_eq!(Full::table().rules().len(), 16);
     let args = serde_json::json!({"command": "rm -rf /"});
     let event = StepEvent::BeforeTool { tool_name: "bash", call_id: "c", args: &args };
     let ctx = HookContext::new("ui");
