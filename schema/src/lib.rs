@@ -41,6 +41,7 @@
 
 // Matchers compiled once for the `hooks!` macro and the runtime loader (issue 5).
 pub mod automata;
+pub mod capability;
 mod check;
 mod config;
 mod diagnostic;
@@ -53,6 +54,9 @@ mod phase;
 mod schema;
 mod yaml;
 
+pub use capability::{
+    ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, Subject,
+};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
