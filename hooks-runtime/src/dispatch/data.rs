@@ -437,12 +437,7 @@ impl Table {
 }
 
 /// The config language's default `limits` (what an empty table carries).
-pub const DEFAULT_LIMITS: hooks_schema::Limits = hooks_schema::Limits {
-    max_stop_resumes_per_turn: 3,
-    max_output_bytes: 1024 * 1024,
-    max_context_bytes: 64 * 1024,
-    max_payload_bytes: 1024 * 1024,
-};
+pub const DEFAULT_LIMITS: hooks_schema::Limits = hooks_schema::Limits::DEFAULT;
 
 /// Index of `phase` in [`Phase::ALL`] (and in a table's per-phase lists).
 pub const fn phase_index(phase: Phase) -> usize {
