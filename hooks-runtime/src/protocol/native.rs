@@ -76,26 +76,29 @@ pub fn parse(
 /// The rustc-style description of the first misplaced field.
 pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     let decision = out.decision.unwrap_or(OutputDecision::Continue);
-    let mut changes: Vec<&str> = Vec::new();
-    if out.rewrite_args.is_some() {
-        changes.push("rewrite_args");
-    }
-    if out.rewrite_result.is_some() {
-        changes.push("rewrite_result");
-    }
-    if out.rewrite_prompt.is_some() {
-        changes.push("rewrite_prompt");
-    }
-    if out.patch.is_some() {
-        changes.push("patch");
-    }
-    if !out.context_items.is_empty() {
-        changes.push("context_items");
-    }
+    // The change fields, each named by the flow it asks for.
+    let present = [
+        (FlowKind::RewriteArgs, out.rewrite_args.is_some()),
+        (FlowKind::RewriteResult, out.rewrite_result.is_some()),
+        (FlowKind::RewritePrompt, out.rewrite_prompt.is_some()),
+        (FlowKind::PatchRequest, out.patch.is_some()),
+        (FlowKind::InjectContext, !out.context_items.is_empty()),
+    ];
+    let changes: Vec<&str> = present
+        .iter()
+        .filter(|(_, here)| *here)
+        .map(|(kind, _)| kind.native_output())
+        .collect();
     if changes.len() > 1 {
+        let all: Vec<String> = present
+            .iter()
+            .map(|(kind, _)| format!("`{}`", kind.native_output()))
+            .collect();
         return Err(format!(
-            "`{}` and `{}` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`",
-            changes[0], changes[1]
+            "`{}` and `{}` cannot be combined: give at most one of {}",
+            changes[0],
+            changes[1],
+            all.join(", ")
         ));
     }
     if let Some(change) = changes.first()
@@ -234,6 +237,15 @@ mod tests {
 
     #[test]
     fn misplaced_fields_are_errors() {
+        let err = to_flow(
+            Phase::AfterTool,
+            out(r#"{"rewrite_result":{},"context_items":[{"role":"user","content":"c"}]}"#),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "`rewrite_result` and `context_items` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`"
+        );
         let err = to_flow(Phase::AfterTool, out(r#"{"rewrite_args":{}}"#)).unwrap_err();
         assert!(
             err.starts_with("`rewrite_args` is not allowed on `after_tool`"),
