@@ -2,7 +2,6 @@
 //! [`HookStack`](crate::HookStack) folds the flows of several hooks is in the
 //! crate docs and the README's *How several hooks combine*.
 
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -135,108 +134,11 @@ pub use hooks_schema::plan::{ContextItem, Role, Text};
 pub type ContextList = smallvec::SmallVec<[ContextItem; 2]>;
 
 /// The variant of a [`Flow`], without its data; named in diagnostics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowKind {
-    /// [`Flow::Continue`].
-    Continue,
-    /// [`Flow::PatchRequest`].
-    PatchRequest,
-    /// [`Flow::RewriteArgs`].
-    RewriteArgs,
-    /// [`Flow::RewriteResult`].
-    RewriteResult,
-    /// [`Flow::RewritePrompt`].
-    RewritePrompt,
-    /// [`Flow::InjectContext`].
-    InjectContext,
-    /// [`Flow::Skip`].
-    Skip,
-    /// [`Flow::Terminate`].
-    Terminate,
-    /// [`Flow::Resume`].
-    Resume,
-    /// [`Flow::Fail`].
-    Fail,
-    /// [`Flow::Retry`].
-    Retry,
-    /// [`Flow::Repair`].
-    Repair,
-}
-
-impl FlowKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [FlowKind; 12] = [
-        FlowKind::Continue,
-        FlowKind::PatchRequest,
-        FlowKind::RewriteArgs,
-        FlowKind::RewriteResult,
-        FlowKind::RewritePrompt,
-        FlowKind::InjectContext,
-        FlowKind::Skip,
-        FlowKind::Terminate,
-        FlowKind::Resume,
-        FlowKind::Fail,
-        FlowKind::Retry,
-        FlowKind::Repair,
-    ];
-
-    /// The snake_case name used in diagnostics, records and the native output protocol.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FlowKind::Continue => "continue",
-            FlowKind::PatchRequest => "patch_request",
-            FlowKind::RewriteArgs => "rewrite_args",
-            FlowKind::RewriteResult => "rewrite_result",
-            FlowKind::RewritePrompt => "rewrite_prompt",
-            FlowKind::InjectContext => "inject_context",
-            FlowKind::Skip => "skip",
-            FlowKind::Terminate => "terminate",
-            FlowKind::Resume => "resume",
-            FlowKind::Fail => "fail",
-            FlowKind::Retry => "retry",
-            FlowKind::Repair => "repair",
-        }
-    }
-
-    /// Whether an event of phase `phase` can honour a flow of this kind.
-    ///
-    /// | phase | honoured flows besides `continue` and `terminate` |
-    /// | --- | --- |
-    /// | `user_prompt` | `rewrite_prompt`, `skip` |
-    /// | `before_completion` | `patch_request` |
-    /// | `after_completion`, `after_reasoning`, `after_assistant` | `inject_context` |
-    /// | `before_tool` | `rewrite_args`, `skip` |
-    /// | `after_tool` | `rewrite_result`, `inject_context` |
-    /// | `invalid_tool_call` | `fail`, `retry`, `repair` |
-    /// | `stop` | `resume` |
-    /// | `run_start`, deltas, `stream_finish`, `run_end`, `run_error` | none |
-    ///
-    /// `continue` and `terminate` are honoured everywhere (terminating on
-    /// `run_end` / `run_error` ends nothing more, but is recorded).
-    pub const fn honoured_on(self, phase: hooks_schema::Phase) -> bool {
-        use hooks_schema::Phase as P;
-        match self {
-            FlowKind::Continue | FlowKind::Terminate => true,
-            FlowKind::PatchRequest => matches!(phase, P::BeforeCompletion),
-            FlowKind::RewriteArgs => matches!(phase, P::BeforeTool),
-            FlowKind::RewriteResult => matches!(phase, P::AfterTool),
-            FlowKind::RewritePrompt => matches!(phase, P::UserPrompt),
-            FlowKind::InjectContext => phase.is_after_phase(),
-            FlowKind::Skip => matches!(phase, P::BeforeTool | P::UserPrompt),
-            FlowKind::Resume => matches!(phase, P::Stop),
-            FlowKind::Fail | FlowKind::Retry | FlowKind::Repair => {
-                matches!(phase, P::InvalidToolCall)
-            }
-        }
-    }
-}
-
-impl fmt::Display for FlowKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+///
+/// Defined in `hooks-schema` beside the per-phase capability table, so that
+/// which flows a phase honours ([`FlowKind::honoured_on`]) is stated once,
+/// for the config checker and the runtime alike.
+pub use hooks_schema::FlowKind;
 
 #[cfg(test)]
 mod tests {
@@ -292,5 +194,81 @@ mod tests {
         assert!(!FlowKind::InjectContext.honoured_on(Phase::BeforeTool));
         assert!(FlowKind::Skip.honoured_on(Phase::UserPrompt));
         assert!(!FlowKind::Skip.honoured_on(Phase::AfterTool));
+    }
+
+    /// What `when` pointers address on each phase's events is the capability
+    /// table's [`hooks_schema::SubjectKind`].
+    #[test]
+    fn predicates_address_the_capability_tables_subject() {
+        use crate::dispatch::subject;
+        use hooks_schema::plan::Subject as Addressed;
+        use crate::{StepEvent, ToolOutcome};
+        use hooks_schema::SubjectKind as Subject;
+        let role = |r: &str| serde_json::json!({ "role": r });
+        let (args, result, request, response) = (
+            role("args"),
+            role("result"),
+            role("request"),
+            role("response"),
+        );
+        let outcome = ToolOutcome::Success;
+        let events = [
+            StepEvent::RunStart,
+            StepEvent::UserPrompt { prompt: "t" },
+            StepEvent::BeforeCompletion { request: &request },
+            StepEvent::AfterCompletion {
+                response: &response,
+            },
+            StepEvent::TextDelta { delta: "t" },
+            StepEvent::ToolCallDelta {
+                tool_name: "x",
+                call_id: "c",
+                delta: "t",
+            },
+            StepEvent::StreamFinish {
+                response: &response,
+            },
+            StepEvent::AfterReasoning { reasoning: "t" },
+            StepEvent::AfterAssistant { text: "t" },
+            StepEvent::BeforeTool {
+                tool_name: "x",
+                call_id: "c",
+                args: &args,
+            },
+            StepEvent::AfterTool {
+                tool_name: "x",
+                call_id: "c",
+                args: &args,
+                original_args: &args,
+                result: &result,
+                outcome: &outcome,
+            },
+            StepEvent::InvalidToolCall {
+                tool_name: "x",
+                call_id: "c",
+                raw_args: "t",
+                error: "e",
+            },
+            StepEvent::Stop {
+                loop_count: 0,
+                text: "t",
+            },
+            StepEvent::RunEnd { output: "t" },
+            StepEvent::RunError { error: "t" },
+        ];
+        for (phase, event) in Phase::ALL.into_iter().zip(events) {
+            assert_eq!(event.kind(), phase);
+            let json_role =
+                |r: &str| matches!(subject(&event), Addressed::Json(v) if v["role"] == r);
+            let agrees = match phase.capabilities().subject {
+                Subject::Nothing => matches!(subject(&event), Addressed::None),
+                Subject::Text => matches!(subject(&event), Addressed::Text(_)),
+                Subject::Args => json_role("args"),
+                Subject::Result => json_role("result"),
+                Subject::Request => json_role("request"),
+                Subject::Response => json_role("response"),
+            };
+            assert!(agrees, "{phase}: {:?}", subject(&event));
+        }
     }
 }

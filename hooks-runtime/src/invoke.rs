@@ -41,7 +41,9 @@ use crate::{
 /// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh` run unmodified.
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
-/// Limits of a session's shell hooks (the config's `limits`).
+/// Limits of a session's shell hooks (the config's `limits`, converted
+/// with `From<&Limits>`; the default is the config language's
+/// [`Limits::DEFAULT`](hooks_schema::Limits::DEFAULT)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookLimits {
     /// Payload size limits (stdin cap, spill cap).
@@ -49,29 +51,46 @@ pub struct HookLimits {
     /// Bytes of a hook's stdout kept (default 1 MiB); more is
     /// `output_too_large`.
     pub stdout_cap: usize,
-    /// Bytes of a hook's stderr kept (default 64 KiB); more is dropped.
+    /// Bytes of a hook's stderr kept (default 1 MiB); more is dropped.
     /// When stderr is cut, its last partial word is dropped too before it
     /// becomes a reason or a failure detail: the cut may fall inside a
     /// secret, whose prefix redaction could not recognise (see
     /// [`protocol`](crate::protocol)).
     pub stderr_cap: usize,
     /// Most bytes of context one hook may inject at once (sum of the items'
-    /// UTF-8 lengths; default 16 KiB); more is `output_too_large`.
+    /// UTF-8 lengths; default 64 KiB); more is `output_too_large`.
     pub max_context_bytes: usize,
     /// Most times per turn `stop` hooks may make the agent resume (default 3);
     /// a further `Resume` is refused (recorded, and the agent stops).
     pub max_stop_resumes: u32,
 }
 
-impl Default for HookLimits {
-    fn default() -> Self {
+impl From<&hooks_schema::Limits> for HookLimits {
+    /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
+    /// stdout and stderr each, `max_context_bytes` caps one invocation's
+    /// injected context, `max_stop_resumes_per_turn` caps stop resumes. The
+    /// payload spill cap keeps its default (16 MiB). Values beyond `usize`
+    /// saturate.
+    fn from(limits: &hooks_schema::Limits) -> Self {
+        let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         HookLimits {
-            payload: PayloadLimits::default(),
-            stdout_cap: 1 << 20,
-            stderr_cap: 64 << 10,
-            max_context_bytes: 16 << 10,
-            max_stop_resumes: 3,
+            payload: PayloadLimits {
+                stdin_cap: bytes(limits.max_payload_bytes),
+                ..PayloadLimits::default()
+            },
+            stdout_cap: bytes(limits.max_output_bytes),
+            stderr_cap: bytes(limits.max_output_bytes),
+            max_context_bytes: bytes(limits.max_context_bytes),
+            max_stop_resumes: limits.max_stop_resumes_per_turn,
         }
+    }
+}
+
+impl Default for HookLimits {
+    /// The config language's defaults ([`Limits::DEFAULT`](hooks_schema::Limits::DEFAULT)):
+    /// 1 MiB payload, 1 MiB each of stdout and stderr, 64 KiB of context, 3 resumes.
+    fn default() -> Self {
+        HookLimits::from(&hooks_schema::Limits::DEFAULT)
     }
 }
 
@@ -245,9 +264,10 @@ pub struct ShellHookSpec {
 }
 
 impl ShellHookSpec {
-    /// A spec with defaults: no cwd, empty env, 60 s timeout, `full`
-    /// payload, `native` protocol, the phase's default failure policy,
-    /// `enforce`, no activity, no path settings.
+    /// A spec with defaults: no cwd, empty env, the config language's
+    /// default timeout ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
+    /// 30 s), `full` payload, `native` protocol, the phase's default failure
+    /// policy, `enforce`, no activity, no path settings.
     pub fn new(id: impl Into<Arc<str>>, phase: Phase, form: CommandForm) -> Self {
         ShellHookSpec {
             id: id.into(),
@@ -255,7 +275,7 @@ impl ShellHookSpec {
             form,
             cwd: None,
             env: EnvSpec::default(),
-            timeout: Duration::from_secs(60),
+            timeout: hooks_schema::Defaults::DEFAULT_TIMEOUT.to_std(),
             payload: PayloadMode::Full,
             protocol: Protocol::Native,
             failure_policy: phase.default_failure_policy(),

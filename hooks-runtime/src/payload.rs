@@ -28,7 +28,8 @@ pub const PAYLOAD_REF_ENV: &str = "AGENT_HOOKS_PAYLOAD_REF";
 /// Size limits of a payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PayloadLimits {
-    /// Largest payload sent through stdin, in bytes (default 1 MiB). A larger
+    /// Largest payload sent through stdin, in bytes (default: the config
+    /// language's `max_payload_bytes`, 1 MiB). A larger
     /// payload spills to a payload-ref file.
     pub stdin_cap: usize,
     /// Largest payload written to a payload-ref file, in bytes (default 16
@@ -40,7 +41,8 @@ pub struct PayloadLimits {
 impl Default for PayloadLimits {
     fn default() -> Self {
         PayloadLimits {
-            stdin_cap: 1 << 20,
+            stdin_cap: usize::try_from(hooks_schema::Limits::DEFAULT.max_payload_bytes)
+                .unwrap_or(usize::MAX),
             spill_cap: 16 << 20,
         }
     }

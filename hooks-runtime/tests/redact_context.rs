@@ -344,6 +344,7 @@ fn capped(pad: usize, code: i32) -> String {
 async fn a_token_cut_at_the_stderr_cap_leaves_no_prefix() {
     // Room for the whole 64 KiB of stderr as context after a tool.
     let fx = Fixture::with_limits(HookLimits {
+        stderr_cap: 64 << 10,
         max_context_bytes: 1 << 20,
         ..HookLimits::default()
     });
@@ -406,7 +407,10 @@ async fn a_token_cut_at_the_stderr_cap_leaves_no_prefix() {
 
 #[tokio::test]
 async fn a_single_word_cut_at_the_cap_is_dropped_whole() {
-    let fx = Fixture::new();
+    let fx = Fixture::with_limits(HookLimits {
+        stderr_cap: 64 << 10,
+        ..HookLimits::default()
+    });
     let args = json!({"command": "ls"});
     // No whitespace before the cut: the whole kept text is one partial word
     // (65,530 dashes and `ghp_ab`), so none of it is shown.

@@ -162,6 +162,11 @@ pub fn search_dfa(regex: &str) -> Result<OwnedDfa, String> {
 /// `~1` to `/` and `~0` to `~` (in that order, per RFC 6901 section 4).
 /// `""` (the whole value) has no token.
 ///
+/// This is the rule of pointer syntax: the checker reports its error as
+/// the `invalid-pointer` diagnostic, the loader and `hooks!` split with it,
+/// and [`POINTER_PATTERN`](crate::POINTER_PATTERN), the JSON Schema's
+/// spelling of the same rule, is tested to accept exactly what it accepts.
+///
 /// # Errors
 ///
 /// A lowercase message when the pointer is not empty and does not start with
@@ -172,7 +177,7 @@ pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, String> {
     }
     let Some(rest) = pointer.strip_prefix('/') else {
         return Err(format!(
-            "invalid JSON pointer `{pointer}`: it must be empty or start with `/`"
+            "invalid JSON pointer `{pointer}`, expected `/` at the start (RFC 6901)"
         ));
     };
     rest.split('/')
@@ -186,7 +191,7 @@ pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, String> {
                         Some('1') => out.push('/'),
                         _ => {
                             return Err(format!(
-                                "invalid JSON pointer `{pointer}`: `~` must be followed by `0` or `1`"
+                                "invalid JSON pointer `{pointer}`, `~` must be followed by `0` or `1` (RFC 6901)"
                             ));
                         }
                     }

@@ -29,11 +29,21 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use crate::capability::ActionKind;
 use crate::duration::Duration;
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
-/// The names of the six actions, in the order used by messages.
-pub const ACTION_KEYS: [&str; 6] = ["run", "block", "patch", "rewrite", "inject", "terminate"];
+/// The names of the six actions, in the order used by messages
+/// ([`ActionKind::ALL`]'s config keys).
+pub const ACTION_KEYS: [&str; 6] = {
+    let mut keys = [""; 6];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = ActionKind::ALL[i].as_str();
+        i += 1;
+    }
+    keys
+};
 
 /// A hook config, language version 1: defaults, limits, per-tool settings
 /// and an ordered list of hooks. Declared order is execution and merge order.
@@ -127,7 +137,7 @@ impl JsonSchema for Version {
 pub struct Defaults {
     /// Timeout of `run` actions that set none. Default `30s`; bounded `1ms`..`10m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("default" = "30s", "examples" = ["10s", "2m"]))]
+    #[schemars(extend("default" = Defaults::default_timeout_annotation(), "examples" = ["10s", "2m"]))]
     pub timeout: Option<Duration>,
     /// Failure policy of hooks that set none, replacing the per-phase default
     /// (`block` on `before_tool`, `warn` elsewhere). `block` is not allowed
@@ -142,11 +152,18 @@ pub struct Defaults {
 }
 
 impl Defaults {
-    /// Timeout of a `run` action when neither it nor `defaults` sets one: 30 s.
+    /// Timeout of a `run` action when neither it nor `defaults` sets one:
+    /// 30 s. The runtime's default timeout (of a shell hook spec or an
+    /// executor request built without a config) is this one too.
     pub const DEFAULT_TIMEOUT: Duration = match Duration::from_millis(30_000) {
         Some(d) => d,
         None => Duration::MAX,
     };
+
+    /// [`Defaults::DEFAULT_TIMEOUT`] as the schema's `default` annotation (`30s`).
+    fn default_timeout_annotation() -> String {
+        Defaults::DEFAULT_TIMEOUT.to_string()
+    }
 
     fn is_empty(&self) -> bool {
         *self == Defaults::default()
@@ -193,37 +210,33 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The config language's defaults: what a config without `limits` (and
-    /// a runtime built without a config) gets.
+    /// The caps a config gets for every key it leaves out, and the runtime's
+    /// defaults: 3 resumes per turn, 1 MiB of output per stream, 64 KiB of
+    /// context per invocation, 1 MiB of stdin payload.
     pub const DEFAULT: Limits = Limits {
-        max_stop_resumes_per_turn: Limits::default_stop_resumes(),
-        max_output_bytes: Limits::default_output_bytes(),
-        max_context_bytes: Limits::default_context_bytes(),
-        max_payload_bytes: Limits::default_payload_bytes(),
+        max_stop_resumes_per_turn: 3,
+        max_output_bytes: 1024 * 1024,
+        max_context_bytes: 64 * 1024,
+        max_payload_bytes: 1024 * 1024,
     };
 
     const fn default_stop_resumes() -> u32 {
-        3
+        Limits::DEFAULT.max_stop_resumes_per_turn
     }
     const fn default_output_bytes() -> u64 {
-        1024 * 1024
+        Limits::DEFAULT.max_output_bytes
     }
     const fn default_context_bytes() -> u64 {
-        64 * 1024
+        Limits::DEFAULT.max_context_bytes
     }
     const fn default_payload_bytes() -> u64 {
-        1024 * 1024
+        Limits::DEFAULT.max_payload_bytes
     }
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_stop_resumes_per_turn: Limits::default_stop_resumes(),
-            max_output_bytes: Limits::default_output_bytes(),
-            max_context_bytes: Limits::default_context_bytes(),
-            max_payload_bytes: Limits::default_payload_bytes(),
-        }
+        Limits::DEFAULT
     }
 }
 
@@ -350,31 +363,28 @@ pub enum Action {
 }
 
 impl Action {
-    /// The action's config key: `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
-    pub const fn name(&self) -> &'static str {
+    /// The action's kind.
+    pub const fn kind(&self) -> ActionKind {
         match self {
-            Action::Run(_) => "run",
-            Action::Block(_) => "block",
-            Action::Patch(_) => "patch",
-            Action::Rewrite(_) => "rewrite",
-            Action::Inject(_) => "inject",
-            Action::Terminate(_) => "terminate",
+            Action::Run(_) => ActionKind::Run,
+            Action::Block(_) => ActionKind::Block,
+            Action::Patch(_) => ActionKind::Patch,
+            Action::Rewrite(_) => ActionKind::Rewrite,
+            Action::Inject(_) => ActionKind::Inject,
+            Action::Terminate(_) => ActionKind::Terminate,
         }
     }
 
-    /// Whether the action `name` is allowed on `phase`: `block` only on
-    /// `before_tool`, `patch` only on `before_completion`, `rewrite` only on
-    /// the tool phases ([`Phase::is_tool_phase`]), `inject` only on the
-    /// after-phases ([`Phase::is_after_phase`]); `run`, `terminate` and any
-    /// other name on every phase.
-    pub const fn allowed_on(name: &str, phase: Phase) -> bool {
-        match name.as_bytes() {
-            b"block" => matches!(phase, Phase::BeforeTool),
-            b"patch" => matches!(phase, Phase::BeforeCompletion),
-            b"inject" => phase.is_after_phase(),
-            b"rewrite" => phase.is_tool_phase(),
-            _ => true,
-        }
+    /// The action's config key: `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
+    pub const fn name(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// Whether the action with config key `name` is allowed on `phase`
+    /// ([`Capabilities::actions`](crate::Capabilities::actions)); an unknown
+    /// name is not an action and is allowed nowhere.
+    pub fn allowed_on(name: &str, phase: Phase) -> bool {
+        ActionKind::from_name(name).is_some_and(|a| a.allowed_on(phase))
     }
 }
 
@@ -646,7 +656,7 @@ struct RawRun {
     /// Timeout, e.g. `500ms`, `5s`, `2m` (bounded `1ms`..`10m`). Default:
     /// `defaults.timeout`, else `30s`. On expiry the process group is killed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("default" = "30s", "examples" = ["5s", "500ms"]))]
+    #[schemars(extend("default" = Defaults::default_timeout_annotation(), "examples" = ["5s", "500ms"]))]
     timeout: Option<Duration>,
     /// What the command receives on stdin: `full` or `redacted`. Default: `defaults.payload`, else `full`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

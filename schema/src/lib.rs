@@ -41,6 +41,7 @@
 
 // Matchers compiled once for the `hooks!` macro and the runtime loader.
 pub mod automata;
+pub mod capability;
 mod check;
 mod config;
 mod diagnostic;
@@ -54,6 +55,9 @@ pub mod plan;
 mod schema;
 mod yaml;
 
+pub use capability::{
+    ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
+};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,

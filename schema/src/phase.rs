@@ -1,5 +1,4 @@
-//! The canonical phases of an agent run (the README's *Phases, and what they
-//! are called elsewhere* maps them to other runtimes' names).
+//! The canonical phases of an agent run and the enums hooks are configured with.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -46,7 +45,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// Every phase, in declaration order (roughly the order of a run).
+    /// Every phase, in the order of a run (and of the README's phase table).
     pub const ALL: [Phase; 15] = [
         Phase::RunStart,
         Phase::UserPrompt,
@@ -101,44 +100,30 @@ impl Phase {
     }
 
     /// Whether events of this phase concern one tool call (`include_tools`,
-    /// `exclude_tools` and `rewrite` are allowed only on these).
+    /// `exclude_tools` and `rewrite` are allowed only on these):
+    /// [`Capabilities::tool`](crate::Capabilities::tool).
     pub const fn is_tool_phase(self) -> bool {
-        matches!(self, Phase::BeforeTool | Phase::AfterTool)
+        self.capabilities().tool
     }
 
-    /// Whether this phase comes after something happened (`inject` is allowed only on these).
+    /// Whether this phase comes after something happened (`inject` is
+    /// allowed only on these): [`Capabilities::after`](crate::Capabilities::after).
     pub const fn is_after_phase(self) -> bool {
-        matches!(
-            self,
-            Phase::AfterCompletion
-                | Phase::AfterReasoning
-                | Phase::AfterAssistant
-                | Phase::AfterTool
-        )
+        self.capabilities().after
     }
 
     /// Whether hooks of this phase can change what happens next. Hooks of an
     /// observe-only phase may run concurrently; mutating phases run their
-    /// hooks one after another.
+    /// hooks one after another ([`Capabilities::mutating`](crate::Capabilities::mutating)).
     pub const fn is_mutating(self) -> bool {
-        matches!(
-            self,
-            Phase::UserPrompt
-                | Phase::BeforeCompletion
-                | Phase::BeforeTool
-                | Phase::AfterTool
-                | Phase::InvalidToolCall
-                | Phase::Stop
-        )
+        self.capabilities().mutating
     }
 
     /// The failure policy a hook of this phase gets when it names none:
-    /// `block` for `before_tool` (fail closed where a hook gates), `warn` elsewhere.
+    /// `block` for `before_tool` (fail closed where a hook gates), `warn`
+    /// elsewhere ([`Capabilities::default_failure_policy`](crate::Capabilities::default_failure_policy)).
     pub const fn default_failure_policy(self) -> FailurePolicy {
-        match self {
-            Phase::BeforeTool => FailurePolicy::Block,
-            _ => FailurePolicy::Warn,
-        }
+        self.capabilities().default_failure_policy
     }
 }
 

@@ -4,8 +4,9 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
+use crate::capability::{ActionKind, Capabilities, phases_where};
 use crate::config::{ACTION_KEYS, Config};
-use crate::phase::{OutcomeKind, Phase};
+use crate::phase::{FailurePolicy, OutcomeKind, Phase};
 
 /// The stable `$id` of the config schema.
 pub const CONFIG_SCHEMA_ID: &str = "https://agent-hooks.dev/schemas/hooks.schema.json";
@@ -151,13 +152,39 @@ fn title_of(key: &str) -> String {
     s
 }
 
-fn phases_where(f: impl Fn(Phase) -> bool) -> Vec<&'static str> {
-    Phase::ALL
+/// The per-phase rules of the hook schema, derived from the capability
+/// table: for each restricted key (an action, a tool filter, failure policy
+/// `block`, `outcome` leaves in `when`), `(key, schema the key must match on
+/// the phases that do not allow it, whether a phase allows it)`.
+fn phase_rules(generator: &mut SchemaGenerator) -> Vec<(&'static str, Value, PhaseTest)> {
+    let mut rules: Vec<(&'static str, Value, PhaseTest)> = ActionKind::ALL
         .into_iter()
-        .filter(|p| f(*p))
-        .map(Phase::as_str)
-        .collect()
+        .filter(|a| !phases_where(|c| !c.actions.contains(*a)).is_empty())
+        .map(|a| {
+            let allowed: PhaseTest = Box::new(move |c| c.actions.contains(a));
+            (a.as_str(), json!(false), allowed)
+        })
+        .collect();
+    for key in TOOL_FILTER_KEYS {
+        rules.push((key, json!(false), Box::new(|c| c.tool)));
+    }
+    rules.push((
+        "failure_policy",
+        json!({"not": {"const": FailurePolicy::Block.as_str()}}),
+        Box::new(|c| c.block_policy),
+    ));
+    let without_outcome = generator
+        .subschema_for::<PredicateWithoutOutcome>()
+        .to_value();
+    rules.push(("when", without_outcome, Box::new(|c| c.outcome)));
+    rules
 }
+
+/// Whether a phase (given by its capabilities) allows something.
+type PhaseTest = Box<dyn Fn(&Capabilities) -> bool>;
+
+/// The keys of a hook that filter tools (allowed where [`Capabilities::tool`]).
+pub(crate) const TOOL_FILTER_KEYS: [&str; 2] = ["include_tools", "exclude_tools"];
 
 /// Adds "exactly one action" and the per-phase rules to the hook schema.
 pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerator) {
@@ -167,27 +194,19 @@ pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerato
         .collect();
     // Each rule fires only for a *known* phase outside the allowed set, so an
     // unknown phase is reported once (by the `phase` enum), not once per rule.
-    let not_only = |key: &str, then: Value, allowed: &dyn Fn(Phase) -> bool| {
-        json!({
-            "if": {"required": ["phase"], "properties": {"phase": {"enum": phases_where(|p| !allowed(p))}}},
-            "then": {"properties": {key: then}}
+    let rules: Vec<Value> = phase_rules(generator)
+        .into_iter()
+        .map(|(key, then, allowed)| {
+            let others: Vec<&str> = phases_where(|c| !allowed(c))
+                .into_iter()
+                .map(Phase::as_str)
+                .collect();
+            json!({
+                "if": {"required": ["phase"], "properties": {"phase": {"enum": others}}},
+                "then": {"properties": {key: then}}
+            })
         })
-    };
-    let without_outcome = generator
-        .subschema_for::<PredicateWithoutOutcome>()
-        .to_value();
-    let rules = vec![
-        not_only("block", json!(false), &|p| p == Phase::BeforeTool),
-        not_only("patch", json!(false), &|p| p == Phase::BeforeCompletion),
-        not_only("inject", json!(false), &Phase::is_after_phase),
-        not_only("rewrite", json!(false), &Phase::is_tool_phase),
-        not_only("include_tools", json!(false), &Phase::is_tool_phase),
-        not_only("exclude_tools", json!(false), &Phase::is_tool_phase),
-        not_only("failure_policy", json!({"not": {"const": "block"}}), &|p| {
-            p == Phase::BeforeTool
-        }),
-        not_only("when", without_outcome, &|p| p == Phase::AfterTool),
-    ];
+        .collect();
     schema.insert("oneOf".into(), Value::Array(one_of));
     schema.insert("allOf".into(), Value::Array(rules));
 }

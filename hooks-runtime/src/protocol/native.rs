@@ -1,6 +1,11 @@
 //! The native output protocol: stdout is empty, `{}` or one
 //! [`HookOutput`] object (schema: `schema/output.schema.json`).
 //!
+//! Which field asks for which flow is [`FlowKind::native_output`]; which
+//! flows a phase honours is the capability table
+//! ([`Phase::capabilities`](hooks_schema::Phase::capabilities)), so the
+//! table below is derived, not a second copy:
+//!
 //! | stdout field | phases | flow |
 //! | --- | --- | --- |
 //! | none, `{}`, `decision: continue` | all | `Continue` |
@@ -21,7 +26,7 @@
 //! than `continue`, a missing or superfluous `reason` — is an
 //! `invalid_output` failure, never silently ignored.
 
-use hooks_schema::{HookOutput, OutputDecision, Phase};
+use hooks_schema::{FlowKind, HookOutput, OutputDecision, Phase};
 
 use super::{ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large};
 use crate::{Captured, ContextItem, Flow, RequestPatch};
@@ -71,26 +76,29 @@ pub fn parse(
 /// The rustc-style description of the first misplaced field.
 pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     let decision = out.decision.unwrap_or(OutputDecision::Continue);
-    let mut changes: Vec<&str> = Vec::new();
-    if out.rewrite_args.is_some() {
-        changes.push("rewrite_args");
-    }
-    if out.rewrite_result.is_some() {
-        changes.push("rewrite_result");
-    }
-    if out.rewrite_prompt.is_some() {
-        changes.push("rewrite_prompt");
-    }
-    if out.patch.is_some() {
-        changes.push("patch");
-    }
-    if !out.context_items.is_empty() {
-        changes.push("context_items");
-    }
+    // The change fields, each named by the flow it asks for.
+    let present = [
+        (FlowKind::RewriteArgs, out.rewrite_args.is_some()),
+        (FlowKind::RewriteResult, out.rewrite_result.is_some()),
+        (FlowKind::RewritePrompt, out.rewrite_prompt.is_some()),
+        (FlowKind::PatchRequest, out.patch.is_some()),
+        (FlowKind::InjectContext, !out.context_items.is_empty()),
+    ];
+    let changes: Vec<&str> = present
+        .iter()
+        .filter(|(_, here)| *here)
+        .map(|(kind, _)| kind.native_output())
+        .collect();
     if changes.len() > 1 {
+        let all: Vec<String> = present
+            .iter()
+            .map(|(kind, _)| format!("`{}`", kind.native_output()))
+            .collect();
         return Err(format!(
-            "`{}` and `{}` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`",
-            changes[0], changes[1]
+            "`{}` and `{}` cannot be combined: give at most one of {}",
+            changes[0],
+            changes[1],
+            all.join(", ")
         ));
     }
     if let Some(change) = changes.first()
@@ -124,79 +132,56 @@ pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     if out.tool_name.is_some() != (decision == OutputDecision::Repair) {
         return Err("`tool_name` goes with decision `repair`, and `repair` needs it".to_owned());
     }
-    let (flow, field) = match decision {
+    let flow = match decision {
         OutputDecision::Continue => {
             if let Some(v) = out.rewrite_args {
-                (Flow::RewriteArgs(v), "rewrite_args")
+                Flow::RewriteArgs(v)
             } else if let Some(v) = out.rewrite_result {
-                (Flow::RewriteResult(v), "rewrite_result")
+                Flow::RewriteResult(v)
             } else if let Some(v) = out.rewrite_prompt {
-                (Flow::RewritePrompt(v.into()), "rewrite_prompt")
+                Flow::RewritePrompt(v.into())
             } else if let Some(p) = out.patch {
                 let value = serde_json::to_value(&p).map_err(|e| e.to_string())?;
                 let patch: RequestPatch =
                     serde_json::from_value(value).map_err(|e| format!("invalid `patch`: {e}"))?;
-                (Flow::PatchRequest(patch), "patch")
+                Flow::PatchRequest(patch)
             } else if !out.context_items.is_empty() {
                 let items = out
                     .context_items
                     .into_iter()
                     .map(|i| ContextItem::user(i.content))
                     .collect::<Vec<_>>();
-                (Flow::InjectContext(items.into()), "context_items")
+                Flow::InjectContext(items.into())
             } else {
-                (Flow::Continue, "decision")
+                Flow::Continue
             }
         }
-        OutputDecision::Block => (Flow::skip(reason), "decision: block"),
-        OutputDecision::Terminate => (Flow::terminate(reason), "decision: terminate"),
-        OutputDecision::Resume => (Flow::resume(reason), "decision: resume"),
-        OutputDecision::Fail => (Flow::Fail, "decision: fail"),
-        OutputDecision::Retry => (
-            Flow::Retry {
-                feedback: out.feedback.unwrap_or_default().into(),
-            },
-            "decision: retry",
-        ),
-        OutputDecision::Repair => (
-            Flow::Repair {
-                tool_name: out.tool_name.unwrap_or_default().into(),
-            },
-            "decision: repair",
-        ),
+        OutputDecision::Block => Flow::skip(reason),
+        OutputDecision::Terminate => Flow::terminate(reason),
+        OutputDecision::Resume => Flow::resume(reason),
+        OutputDecision::Fail => Flow::Fail,
+        OutputDecision::Retry => Flow::Retry {
+            feedback: out.feedback.unwrap_or_default().into(),
+        },
+        OutputDecision::Repair => Flow::Repair {
+            tool_name: out.tool_name.unwrap_or_default().into(),
+        },
     };
-    if !flow.kind().honoured_on(phase) {
-        let allowed: Vec<&str> = ALLOWED
-            .iter()
-            .filter(|(kind, _)| kind.honoured_on(phase))
-            .map(|(_, name)| *name)
+    let kind: FlowKind = flow.kind();
+    if !kind.honoured_on(phase) {
+        let field = kind.native_output();
+        let allowed: Vec<String> = phase
+            .capabilities()
+            .native_outputs()
+            .map(|a| format!("`{a}`"))
             .collect();
         return Err(format!(
             "`{field}` is not allowed on `{phase}`; allowed there: {}",
-            allowed
-                .iter()
-                .map(|a| format!("`{a}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            allowed.join(", ")
         ));
     }
     Ok(flow)
 }
-
-const ALLOWED: [(crate::FlowKind, &str); 12] = [
-    (crate::FlowKind::Continue, "decision: continue"),
-    (crate::FlowKind::Terminate, "decision: terminate"),
-    (crate::FlowKind::Skip, "decision: block"),
-    (crate::FlowKind::Resume, "decision: resume"),
-    (crate::FlowKind::Fail, "decision: fail"),
-    (crate::FlowKind::Retry, "decision: retry"),
-    (crate::FlowKind::Repair, "decision: repair"),
-    (crate::FlowKind::RewriteArgs, "rewrite_args"),
-    (crate::FlowKind::RewriteResult, "rewrite_result"),
-    (crate::FlowKind::RewritePrompt, "rewrite_prompt"),
-    (crate::FlowKind::PatchRequest, "patch"),
-    (crate::FlowKind::InjectContext, "context_items"),
-];
 
 #[cfg(test)]
 mod tests {
@@ -252,6 +237,15 @@ mod tests {
 
     #[test]
     fn misplaced_fields_are_errors() {
+        let err = to_flow(
+            Phase::AfterTool,
+            out(r#"{"rewrite_result":{},"context_items":[{"role":"user","content":"c"}]}"#),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "`rewrite_result` and `context_items` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`"
+        );
         let err = to_flow(Phase::AfterTool, out(r#"{"rewrite_args":{}}"#)).unwrap_err();
         assert!(
             err.starts_with("`rewrite_args` is not allowed on `after_tool`"),
@@ -274,5 +268,46 @@ mod tests {
         assert!(err.contains("goes only with decision `continue`"), "{err}");
         let err = to_flow(Phase::Stop, out(r#"{"decision":"continue","reason":"x"}"#)).unwrap_err();
         assert!(err.contains("`reason` goes only with"), "{err}");
+    }
+
+    /// An output object asking for a flow of `kind`.
+    fn asking_for(kind: FlowKind) -> &'static str {
+        match kind {
+            FlowKind::Continue => r#"{"decision":"continue"}"#,
+            FlowKind::Terminate => r#"{"decision":"terminate","reason":"r"}"#,
+            FlowKind::Skip => r#"{"decision":"block","reason":"r"}"#,
+            FlowKind::Resume => r#"{"decision":"resume","reason":"r"}"#,
+            FlowKind::Fail => r#"{"decision":"fail"}"#,
+            FlowKind::Retry => r#"{"decision":"retry","feedback":"f"}"#,
+            FlowKind::Repair => r#"{"decision":"repair","tool_name":"t"}"#,
+            FlowKind::RewriteArgs => r#"{"rewrite_args":{"a":1}}"#,
+            FlowKind::RewriteResult => r#"{"rewrite_result":{"a":1}}"#,
+            FlowKind::RewritePrompt => r#"{"rewrite_prompt":"p"}"#,
+            FlowKind::PatchRequest => r#"{"patch":{"temperature":0.5}}"#,
+            FlowKind::InjectContext => r#"{"context_items":[{"role":"user","content":"c"}]}"#,
+        }
+    }
+
+    /// The native protocol accepts, on each phase, exactly the outputs whose
+    /// flow the capability table lets that phase honour, and names them.
+    #[test]
+    fn allowed_fields_are_the_capability_tables() {
+        for phase in Phase::ALL {
+            let caps = phase.capabilities();
+            for kind in FlowKind::ALL {
+                let result = to_flow(phase, out(asking_for(kind)));
+                assert_eq!(result.is_ok(), caps.flows.contains(kind), "{phase} {kind}");
+                match result {
+                    Ok(flow) => assert_eq!(flow.kind(), kind),
+                    Err(e) => {
+                        let listed = e.split("allowed there: ").nth(1).unwrap_or_default();
+                        let expected: Vec<String> =
+                            caps.native_outputs().map(|f| format!("`{f}`")).collect();
+                        assert_eq!(listed, expected.join(", "), "{phase} {kind}");
+                        assert!(e.starts_with(&format!("`{}`", kind.native_output())), "{e}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,80 @@
+//! Layer 3 (and the friendly half of layer 2): a walk over the parsed
+//! document that reports every problem with a precise pointer and a
+//! rustc-style message.
+//!
+//! Structural findings (unknown key, wrong type, unknown enum value, missing
+//! key) carry [`Layer::Schema`]: the generated JSON Schema rejects the same
+//! documents, and the loader drops its generic message when this walk
+//! reported the same spot. Rules JSON Schema cannot express (unique ids,
+//! regexes and globs that compile, duration bounds) carry [`Layer::Semantic`].
+//!
+//! Each check is a small named method of [`Checker`], grouped by what it
+//! checks: `walk` (typed accessors and reporting), `settings` (the top
+//! level, `defaults`, `limits`, `tool_settings`), `hook` (a hook's common
+//! keys and the per-phase rules), `action` (the bodies of `block`,
+//! `terminate`, `inject`, `patch`, `rewrite`), `run` (`run` and its `env`),
+//! `predicate` (`when` and tool-name patterns). Keys and enum values come
+//! from the config types (`names`); what a phase allows comes from the
+//! capability table ([`crate::capability`]).
+
+mod action;
+mod hook;
+mod names;
+mod predicate;
+mod run;
+mod settings;
+#[cfg(test)]
+mod tests;
+mod walk;
+
+use crate::diagnostic::{Diagnostic, Layer};
+use crate::plan::DfaCache;
+use crate::yaml::Positions;
+
+/// The walk's state: where the document came from and what it found.
+pub(crate) struct Checker<'a> {
+    file: &'a str,
+    positions: &'a Positions,
+    pub(crate) out: Vec<Diagnostic>,
+    /// The DFAs built while checking that patterns fit one, for the lowering.
+    pub(crate) dfas: DfaCache,
+}
+
+/// Whether a finding points at a mapping key or at its value.
+#[derive(Clone, Copy)]
+enum At {
+    Key,
+    Value,
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn new(file: &'a str, positions: &'a Positions) -> Checker<'a> {
+        Checker {
+            file,
+            positions,
+            out: Vec::new(),
+            dfas: DfaCache::default(),
+        }
+    }
+
+    fn report(
+        &mut self,
+        pointer: &str,
+        at: At,
+        layer: Layer,
+        code: &str,
+        message: String,
+        hint: Option<String>,
+    ) {
+        let pos = match at {
+            At::Key => self.positions.key_pos(pointer),
+            At::Value => self.positions.value_pos(pointer),
+        };
+        self.out.push(
+            Diagnostic::new(
+                self.file, pos.line, pos.column, pointer, layer, code, message,
+            )
+            .with_hint_opt(hint),
+        );
+    }
+}
