@@ -4,6 +4,7 @@
 use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::time::Instant;
 
 use hooks_schema::{FailurePolicy, Phase};
 use serde::Serialize;
@@ -15,6 +16,7 @@ use crate::event::{StepEvent, StepEventKind};
 use crate::flow::{ContextList, Flow, FlowKind, Text};
 use crate::hook::{AgentHook, HookFuture, HookId, OutcomeFuture};
 use crate::patch::{PatchField, PatchMerge, RequestPatch};
+use crate::report::{HookReport, ReportList, Verdict};
 
 /// An ordered list of hooks that answers each event with one folded result.
 ///
@@ -38,8 +40,9 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// silently skipped.
 ///
 /// The result ([`StackOutcome`]) records provenance (which hook set or
-/// rewrote what) and diagnostics (conflicts, empty tool sets, fail-closed
-/// flows). Agent loops normally call the typed driver methods
+/// rewrote what), diagnostics (conflicts, empty tool sets, fail-closed
+/// flows, the hooks' own) and one [`HookReport`] per consulted hook (its
+/// verdict, failure, elapsed time, message and diagnostics). Agent loops normally call the typed driver methods
 /// ([`HookStack::before_tool`], [`HookStack::before_completion`], ...) instead
 /// of reading it.
 ///
@@ -48,12 +51,13 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// A `HookStack` is itself an [`AgentHook`], so stacks nest. Pushing a stack
 /// into a stack ([`HookStack::push`]) appends its hooks in place, under their
 /// own ids: nesting is flattening, by construction, with identical flows,
-/// provenance and diagnostics.
+/// provenance, diagnostics and reports.
 ///
 /// A stack reached some other way (behind a wrapper type that forwards
 /// [`AgentHook::fold_event`], or a dispatch table implementing it) is folded
 /// as a whole and its outcome absorbed ([`Fold::absorb`]): the same
-/// decision, patch, rewrites, context and provenance as the flattened stack.
+/// decision, patch, rewrites, context, provenance and reports (the inner
+/// hooks' reports, in place) as the flattened stack.
 /// Two things differ, because the inner fold finishes on its own: conflict
 /// and empty-`active_tools` diagnostics are computed against the inner
 /// stack's values, and a forced `tool_choice` is checked against the inner
@@ -83,8 +87,10 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// empty collections, and ready hook futures complete on the first poll.
 /// Nor does folding what a hook returns, as long as the flow itself owns no
 /// heap data (texts borrowed as [`Text`], as a table compiled by `hooks!`
-/// returns them): up to 16 provenance entries and 2 context items are kept
-/// inline ([`ProvenanceList`], [`ContextList`](crate::ContextList)).
+/// returns them): up to 16 provenance entries, 16 reports (one per
+/// consulted hook) and 2 context items are kept inline ([`ProvenanceList`],
+/// [`ReportList`], [`ContextList`](crate::ContextList)); a report borrows
+/// its hook's id (a reference count) and a static reason.
 /// Allocations happen for what a hook builds at run time (owned strings,
 /// rewritten JSON values, `additional_params`), for merged lists
 /// (narrowing `active_tools` twice, a second hook's `extra_context`), for
@@ -177,6 +183,7 @@ impl HookStack {
             if !entry.hook.observes(kind) {
                 continue;
             }
+            let start = Instant::now();
             let folded = match entry.hook.fold_event(ctx, fold.event()) {
                 Some(answer) => Some(answer.await),
                 None => None,
@@ -185,7 +192,15 @@ impl HookStack {
                 Some(outcome) => fold.absorb(&entry.id, outcome),
                 None => {
                     let flow = entry.hook.on_event(ctx, fold.event()).await;
-                    fold.apply(&entry.id, flow)
+                    if flow.is_continue() {
+                        // Changed nothing: not reported (see `HookReport`),
+                        // so such stacks stay allocation-free.
+                        fold.apply(&entry.id, flow)
+                    } else {
+                        let mut report = HookReport::new(entry.id.clone());
+                        report.elapsed = start.elapsed();
+                        fold.apply_reported(report, flow)
+                    }
                 }
             };
             if step.is_break() {
@@ -250,6 +265,7 @@ pub struct Fold<'e> {
     decision: Option<Flow>,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
+    reports: ReportList,
 }
 
 impl<'e> Fold<'e> {
@@ -264,6 +280,7 @@ impl<'e> Fold<'e> {
             decision: None,
             provenance: ProvenanceList::new(),
             diagnostics: Vec::new(),
+            reports: ReportList::new(),
         }
     }
 
@@ -289,18 +306,52 @@ impl<'e> Fold<'e> {
         self.decision.is_some()
     }
 
-    /// Applies `flow`, returned by hook `hook`. Returns
-    /// `ControlFlow::Break` when the fold is stopped (by this flow or an
-    /// earlier one): later hooks must not be called.
+    /// Applies `flow`, returned by hook `hook`, with nothing more known
+    /// about the call: a `Continue` flow is not reported, any other flow is
+    /// reported as [`Fold::apply_reported`] with [`HookReport::new`].
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this flow
+    /// or an earlier one): later hooks must not be called.
     pub fn apply(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        if flow.is_continue() {
+            return if self.decision.is_some() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+        self.apply_reported(HookReport::new(hook.clone()), flow)
+    }
+
+    /// Applies `flow`, returned by the hook `report` is about, and adds
+    /// `report` to the outcome's reports. The caller fills in what it knows
+    /// of the call (elapsed time, failure, message, diagnostics, and for a
+    /// `Continue` flow a verdict such as [`Verdict::Audited`]); the fold
+    /// sets the verdict of a non-`Continue` flow: [`Verdict::Applied`], or
+    /// [`Verdict::Refused`] when the event cannot honour it (fail closed),
+    /// or [`Verdict::Ignored`] when the fold was already stopped. The
+    /// report's diagnostics are added to the fold's, and the diagnostics
+    /// this flow causes (a fail-closed flow, a patch conflict) to the
+    /// report's.
+    ///
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this flow
+    /// or an earlier one): later hooks must not be called.
+    pub fn apply_reported(&mut self, mut report: HookReport, flow: Flow) -> ControlFlow<()> {
+        let kind = flow.kind();
         if self.decision.is_some() {
+            if !flow.is_continue() {
+                report.verdict = Verdict::Ignored(kind);
+            }
+            self.push_report(report, self.diagnostics.len());
             return ControlFlow::Break(());
         }
+        self.diagnostics.extend(report.diagnostics.iter().cloned());
+        let before = self.diagnostics.len();
         if flow.is_continue() {
+            self.push_report(report, before);
             return ControlFlow::Continue(());
         }
+        let hook = &report.hook;
         let phase = self.phase();
-        let kind = flow.kind();
         if !kind.honoured_on(phase) {
             let diagnostic = Diagnostic::Unhonoured {
                 hook: hook.clone(),
@@ -308,8 +359,27 @@ impl<'e> Fold<'e> {
                 phase,
             };
             self.fail_closed(diagnostic);
+            report.verdict = Verdict::Refused(kind);
+            self.push_report(report, before);
             return ControlFlow::Break(());
         }
+        report.verdict = Verdict::Applied(kind);
+        let step = self.apply_honoured(hook, flow);
+        self.push_report(report, before);
+        step
+    }
+
+    /// Adds `report`, with the fold's diagnostics from index `from` on.
+    fn push_report(&mut self, mut report: HookReport, from: usize) {
+        report
+            .diagnostics
+            .extend(self.diagnostics[from..].iter().cloned());
+        self.reports.push(report);
+    }
+
+    /// Applies `flow`, which `self.phase()` honours and is not `Continue`.
+    fn apply_honoured(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        let kind = flow.kind();
         match flow {
             Flow::Continue => {} // handled above; honoured everywhere
             Flow::PatchRequest(patch) => {
@@ -369,7 +439,10 @@ impl<'e> Fold<'e> {
             context,
             provenance,
             diagnostics,
+            reports,
         } = outcome;
+        // The inner hooks ran whatever becomes of their outcome.
+        self.reports.extend(reports);
         let parts = [
             (!patch.is_empty()).then_some(FlowKind::PatchRequest),
             args.is_some().then_some(FlowKind::RewriteArgs),
@@ -427,9 +500,14 @@ impl<'e> Fold<'e> {
         }
     }
 
-    /// Adds `diagnostic` to the outcome (for example
-    /// [`Diagnostic::NoShellRuntime`] from a dispatch table).
-    pub fn diagnose(&mut self, diagnostic: Diagnostic) {
+    /// Adds `diagnostic` to the outcome; when it is about a call already
+    /// reported (the last report of `hook`, if any), to that report too.
+    pub fn diagnose(&mut self, hook: Option<&HookId>, diagnostic: Diagnostic) {
+        if let Some(report) =
+            hook.and_then(|hook| self.reports.iter_mut().rev().find(|r| &r.hook == hook))
+        {
+            report.diagnostics.push(diagnostic.clone());
+        }
         self.diagnostics.push(diagnostic);
     }
 
@@ -476,6 +554,7 @@ impl<'e> Fold<'e> {
             context: self.context,
             provenance: self.provenance,
             diagnostics: self.diagnostics,
+            reports: self.reports,
         }
     }
 }
@@ -506,12 +585,17 @@ pub struct StackOutcome {
     pub context: ContextList,
     /// Which hook set or rewrote what, in order.
     pub provenance: ProvenanceList,
-    /// Conflicts and fail-closed reasons, in order.
+    /// Conflicts, fail-closed reasons and the consulted hooks' own
+    /// diagnostics, in order.
     pub diagnostics: Vec<Diagnostic>,
+    /// One report per consulted hook, in order (inner hooks of a nested
+    /// stack or table in place).
+    pub reports: ReportList,
 }
 
 impl StackOutcome {
-    /// Whether every hook continued (nothing to apply, nothing to report).
+    /// Whether every hook continued (nothing to apply, no diagnostic;
+    /// reports of hooks that continued may be present).
     pub fn is_continue(&self) -> bool {
         self.decision.is_none()
             && self.patch.is_empty()
@@ -648,6 +732,16 @@ pub enum Diagnostic {
         /// The event's phase.
         phase: Phase,
     },
+    /// Reported by the invocation of hook `hook` itself (a shell hook: its
+    /// failure under `failure_policy: warn`, an elided payload, a resume the
+    /// stop-resume cap refused, a record that could not be written);
+    /// redacted.
+    Hook {
+        /// The hook.
+        hook: HookId,
+        /// The redacted message.
+        message: String,
+    },
     /// `hook` is a `run` rule of a dispatch table that has no shell runtime
     /// bound: it could not run, and its failure policy was applied.
     NoShellRuntime {
@@ -679,6 +773,7 @@ impl fmt::Display for Diagnostic {
                 f,
                 "hooks `{first}` and `{second}` set `{field}` differently; the last writer (`{second}`) wins"
             ),
+            Diagnostic::Hook { message, .. } => f.write_str(message),
             Diagnostic::EmptyActiveTools { hook } => write!(
                 f,
                 "hook `{hook}` narrowed `active_tools` to an empty set; the model can call no tool"

@@ -154,7 +154,7 @@ pub(crate) async fn fold_event(
                 if done.record.failure_kind.is_some() {
                     report.failed += 1;
                 }
-                report.messages.extend(done.diagnostics);
+                report.messages.extend(done.diagnostics());
                 done.flow
             }
             (_, _) if rule.mode == Mode::Audit => Flow::Continue,

@@ -128,11 +128,8 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
-    // Every invocation's diagnostics are in `fold.messages` and also kept by
-    // the shell runtime; the runtime's list is the complete one (it also
-    // holds session-level diagnostics), so only it is printed.
-    drop(fold.messages);
-    let shell_diagnostics = shell.take_diagnostics();
+    // Every invocation's diagnostics, from its report.
+    let shell_diagnostics = fold.messages;
     let report = Report {
         config: config.display().to_string(),
         phase: step.kind(),

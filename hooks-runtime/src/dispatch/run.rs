@@ -1,20 +1,22 @@
 //! Dispatching an event through a table: selection, the fold, shell rules.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use hooks_schema::Mode;
 
 use super::data::{ActionSpec, Rule, Table, phase_index};
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
-use crate::flow::Flow;
+use crate::flow::{Flow, FlowKind};
 use crate::hook::HookId;
 use crate::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::invoke::{HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks};
 use crate::payload::PayloadLimits;
 use crate::records::{HookRecord, Record, RecordStatus};
-use crate::redact::redact_and_truncate;
-use crate::shell::Executor;
+use crate::redact::{redact_and_truncate, redact_sensitive_text};
+use crate::report::{HookFailure, HookReport, Verdict};
+use crate::shell::{Executor, FailureKind};
 use crate::stack::{Diagnostic, Fold, StackOutcome};
 
 impl Table {
@@ -55,21 +57,24 @@ impl Table {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
-            let flow = match in_process_flow(rule, &current) {
+            let start = Instant::now();
+            let (flow, report) = match in_process_flow(rule, &current) {
                 Some(flow) => {
                     records.add(rule, &current, &flow);
-                    note_audit(&mut fold, rule, id);
-                    flow
+                    {
+                        let report = declarative_report(&mut fold, rule, id, &flow, start);
+                        (flow, report)
+                    }
                 }
                 // Nothing was applied or recorded: `fold` starts over.
                 None if shell.is_some() => return None,
-                None => unbound(&mut fold, rule, id),
+                None => unbound(rule, id),
             };
-            if fold.apply(id, flow).is_break() {
+            if fold.apply_reported(report, flow).is_break() {
                 break;
             }
         }
-        records.write();
+        records.write(&mut fold);
         Some(fold.finish())
     }
 
@@ -94,7 +99,14 @@ impl Table {
     /// `terminate`, its reason as the message (redacted with the runtime's
     /// secrets); `audited` with the would-be kind in `mode: audit`; `ok`
     /// when its action changed nothing; `elapsed_ms` 0. A failed write
-    /// becomes a runtime diagnostic ([`ShellRuntime::take_diagnostics`]).
+    /// becomes a [`Diagnostic::Hook`] of the fold and of the rule's report.
+    ///
+    /// # Reports
+    ///
+    /// Each consulted rule has a [`HookReport`] in the outcome, in declared
+    /// order: a declarative rule with its verdict and evaluation time, a
+    /// `run` rule with its invocation's verdict, failure, elapsed time,
+    /// message and diagnostics (see [`ShellHook::invoke`]).
     ///
     /// # Cancel safety
     ///
@@ -121,29 +133,32 @@ impl Table {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
-            let flow = match (in_process_flow(rule, &current), shell) {
+            let start = Instant::now();
+            let (flow, report) = match (in_process_flow(rule, &current), shell) {
                 (Some(flow), _) => {
                     records.add(rule, &current, &flow);
-                    note_audit(&mut fold, rule, id);
-                    flow
+                    {
+                        let report = declarative_report(&mut fold, rule, id, &flow, start);
+                        (flow, report)
+                    }
                 }
                 (None, Some(rt)) => {
                     let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
                         continue;
                     };
                     // The shell hook applies the mode itself (and records it).
-                    ShellHook::new(spec, Arc::clone(rt))
+                    let invocation = ShellHook::new(spec, Arc::clone(rt))
                         .invoke(ctx, current)
-                        .await
-                        .flow
+                        .await;
+                    (invocation.flow, invocation.report)
                 }
-                (None, None) => unbound(&mut fold, rule, id),
+                (None, None) => unbound(rule, id),
             };
-            if fold.apply(id, flow).is_break() {
+            if fold.apply_reported(report, flow).is_break() {
                 break;
             }
         }
-        records.write();
+        records.write(&mut fold);
         fold.finish()
     }
 
@@ -171,27 +186,32 @@ impl Table {
         let mut records = InProcessRecords::new(Some(rt));
         for i in matched {
             let rule = &self.rules[i];
-            let flow = match in_process_flow(rule, &event) {
+            let id = &self.hook_ids()[i];
+            let start = Instant::now();
+            let (flow, report) = match in_process_flow(rule, &event) {
                 Some(flow) => {
                     if fold.is_stopped() {
                         // Not consulted: a rule before it stopped the fold.
                         continue;
                     }
                     records.add(rule, &event, &flow);
-                    note_audit(&mut fold, rule, &self.hook_ids()[i]);
-                    flow
+                    {
+                        let report = declarative_report(&mut fold, rule, id, &flow, start);
+                        (flow, report)
+                    }
                 }
                 None => match ran.next() {
-                    Some(invocation) => invocation.flow,
+                    Some(invocation) => (invocation.flow, invocation.report),
                     None => continue,
                 },
             };
-            if fold.apply(&self.hook_ids()[i], flow).is_break() {
-                // Keep draining `ran` in order; later flows are ignored.
+            if fold.apply_reported(report, flow).is_break() {
+                // Keep draining `ran` in order; later flows are reported
+                // as ignored.
                 continue;
             }
         }
-        records.write();
+        records.write(&mut fold);
         fold.finish()
     }
 
@@ -242,25 +262,55 @@ fn apply_mode(rule: &Rule, flow: Flow) -> Flow {
     }
 }
 
-/// A declarative rule in `mode: audit` leaves a provenance entry saying
-/// what it would have done ([`Change::Audited`](crate::Change::Audited)).
-fn note_audit(fold: &mut Fold<'_>, rule: &Rule, id: &HookId) {
+/// The report of a declarative rule that answered `flow` (its mode
+/// applied), evaluated since `start`. A rule in
+/// `mode: audit` is reported as [`Verdict::Audited`] and leaves a
+/// provenance entry saying what it would have done
+/// ([`Change::Audited`](crate::Change::Audited)); an enforced `block` /
+/// `terminate` carries its reason as the message (borrowed from a static
+/// table, so free).
+fn declarative_report(
+    fold: &mut Fold<'_>,
+    rule: &Rule,
+    id: &HookId,
+    flow: &Flow,
+    start: Instant,
+) -> HookReport {
+    let mut report = HookReport::new(id.clone());
     if rule.mode == Mode::Audit
         && let Some(would) = rule.declarative_kind()
     {
         fold.audited(id, would);
+        report.verdict = Verdict::Audited(would);
     }
+    if let Flow::Skip { reason } | Flow::Terminate { reason } = flow {
+        report.message = Some(reason.clone());
+    }
+    report.elapsed = start.elapsed();
+    report
 }
 
-/// The flow of a `run` rule without a shell runtime (its failure policy
-/// applied, then its mode), reported as [`Diagnostic::NoShellRuntime`]
-/// so the missing binding is never silent.
-fn unbound(fold: &mut Fold<'_>, rule: &Rule, id: &HookId) -> Flow {
-    fold.diagnose(Diagnostic::NoShellRuntime {
+/// The flow and report of a `run` rule without a shell runtime (its
+/// failure policy applied, then its mode): a `spawn_failed` failure with
+/// [`Diagnostic::NoShellRuntime`], so the missing binding is never silent.
+fn unbound(rule: &Rule, id: &HookId) -> (Flow, HookReport) {
+    let mut report = HookReport::new(id.clone());
+    report.failure = Some(HookFailure {
+        kind: FailureKind::SpawnFailed,
+        policy: rule.failure_policy,
+    });
+    report.diagnostics.push(Diagnostic::NoShellRuntime {
         hook: id.clone(),
         policy: rule.failure_policy,
     });
-    apply_mode(rule, rule.unbound_run_flow(rule.phase))
+    let flow = apply_mode(rule, rule.unbound_run_flow(rule.phase));
+    if rule.mode == Mode::Audit {
+        report.verdict = match rule.unbound_run_flow(rule.phase).kind() {
+            FlowKind::Continue => Verdict::Continue,
+            would => Verdict::Audited(would),
+        };
+    }
+    (flow, report)
 }
 
 /// A table without a shell runtime: `run` rules count as failed (see
@@ -467,12 +517,27 @@ impl<'r> InProcessRecords<'r> {
         });
     }
 
-    fn write(self) {
+    /// Writes the records; a lost one becomes a diagnostic of `fold` and
+    /// of its rule's report.
+    fn write(self, fold: &mut Fold<'_>) {
         let Some(rt) = self.rt else { return };
         let Some(writer) = rt.records() else { return };
         for record in self.pending {
-            if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
-                rt.push_diagnostic(writer.lost_records_message(&err));
+            let record = Record::Hook(record);
+            if let Err(err) = writer.write(&record, rt.secrets()) {
+                let Record::Hook(record) = record else {
+                    continue;
+                };
+                let message = redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
+                    .into_owned();
+                let hook = HookId::from(record.hook_id);
+                fold.diagnose(
+                    Some(&hook),
+                    Diagnostic::Hook {
+                        hook: hook.clone(),
+                        message,
+                    },
+                );
             }
         }
     }
