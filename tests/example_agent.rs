@@ -147,7 +147,10 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
         has(
             &capped,
             "hook finish-the-todo-list       refused `resume`: resume refused: the stop-resume cap of 3"
-        ) && has(&capped, "diagnostic: hook `finish-the-todo-list` asked to resume a 4th time"),
+        ) && has(
+            &capped,
+            "diagnostic: hook `finish-the-todo-list` asked to resume a 4th time"
+        ),
         "{capped:#?}"
     );
     let stops = records_of(&records, "finish-the-todo-list");
@@ -171,7 +174,10 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
     // never carry command text.
     let hook_records = records.iter().filter(|r| r["record"] == "hook").count();
     assert_eq!(summary.hooks_fired as usize, hook_records);
-    assert!(summary.hook_time >= std::time::Duration::from_millis(10), "{summary:?}");
+    assert!(
+        summary.hook_time >= std::time::Duration::from_millis(10),
+        "{summary:?}"
+    );
     assert_eq!(summary.failures, 0, "{t}");
     assert!(
         records

@@ -23,7 +23,6 @@ use crate::payload::{
 };
 use crate::policy::{apply_failure_policy, apply_mode};
 use crate::protocol::{self, ProtocolDecision, ProtocolFailure};
-use crate::report::{HookFailure, HookReport, Verdict};
 use crate::records::{
     HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
 };
@@ -31,6 +30,7 @@ use crate::redact::{
     SecretSet, is_credential_name, redact_and_truncate, redact_json_strings, redact_sensitive_text,
     truncate_outside_markers,
 };
+use crate::report::{HookFailure, HookReport, Verdict};
 use crate::stack::{Diagnostic, Fold};
 use crate::{
     AgentHook, CancellationToken, CommandForm, ContextItem, EnvSpec, ExecRequest, ExecStatus,

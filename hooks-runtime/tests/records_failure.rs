@@ -89,7 +89,11 @@ async fn check_failures_are_visible(writer: RecordWriter, os_error: &str) {
         "{:?}",
         inv.diagnostics()
     );
-    assert!(inv.diagnostics().iter().all(|d| !d.contains("opaque-secret")));
+    assert!(
+        inv.diagnostics()
+            .iter()
+            .all(|d| !d.contains("opaque-secret"))
+    );
     assert_eq!(writer.failed_writes(), 2);
 }
 

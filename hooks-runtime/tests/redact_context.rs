@@ -283,7 +283,9 @@ async fn claude_post_tool_use_context_and_reason_are_redacted() {
         [format!("found {REDACTED}"), format!("rotate {REDACTED}")]
     );
     assert!(
-        inv.diagnostics().iter().any(|d| d.contains("saw [REDACTED]")),
+        inv.diagnostics()
+            .iter()
+            .any(|d| d.contains("saw [REDACTED]")),
         "{:?}",
         inv.diagnostics()
     );

@@ -528,8 +528,9 @@ impl<'r> InProcessRecords<'r> {
                 let Record::Hook(record) = record else {
                     continue;
                 };
-                let message = redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
-                    .into_owned();
+                let message =
+                    redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
+                        .into_owned();
                 let hook = HookId::from(record.hook_id);
                 fold.diagnose(
                     Some(&hook),
