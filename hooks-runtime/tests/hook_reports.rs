@@ -154,18 +154,25 @@ async fn reports_name_each_consulted_hook_in_order_with_verdict_failure_and_poli
 #[tokio::test]
 async fn concurrent_runs_on_one_shell_runtime_keep_their_diagnostics_apart() {
     let fx = Fixture::new();
-    // Both hooks fail under `warn` while the other is running: each sleeps,
-    // then fails with a message naming itself.
-    let failing = |id: &str| {
+    // A hook failing under `warn` after `delay` seconds, with a message
+    // naming it.
+    let failing = |id: &str, delay: &str| {
         let mut spec = sh(
             id,
             Phase::BeforeTool,
-            &format!("sleep 0.3; echo {id} broke >&2; exit 3"),
+            &format!("sleep {delay}; echo {id} broke >&2; exit 3"),
         );
         spec.failure_policy = FailurePolicy::Warn;
-        HookStack::new().with(id, fx.hook(spec))
+        fx.hook(spec)
     };
-    let (left, right) = (failing("left"), failing("right"));
+    // The left run fails early, then keeps running; the right run fails
+    // (and finishes) while the left one is still running: a diagnostics
+    // list shared by the runtime would hand the left run's early failure to
+    // the right run.
+    let left = HookStack::new()
+        .with("left-early", failing("left-early", "0"))
+        .with("left-late", failing("left-late", "0.6"));
+    let right = HookStack::new().with("right", failing("right", "0.3"));
     let args = json!({"command": "ls"});
     let call = ToolCall {
         tool_name: "bash",
@@ -179,22 +186,30 @@ async fn concurrent_runs_on_one_shell_runtime_keep_their_diagnostics_apart() {
         right.before_tool(&right_ctx, call)
     );
     assert!(
-        started.elapsed() < Duration::from_millis(550),
+        started.elapsed() < Duration::from_millis(900),
         "the runs overlapped"
     );
-    for (decided, own, other) in [(&left, "left", "right"), (&right, "right", "left")] {
+    let expected = [
+        (&left, vec!["left-early", "left-late"], "right"),
+        (&right, vec!["right"], "left"),
+    ];
+    for (decided, own, other) in expected {
         let diagnostics = texts(&decided.diagnostics);
-        assert_eq!(diagnostics.len(), 1, "{own}: {diagnostics:?}");
-        assert!(
-            diagnostics[0].contains(&format!("hook `{own}` failed")),
-            "{own}: {diagnostics:?}"
-        );
+        assert_eq!(diagnostics.len(), own.len(), "{own:?}: {diagnostics:?}");
+        for (diagnostic, hook) in diagnostics.iter().zip(&own) {
+            assert!(
+                diagnostic.contains(&format!("hook `{hook}` failed")),
+                "{own:?}: {diagnostics:?}"
+            );
+        }
         assert!(
             diagnostics.iter().all(|d| !d.contains(other)),
-            "{own} sees {other}'s diagnostics: {diagnostics:?}"
+            "{own:?} sees {other}'s diagnostics: {diagnostics:?}"
         );
-        assert_eq!(ids(&decided.reports), [own]);
-        assert_eq!(texts(&decided.reports[0].diagnostics), diagnostics);
+        assert_eq!(ids(&decided.reports), own);
+        for report in &decided.reports {
+            assert_eq!(report.diagnostics.len(), 1, "{report:?}");
+        }
     }
 }
 
