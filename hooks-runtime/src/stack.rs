@@ -500,12 +500,17 @@ impl<'e> Fold<'e> {
         }
     }
 
-    /// Adds `diagnostic` to the outcome; when it is about a call already
-    /// reported (the last report of `hook`, if any), to that report too.
-    pub fn diagnose(&mut self, hook: Option<&HookId>, diagnostic: Diagnostic) {
-        if let Some(report) =
-            hook.and_then(|hook| self.reports.iter_mut().rev().find(|r| &r.hook == hook))
-        {
+    /// Adds `diagnostic` to the outcome (a diagnostic about no single hook
+    /// call; see [`Fold::diagnose_call`]).
+    pub fn diagnose(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Adds `diagnostic`, about the call of `hook` already reported (for
+    /// example a record of it that could not be written), to the outcome
+    /// and to the last report of `hook`, if any.
+    pub fn diagnose_call(&mut self, hook: &HookId, diagnostic: Diagnostic) {
+        if let Some(report) = self.reports.iter_mut().rev().find(|r| &r.hook == hook) {
             report.diagnostics.push(diagnostic.clone());
         }
         self.diagnostics.push(diagnostic);

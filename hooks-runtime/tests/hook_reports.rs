@@ -302,3 +302,49 @@ async fn a_nested_stack_reports_its_hooks_in_place() {
     }
     assert_eq!(flat.reports, nested.reports, "nesting changes no report");
 }
+
+#[tokio::test]
+async fn a_declarative_rules_lost_record_is_a_diagnostic_of_its_report() {
+    use std::os::unix::fs::FileTypeExt;
+    let full = std::path::Path::new("/dev/full");
+    if !std::fs::metadata(full).is_ok_and(|m| m.file_type().is_char_device()) {
+        eprintln!("skipped: /dev/full is not the character device here");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let writer = hooks_runtime::RecordWriter::open(full, hooks_runtime::SecretSet::new())
+        .expect("open /dev/full");
+    let shell = Arc::new(
+        hooks_runtime::ShellRuntime::new(hooks_runtime::Executor::new(dir.path()).expect("root"))
+            .with_records(writer),
+    );
+    let table = Table::load_str(
+        "version: 1\nhooks:\n  - id: no-ls\n    phase: before_tool\n    block: { reason: nope }\n",
+        "lost.yaml",
+    )
+    .expect("the config loads");
+    let stack = HookStack::new().with(
+        "config",
+        Dispatcher::new(hooks_runtime::TableRef::Shared(Arc::new(table))).with_shell(shell),
+    );
+    let args = json!({"command": "ls"});
+    let call = ToolCall {
+        tool_name: "bash",
+        call_id: "c1",
+        args: &args,
+    };
+    let decided = stack.before_tool(&HookContext::new("run-1"), call).await;
+    assert_eq!(decided.decision.label(), "skip");
+    let [report] = &decided.reports[..] else {
+        panic!("one report: {:?}", decided.reports);
+    };
+    assert_eq!(report.hook, "no-ls");
+    assert_eq!(report.message.as_deref(), Some("nope"));
+    let lost = texts(&report.diagnostics);
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert!(
+        lost[0].contains("cannot write to the records file") && lost[0].contains("os error 28"),
+        "{lost:?}"
+    );
+    assert_eq!(texts(&decided.diagnostics), lost);
+}

@@ -60,7 +60,7 @@ impl Table {
             let start = Instant::now();
             let (flow, report) = match in_process_flow(rule, &current) {
                 Some(flow) => {
-                    records.add(rule, &current, &flow);
+                    records.add(rule, id, &current, &flow);
                     {
                         let report = declarative_report(&mut fold, rule, id, &flow, start);
                         (flow, report)
@@ -136,7 +136,7 @@ impl Table {
             let start = Instant::now();
             let (flow, report) = match (in_process_flow(rule, &current), shell) {
                 (Some(flow), _) => {
-                    records.add(rule, &current, &flow);
+                    records.add(rule, id, &current, &flow);
                     {
                         let report = declarative_report(&mut fold, rule, id, &flow, start);
                         (flow, report)
@@ -194,7 +194,7 @@ impl Table {
                         // Not consulted: a rule before it stopped the fold.
                         continue;
                     }
-                    records.add(rule, &event, &flow);
+                    records.add(rule, id, &event, &flow);
                     {
                         let report = declarative_report(&mut fold, rule, id, &flow, start);
                         (flow, report)
@@ -470,7 +470,7 @@ impl ActionSpec {
 /// Inert, and allocation-free, without a record writer.
 struct InProcessRecords<'r> {
     rt: Option<&'r ShellRuntime>,
-    pending: Vec<HookRecord>,
+    pending: Vec<(HookId, HookRecord)>,
 }
 
 impl<'r> InProcessRecords<'r> {
@@ -481,9 +481,9 @@ impl<'r> InProcessRecords<'r> {
         }
     }
 
-    /// Notes that `rule` (declarative) answered `event` with `flow` (after
-    /// its mode was applied).
-    fn add(&mut self, rule: &Rule, event: &StepEvent<'_>, flow: &Flow) {
+    /// Notes that `rule` (declarative, consulted as `id`) answered `event`
+    /// with `flow` (after its mode was applied).
+    fn add(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>, flow: &Flow) {
         if self.rt.is_none() {
             return;
         }
@@ -498,7 +498,7 @@ impl<'r> InProcessRecords<'r> {
             }
             _ => None,
         };
-        self.pending.push(HookRecord {
+        let record = HookRecord {
             record: "hook",
             phase: rule.phase,
             hook_id: rule.id.to_string(),
@@ -514,7 +514,8 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message,
-        });
+        };
+        self.pending.push((id.clone(), record));
     }
 
     /// Writes the records; a lost one becomes a diagnostic of `fold` and
@@ -522,18 +523,13 @@ impl<'r> InProcessRecords<'r> {
     fn write(self, fold: &mut Fold<'_>) {
         let Some(rt) = self.rt else { return };
         let Some(writer) = rt.records() else { return };
-        for record in self.pending {
-            let record = Record::Hook(record);
-            if let Err(err) = writer.write(&record, rt.secrets()) {
-                let Record::Hook(record) = record else {
-                    continue;
-                };
+        for (hook, record) in self.pending {
+            if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
                 let message =
                     redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
                         .into_owned();
-                let hook = HookId::from(record.hook_id);
-                fold.diagnose(
-                    Some(&hook),
+                fold.diagnose_call(
+                    &hook,
                     Diagnostic::Hook {
                         hook: hook.clone(),
                         message,
