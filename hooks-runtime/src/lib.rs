@@ -121,6 +121,7 @@
 
 // --- events, flow, stack (issue 3) ---
 mod context;
+mod diagnostic;
 mod driver;
 mod event;
 mod flow;
