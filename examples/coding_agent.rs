@@ -20,13 +20,12 @@
 //! the run.
 //!
 //! Every event goes through one [`HookStack`] holding the compiled config;
-//! the transcript shows, per event, which rules fired, their decisions and
-//! timings (shell hooks: `elapsed_ms` of their record; declarative rules run
-//! in-process, without spawning anything), then a summary. The records
-//! file (one JSON line per hook invocation) is written next to the example
-//! binary, under `target/` (or to `--records PATH`); the runtime records
-//! shell hooks, and the agent adds a record for each declarative rule that
-//! fired, so audit-mode decisions of in-process rules are on file too.
+//! the transcript shows, per event, the report of each rule that was
+//! consulted (its verdict, failure, message, elapsed time and diagnostics,
+//! straight from the decision's [`HookReport`]s), then a summary. The
+//! records file (one JSON line per rule consulted, written by the runtime)
+//! is written next to the example binary, under `target/` (or to
+//! `--records PATH`); the transcript only prints its path.
 //!
 //! A tool call skipped by a hook does not run, so no `after_tool` event
 //! follows it. The stop-resume cap counts resumes per user prompt: the
@@ -34,18 +33,16 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_hooks::runtime::dispatch::RuleActions as _;
 use agent_hooks::runtime::{
-    Change, CompletionDecision, ExecRequest, ExecStatus, Executor, FailureKind, HookContext,
-    HookStack, Provenance, RecordWriter, RequestPatch, SecretSet, ShellRuntime, StepEvent,
-    StopDecision, ToolCall, ToolDecision, ToolFailure, ToolOutcome,
+    CompletionDecision, Decided, ExecRequest, ExecStatus, Executor, FlowKind, HookContext,
+    HookStack, PromptDecision, RecordWriter, RequestPatch, SecretSet, ShellRuntime, StepEvent,
+    StopDecision, ToolCall, ToolDecision, ToolFailure, ToolOutcome, Verdict,
 };
-use agent_hooks::schema::Mode;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = ExampleHooks, "hooks.yaml");
@@ -65,7 +62,7 @@ pub(crate) struct Options {
 pub(crate) struct Summary {
     /// Events emitted to the hooks.
     pub(crate) events: u32,
-    /// Hook invocations (rules that fired, in-process or shell).
+    /// Hook reports (rules consulted, in-process or shell).
     pub(crate) hooks_fired: u32,
     /// Tool calls a hook blocked (skipped).
     pub(crate) blocked: u32,
@@ -81,18 +78,16 @@ pub(crate) struct Summary {
     pub(crate) resumes: u32,
     /// Resumes refused by the stop-resume cap.
     pub(crate) capped_stops: u32,
-    /// Shell hook invocations and their total time (ms).
-    pub(crate) shell_runs: u32,
-    /// Total elapsed time of shell hooks, in ms.
-    pub(crate) shell_ms: u64,
+    /// Hook calls that failed (their failure policy applied).
+    pub(crate) failures: u32,
+    /// Total elapsed time of the consulted hooks.
+    pub(crate) hook_time: Duration,
     /// Tool calls that ran.
     pub(crate) tools_run: u32,
     /// Lines of the audit log the `audit-log` hook wrote in the workspace.
     pub(crate) audit_log_lines: usize,
     /// The records file.
     pub(crate) records_path: PathBuf,
-    /// Its line count.
-    pub(crate) records_lines: usize,
 }
 
 /// One scripted tool call.
@@ -215,124 +210,47 @@ struct Agent<'w> {
     shell: Arc<ShellRuntime>,
     executor: Executor,
     root: PathBuf,
-    records: RecordWriter,
-    records_seen: u64,
     summary: Summary,
 }
 
-/// A rule that fired on one event, as the transcript shows it.
-struct Fired {
-    id: String,
-    action: &'static str,
-    outcome: String,
-    elapsed_ms: Option<u64>,
-}
-
 impl Agent<'_> {
-    /// Reads the records written since the last call.
-    fn new_records(&mut self) -> io::Result<Vec<Value>> {
-        let mut file = std::fs::File::open(self.records.path())?;
-        file.seek(SeekFrom::Start(self.records_seen))?;
-        let mut text = String::new();
-        file.read_to_string(&mut text)?;
-        self.records_seen += text.len() as u64;
-        Ok(text
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect())
-    }
-
-    /// Works out which rules fired on `event` from the table's selection,
-    /// the fold's provenance and the shell hooks' records; records the
-    /// declarative ones; prints them with the event's wall time.
-    fn report(
-        &mut self,
-        event: StepEvent<'_>,
-        provenance: &[Provenance],
-        elapsed: Duration,
-    ) -> io::Result<Vec<Fired>> {
-        let records = self.new_records()?;
-        let decided = provenance.iter().find_map(|p| match p.change {
-            Change::Decided(_) => Some(p.hook.as_str().to_owned()),
-            _ => None,
-        });
-        let mut fired = Vec::new();
-        let mut stopped = false;
-        for rule in ExampleHooks::table().matching(event) {
-            let id: &str = &rule.id;
-            if rule.action.is_declarative() {
-                if stopped {
-                    continue;
-                }
-                let changes: Vec<&Change> = provenance
-                    .iter()
-                    .filter(|p| p.hook.as_str() == id)
-                    .map(|p| &p.change)
-                    .collect();
-                // The table wrote this rule's record (the runtime has our
-                // record writer); here we only describe it.
-                let outcome = if rule.mode == Mode::Audit {
-                    self.summary.audited += 1;
-                    let would = rule
-                        .declarative_flow(&event)
-                        .map_or("continue", |f| f.kind().as_str());
-                    format!("audited: would `{would}`; the call proceeds")
-                } else {
-                    describe(&changes, rule.declarative_flow(&event).as_ref())
-                };
-                fired.push(Fired {
-                    id: id.to_owned(),
-                    action: rule.action.name(),
-                    outcome,
-                    elapsed_ms: None,
-                });
-            } else if let Some(record) = records
-                .iter()
-                .find(|r| r["record"] == "hook" && r["hook_id"] == id)
-            {
-                let injection = records
-                    .iter()
-                    .find(|r| r["record"] == "context_injection" && r["hook_id"] == id);
-                let ms = record["elapsed_ms"].as_u64().unwrap_or(0);
-                self.summary.shell_runs += 1;
-                self.summary.shell_ms += ms;
-                fired.push(Fired {
-                    id: id.to_owned(),
-                    action: "run",
-                    outcome: describe_record(record, injection),
-                    elapsed_ms: Some(ms),
-                });
-            }
-            if decided.as_deref() == Some(id) {
-                stopped = true;
-            }
-        }
-        // Records are appended only by this agent from here on.
-        self.records_seen = std::fs::metadata(self.records.path())?.len();
+    /// Prints the reports of one folded event (one line per consulted
+    /// hook, its diagnostics below it) and counts them.
+    fn report<D>(&mut self, decided: &Decided<D>, elapsed: Duration) -> io::Result<()> {
         self.summary.events += 1;
-        self.summary.hooks_fired += u32::try_from(fired.len()).unwrap_or(u32::MAX);
-        let ms = elapsed.as_secs_f64() * 1000.0;
-        if fired.is_empty() {
-            writeln!(self.out, "      hooks: none ({ms:.1} ms)")?;
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        if decided.reports.is_empty() {
+            writeln!(self.out, "      hooks: none ({:.1} ms)", ms(elapsed))?;
         }
-        for f in &fired {
-            let timing = match f.elapsed_ms {
-                Some(ms) => format!("shell, {ms} ms"),
-                None => "in-process".to_owned(),
-            };
-            writeln!(
-                self.out,
-                "      hook {:<26} {:<9} {} ({timing})",
-                f.id, f.action, f.outcome
-            )?;
+        for r in &decided.reports {
+            self.summary.hooks_fired += 1;
+            self.summary.hook_time += r.elapsed;
+            self.summary.audited += u32::from(matches!(r.verdict, Verdict::Audited(_)));
+            let mut line = format!("      hook {:<26} {}", r.hook.as_str(), r.verdict);
+            if let Some(failure) = r.failure {
+                self.summary.failures += 1;
+                write!(line, " after failing: {failure}").ok();
+            }
+            if let Some(message) = &r.message {
+                write!(line, ": {message}").ok();
+            }
+            writeln!(self.out, "{line} ({:.1} ms)", ms(r.elapsed))?;
+            for diagnostic in &r.diagnostics {
+                writeln!(self.out, "        diagnostic: {diagnostic}")?;
+            }
         }
-        if !fired.is_empty() {
-            writeln!(self.out, "      event folded in {ms:.1} ms")?;
-        }
-        for diagnostic in self.shell.take_diagnostics() {
+        // Diagnostics of the fold itself (about no single hook call).
+        for diagnostic in decided
+            .diagnostics
+            .iter()
+            .filter(|d| !decided.reports.iter().any(|r| r.diagnostics.contains(d)))
+        {
             writeln!(self.out, "      diagnostic: {diagnostic}")?;
         }
-        Ok(fired)
+        if !decided.reports.is_empty() {
+            writeln!(self.out, "      event folded in {:.1} ms", ms(elapsed))?;
+        }
+        Ok(())
     }
 
     /// Folds an event without a dedicated driver method.
@@ -340,7 +258,7 @@ impl Agent<'_> {
         writeln!(self.out, "  [{}] {}", turn.turn(), event.kind())?;
         let start = Instant::now();
         let decided = self.stack.observe(turn, event).await;
-        self.report(event, &decided.provenance, start.elapsed())?;
+        self.report(&decided, start.elapsed())?;
         if let Some(reason) = decided.decision.terminate {
             writeln!(self.out, "      => terminate: {reason}")?;
         }
@@ -359,36 +277,12 @@ impl Agent<'_> {
                 let out = self.executor.run(&req, self.shell.cancel_token()).await;
                 let mut output = String::from_utf8_lossy(&out.stdout.bytes).into_owned();
                 output.push_str(&String::from_utf8_lossy(&out.stderr.bytes));
-                match out.status {
-                    ExecStatus::Exited(code) => {
-                        let result = json!({"exit_code": code, "output": output});
-                        let outcome = if code == 0 {
-                            ToolOutcome::Success
-                        } else {
-                            ToolOutcome::failed(ToolFailure::Error)
-                        };
-                        (result, outcome)
-                    }
-                    ExecStatus::Failed(failure) => {
-                        let kind = match failure.kind {
-                            FailureKind::TimedOut => ToolFailure::Timeout,
-                            _ => ToolFailure::Error,
-                        };
-                        let message = failure.to_string();
-                        (
-                            json!({"error": message, "output": output}),
-                            ToolOutcome::Failed {
-                                failure: kind,
-                                message: Some(message),
-                            },
-                        )
-                    }
-                    // `ExecStatus` is non-exhaustive.
-                    _ => (
-                        json!({"error": "unknown status"}),
-                        ToolOutcome::failed(ToolFailure::Error),
-                    ),
-                }
+                let outcome = ToolOutcome::from(&out);
+                let result = match out.status {
+                    ExecStatus::Exited(code) => json!({"exit_code": code, "output": output}),
+                    _ => json!({"error": outcome.message(), "output": output}),
+                };
+                (result, outcome)
             }
             "read_file" | "write_file" => {
                 let Some(path) = args["path"].as_str().and_then(|p| self.confine(p)) else {
@@ -460,7 +354,7 @@ impl Agent<'_> {
         };
         let start = Instant::now();
         let decided = self.stack.before_tool(turn, call).await;
-        self.report(call_into_event(call), &decided.provenance, start.elapsed())?;
+        self.report(&decided, start.elapsed())?;
         let run_args: Cow<'_, Value> = match decided.decision {
             ToolDecision::Run { args: run_args } => run_args,
             ToolDecision::Skip { reason, .. } => {
@@ -483,7 +377,7 @@ impl Agent<'_> {
         writeln!(
             self.out,
             "      => ran {tool}: {} {}",
-            outcome_name(&outcome),
+            outcome.label(),
             brief(&result)
         )?;
 
@@ -491,7 +385,7 @@ impl Agent<'_> {
             self.out,
             "  [{}] after_tool {tool} ({})",
             turn.turn(),
-            outcome_name(&outcome)
+            outcome.label()
         )?;
         let ran = ToolCall {
             tool_name: tool,
@@ -503,15 +397,7 @@ impl Agent<'_> {
             .stack
             .after_tool(turn, ran, args, &result, &outcome)
             .await;
-        let event = StepEvent::AfterTool {
-            tool_name: tool,
-            call_id,
-            args: &run_args,
-            original_args: args,
-            result: &result,
-            outcome: &outcome,
-        };
-        self.report(event, &after.provenance, start.elapsed())?;
+        self.report(&after, start.elapsed())?;
         messages.push(
             json!({"role": "tool", "tool_call_id": call_id, "content": after.decision.result}),
         );
@@ -529,27 +415,6 @@ impl Agent<'_> {
             return Ok(Some(reason.into_owned()));
         }
         Ok(None)
-    }
-}
-
-fn call_into_event(call: ToolCall<'_>) -> StepEvent<'_> {
-    StepEvent::BeforeTool {
-        tool_name: call.tool_name,
-        call_id: call.call_id,
-        args: call.args,
-    }
-}
-
-/// The outcome as `when: {outcome: ...}` names it.
-fn outcome_name(outcome: &ToolOutcome) -> &'static str {
-    match outcome {
-        ToolOutcome::Success => "success",
-        ToolOutcome::Failed { failure, .. } => match failure {
-            ToolFailure::Timeout => "timeout",
-            ToolFailure::NotFound => "not_found",
-            ToolFailure::Denied => "denied",
-            ToolFailure::Error => "error",
-        },
     }
 }
 
@@ -575,64 +440,6 @@ fn brief(result: &Value) -> String {
     } else {
         text
     }
-}
-
-/// What a declarative rule did, from the fold's provenance.
-fn describe(changes: &[&Change], flow: Option<&agent_hooks::runtime::Flow>) -> String {
-    use agent_hooks::runtime::Flow;
-    if changes.is_empty() {
-        return "not applied (an earlier hook decided)".to_owned();
-    }
-    match flow {
-        Some(Flow::Skip { reason }) => format!("block: {reason}"),
-        Some(Flow::Terminate { reason }) => format!("terminate: {reason}"),
-        Some(Flow::InjectContext(items)) => format!("inject {} item(s)", items.len()),
-        Some(Flow::RewriteArgs(_)) => "rewrite_args".to_owned(),
-        Some(Flow::RewriteResult(_)) => "rewrite_result".to_owned(),
-        Some(Flow::PatchRequest(patch)) => {
-            let fields: Vec<&str> = patch.fields().map(|f| f.as_str()).collect();
-            format!("patch: {}", fields.join(", "))
-        }
-        Some(other) => other.kind().as_str().to_owned(),
-        None => "continue".to_owned(),
-    }
-}
-
-/// What a shell hook did, from its record (and injection record).
-fn describe_record(record: &Value, injection: Option<&Value>) -> String {
-    let status = record["status"].as_str().unwrap_or("?");
-    let message = record["message"].as_str();
-    let mut text = match status {
-        "ok" => "continue".to_owned(),
-        "decision" => format!(
-            "{}{}",
-            record["decision"].as_str().unwrap_or("?"),
-            message.map(|m| format!(": {m}")).unwrap_or_default()
-        ),
-        "failed" => format!(
-            "failed ({}, policy `{}`){}",
-            record["failure_kind"].as_str().unwrap_or("?"),
-            record["policy"].as_str().unwrap_or("?"),
-            message.map(|m| format!(": {m}")).unwrap_or_default()
-        ),
-        "audited" => format!(
-            "audited: would `{}`",
-            record["decision"].as_str().unwrap_or("continue")
-        ),
-        "refused" => format!("refused: {}", message.unwrap_or("")),
-        other => other.to_owned(),
-    };
-    if let Some(inj) = injection {
-        let _ = write!(
-            text,
-            "; context {} ({} item(s), {} of {} bytes)",
-            inj["status"].as_str().unwrap_or("?"),
-            inj["item_count"],
-            inj["byte_count"],
-            inj["max_bytes"]
-        );
-    }
-    text
 }
 
 /// Applies a merged patch to a provider-style request and describes it.
@@ -735,7 +542,7 @@ pub(crate) fn run(
         // The config's `limits` (payload, output and context caps, stop
         // resumes) come with the runtime the generated type builds.
         ExampleHooks::shell_runtime(executor.clone())
-            .with_records(records.clone())
+            .with_records(records)
             .with_session_dir(root.join(".agent/session"))?,
     );
     let stack = HookStack::new().with(
@@ -752,9 +559,8 @@ pub(crate) fn run(
     )?;
     writeln!(
         out,
-        "config: {} rules ({} disabled); stop resumes capped at {} per turn (one user prompt here)",
-        table.rules().len(),
-        table.rules().iter().filter(|r| !r.enabled).count(),
+        "config: {}; stop resumes capped at {} per turn (one user prompt here)",
+        table.source(),
         table.limits().max_stop_resumes_per_turn
     )?;
     writeln!(
@@ -769,8 +575,6 @@ pub(crate) fn run(
         shell: Arc::clone(&shell),
         executor,
         root: root.clone(),
-        records,
-        records_seen: 0,
         summary: Summary::default(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -780,7 +584,6 @@ pub(crate) fn run(
 
     agent.summary.audit_log_lines = std::fs::read_to_string(root.join(".agent/audit.jsonl"))
         .map_or(0, |log| log.lines().count());
-    agent.summary.records_lines = std::fs::read_to_string(&records_path)?.lines().count();
     agent.summary.records_path = records_path;
     let summary = agent.summary.clone();
     print_summary(agent.out, &summary)?;
@@ -796,16 +599,12 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
     writeln!(agent.out, "  [0] user_prompt {prompt:?}")?;
     let start = Instant::now();
     let decided = agent.stack.user_prompt(&ctx, prompt).await;
-    agent.report(
-        StepEvent::UserPrompt { prompt },
-        &decided.provenance,
-        start.elapsed(),
-    )?;
+    agent.report(&decided, start.elapsed())?;
+    let label = decided.decision.label();
     let prompt = match decided.decision {
-        agent_hooks::runtime::PromptDecision::Send { prompt } => prompt.into_owned(),
-        agent_hooks::runtime::PromptDecision::Skip { reason }
-        | agent_hooks::runtime::PromptDecision::Terminate { reason } => {
-            writeln!(agent.out, "      => prompt refused: {reason}")?;
+        PromptDecision::Send { prompt } => prompt.into_owned(),
+        PromptDecision::Skip { reason } | PromptDecision::Terminate { reason } => {
+            writeln!(agent.out, "      => prompt refused ({label}): {reason}")?;
             return Ok(());
         }
     };
@@ -836,11 +635,7 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
         )?;
         let start = Instant::now();
         let decided = agent.stack.before_completion(&turn, &request).await;
-        agent.report(
-            StepEvent::BeforeCompletion { request: &request },
-            &decided.provenance,
-            start.elapsed(),
-        )?;
+        agent.report(&decided, start.elapsed())?;
         match decided.decision {
             CompletionDecision::Send { patch } => {
                 if !patch.is_empty() {
@@ -919,14 +714,12 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
         )?;
         let start = Instant::now();
         let stop = agent.stack.stop(&turn, resumes, answer.text).await;
-        let fired = agent.report(
-            StepEvent::Stop {
-                loop_count: resumes,
-                text: answer.text,
-            },
-            &stop.provenance,
-            start.elapsed(),
-        )?;
+        agent.report(&stop, start.elapsed())?;
+        // A resume the stop-resume cap refused is in the hook's report.
+        let capped = stop
+            .reports
+            .iter()
+            .any(|r| r.verdict == Verdict::Refused(FlowKind::Resume));
         match stop.decision {
             StopDecision::Resume { reason } => {
                 resumes += 1;
@@ -935,7 +728,7 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
                 messages.push(json!({"role": "user", "content": reason}));
             }
             StopDecision::Stop => {
-                if fired.iter().any(|f| f.outcome.starts_with("refused")) {
+                if capped {
                     agent.summary.capped_stops += 1;
                     writeln!(
                         agent.out,
@@ -977,22 +770,18 @@ fn print_summary(out: &mut dyn Write, s: &Summary) -> io::Result<()> {
     writeln!(out, "  audited           {}", s.audited)?;
     writeln!(out, "  stop resumes      {}", s.resumes)?;
     writeln!(out, "  capped stops      {}", s.capped_stops)?;
+    writeln!(out, "  hook failures     {}", s.failures)?;
     writeln!(
         out,
-        "  shell hooks       {} runs, {} ms in total",
-        s.shell_runs, s.shell_ms
+        "  time in hooks     {:.1} ms",
+        s.hook_time.as_secs_f64() * 1000.0
     )?;
     writeln!(
         out,
         "  audit log         {} lines (.agent/audit.jsonl in the workspace)",
         s.audit_log_lines
     )?;
-    writeln!(
-        out,
-        "  records           {} ({} lines)",
-        s.records_path.display(),
-        s.records_lines
-    )?;
+    writeln!(out, "  records           {}", s.records_path.display())?;
     Ok(())
 }
 

@@ -236,7 +236,7 @@ fn observe_only_shell_rules_run_concurrently_and_merge_in_declared_order() {
         contents,
         ["first", "declarative", "second"],
         "{:?}",
-        shell.take_diagnostics()
+        outcome.diagnostics
     );
 
     // The declarative rule is recorded beside the two shell rules.

@@ -30,7 +30,10 @@ fn run_agent() -> (String, coding_agent::Summary, Vec<Value>) {
         .map(|l| serde_json::from_str(l).expect("each record is one JSON line"))
         .collect();
     assert_eq!(summary.records_path, records);
-    assert_eq!(summary.records_lines, lines.len());
+    assert!(
+        transcript.contains(&format!("  records           {}\n", records.display())),
+        "the transcript names the records file: {transcript}"
+    );
     (transcript, summary, lines)
 }
 
@@ -138,6 +141,18 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
     assert_eq!(summary.resumes, 3);
     assert_eq!(summary.capped_stops, 1);
     assert!(t.contains("=> stop: capped"), "{t}");
+    // The refusal is the stop hook's own report, with its diagnostic.
+    let capped = event(&t, "stop (resumed 3 time(s) so far)");
+    assert!(
+        has(
+            &capped,
+            "hook finish-the-todo-list       refused `resume`: resume refused: the stop-resume cap of 3"
+        ) && has(
+            &capped,
+            "diagnostic: hook `finish-the-todo-list` asked to resume a 4th time"
+        ),
+        "{capped:#?}"
+    );
     let stops = records_of(&records, "finish-the-todo-list");
     let statuses: Vec<&str> = stops
         .iter()
@@ -154,8 +169,16 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
     );
     assert_eq!(summary.audit_log_lines as u32, summary.tools_run);
 
-    // Shell hooks carry measured timings; records never carry command text.
-    assert!(summary.shell_runs > 0);
+    // Every consulted rule has a report; shell hooks carry measured timings
+    // (each spawns a process: well over a millisecond in all); records
+    // never carry command text.
+    let hook_records = records.iter().filter(|r| r["record"] == "hook").count();
+    assert_eq!(summary.hooks_fired as usize, hook_records);
+    assert!(
+        summary.hook_time >= std::time::Duration::from_millis(10),
+        "{summary:?}"
+    );
+    assert_eq!(summary.failures, 0, "{t}");
     assert!(
         records
             .iter()

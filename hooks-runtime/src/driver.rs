@@ -18,9 +18,11 @@ use crate::context::HookContext;
 use crate::event::{StepEvent, ToolOutcome};
 use crate::flow::{ContextList, Flow, Text};
 use crate::patch::RequestPatch;
+use crate::report::ReportList;
 use crate::stack::{Diagnostic, HookStack, ProvenanceList, StackOutcome};
 
-/// A decision plus the provenance and diagnostics of the fold behind it:
+/// A decision plus the provenance, diagnostics and per-hook reports of the
+/// fold behind it:
 /// what the driver methods of [`HookStack`] ([`HookStack::user_prompt`],
 /// [`HookStack::before_completion`], [`HookStack::before_tool`],
 /// [`HookStack::after_tool`], [`HookStack::invalid_tool_call`],
@@ -35,8 +37,13 @@ pub struct Decided<D> {
     pub decision: D,
     /// Which hook set or rewrote what, in order.
     pub provenance: ProvenanceList,
-    /// Conflicts and fail-closed reasons, in order.
+    /// Conflicts, fail-closed reasons and the consulted hooks' own
+    /// diagnostics, in order.
     pub diagnostics: Vec<Diagnostic>,
+    /// One report per consulted hook, in order: its id, verdict, failure
+    /// (kind and policy), elapsed time, message and the diagnostics of
+    /// that call ([`HookReport`](crate::HookReport)).
+    pub reports: ReportList,
 }
 
 impl<D> Decided<D> {
@@ -45,6 +52,7 @@ impl<D> Decided<D> {
             decision,
             provenance: outcome.provenance,
             diagnostics: outcome.diagnostics,
+            reports: outcome.reports,
         }
     }
 }
@@ -176,6 +184,85 @@ pub struct Observed {
     pub context: ContextList,
     /// `Some(reason)` when the run must end.
     pub terminate: Option<Text>,
+}
+
+impl PromptDecision<'_> {
+    /// The decision's name: `send`, `skip` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            PromptDecision::Send { .. } => "send",
+            PromptDecision::Skip { .. } => "skip",
+            PromptDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl CompletionDecision {
+    /// The decision's name: `send` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            CompletionDecision::Send { .. } => "send",
+            CompletionDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl ToolDecision<'_> {
+    /// The decision's name: `run`, `skip` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            ToolDecision::Run { .. } => "run",
+            ToolDecision::Skip { .. } => "skip",
+            ToolDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl AfterToolDecision<'_> {
+    /// The decision's name: `terminate` when the run must end, else
+    /// `continue`.
+    pub const fn label(&self) -> &'static str {
+        if self.terminate.is_some() {
+            "terminate"
+        } else {
+            "continue"
+        }
+    }
+}
+
+impl InvalidCallDecision {
+    /// The decision's name: `fail`, `retry`, `repair` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            InvalidCallDecision::Fail => "fail",
+            InvalidCallDecision::Retry { .. } => "retry",
+            InvalidCallDecision::Repair { .. } => "repair",
+            InvalidCallDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl StopDecision {
+    /// The decision's name: `stop`, `resume` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            StopDecision::Stop => "stop",
+            StopDecision::Resume { .. } => "resume",
+            StopDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl Observed {
+    /// The decision's name: `terminate` when the run must end, else
+    /// `continue`.
+    pub const fn label(&self) -> &'static str {
+        if self.terminate.is_some() {
+            "terminate"
+        } else {
+            "continue"
+        }
+    }
 }
 
 impl HookStack {

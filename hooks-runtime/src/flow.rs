@@ -2,7 +2,6 @@
 //! [`HookStack`](crate::HookStack) folds the flows of several hooks is in the
 //! crate docs and the README's *How several hooks combine*.
 
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -201,9 +200,9 @@ mod tests {
     #[test]
     fn predicates_address_the_capability_tables_subject() {
         use crate::dispatch::subject;
-        use hooks_schema::plan::Subject as Addressed;
         use crate::{StepEvent, ToolOutcome};
         use hooks_schema::SubjectKind as Subject;
+        use hooks_schema::plan::Subject as Addressed;
         let role = |r: &str| serde_json::json!({ "role": r });
         let (args, result, request, response) = (
             role("args"),

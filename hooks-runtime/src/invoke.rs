@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
@@ -30,9 +30,12 @@ use crate::redact::{
     SecretSet, is_credential_name, redact_and_truncate, redact_json_strings, redact_sensitive_text,
     truncate_outside_markers,
 };
+use crate::report::{HookFailure, HookReport, Verdict};
+use crate::stack::{Diagnostic, Fold};
 use crate::{
     AgentHook, CancellationToken, CommandForm, ContextItem, EnvSpec, ExecRequest, ExecStatus,
-    Executor, FailureKind, Flow, HookContext, HookFuture, StepEvent, StepEventKind,
+    Executor, FailureKind, Flow, HookContext, HookFuture, HookId, OutcomeFuture, StepEvent,
+    StepEventKind,
 };
 
 /// The environment variable Claude Code sets to the project root; hooks of
@@ -95,8 +98,9 @@ impl Default for HookLimits {
 }
 
 /// The session-wide part of shell hooks: executor, records, activity sink,
-/// session directory, limits, declared secrets, cancellation and the
-/// diagnostics produced so far. Share it with `Arc`.
+/// session directory, limits, declared secrets and cancellation. Share it
+/// with `Arc`; runs sharing it share nothing else (each invocation's
+/// diagnostics are in its own [`Invocation::report`]).
 pub struct ShellRuntime {
     executor: Executor,
     records: Option<RecordWriter>,
@@ -105,7 +109,6 @@ pub struct ShellRuntime {
     limits: HookLimits,
     secrets: SecretSet,
     cancel: CancellationToken,
-    diagnostics: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for ShellRuntime {
@@ -131,7 +134,6 @@ impl ShellRuntime {
             limits: HookLimits::default(),
             secrets: SecretSet::new(),
             cancel: CancellationToken::new(),
-            diagnostics: Mutex::new(Vec::new()),
         }
     }
 
@@ -200,16 +202,6 @@ impl ShellRuntime {
         &self.secrets
     }
 
-    /// Adds a (redacted) diagnostic to those [`ShellRuntime::take_diagnostics`]
-    /// returns.
-    pub(crate) fn push_diagnostic(&self, diagnostic: String) {
-        let redacted = redact_sensitive_text(&diagnostic, &self.secrets).into_owned();
-        self.diagnostics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(redacted);
-    }
-
     /// The records writer, when records are on: query it for lost records
     /// ([`RecordWriter::failed_writes`], [`RecordWriter::last_error`]).
     pub fn records(&self) -> Option<&RecordWriter> {
@@ -219,16 +211,6 @@ impl ShellRuntime {
     /// The cancellation token of the session.
     pub fn cancel_token(&self) -> &CancellationToken {
         &self.cancel
-    }
-
-    /// Takes the (redacted) diagnostics produced so far, oldest first.
-    pub fn take_diagnostics(&self) -> Vec<String> {
-        std::mem::take(
-            &mut *self
-                .diagnostics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
     }
 }
 
@@ -293,8 +275,22 @@ pub struct Invocation {
     pub flow: Flow,
     /// The record written for it.
     pub record: HookRecord,
-    /// Redacted diagnostics for the operator.
-    pub diagnostics: Vec<String>,
+    /// What the invocation decided, its failure (kind and policy), elapsed
+    /// time, message and its (redacted) diagnostics
+    /// ([`Diagnostic::Hook`]), for the operator.
+    pub report: HookReport,
+}
+
+impl Invocation {
+    /// The invocation's diagnostics ([`HookReport::diagnostics`]) as the
+    /// (redacted) texts shown to an operator, in order.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.report
+            .diagnostics
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
 }
 
 /// Resume count of the current turn, kept in the run's scratchpad.
@@ -385,11 +381,12 @@ impl ShellHook {
             target_ran: phase.is_after_phase(),
             message: None,
         };
+        let hook_id = HookId::new(Arc::clone(&spec.id));
         if phase != spec.phase {
             return Invocation {
                 flow: Flow::Continue,
                 record: base_record(RecordStatus::Ok, Duration::ZERO),
-                diagnostics,
+                report: HookReport::new(hook_id),
             };
         }
 
@@ -578,6 +575,7 @@ impl ShellHook {
             failed => failed,
         };
 
+        let mut failed = None;
         let (flow, mut record) = match outcome {
             Outcome::Decided(d) => {
                 diagnostics.extend(d.diagnostics.iter().map(|m| redact(m)));
@@ -600,6 +598,10 @@ impl ShellHook {
                 let detail = redact_and_truncate(&detail, &secrets, MESSAGE_MAX_CHARS);
                 let failure = format!("{kind}: {detail}");
                 let applied = apply_failure_policy(spec.failure_policy, phase, &spec.id, &failure);
+                failed = Some(HookFailure {
+                    kind,
+                    policy: spec.failure_policy,
+                });
                 if let Some(d) = applied.diagnostic {
                     diagnostics.push(redact(&d));
                 }
@@ -614,6 +616,7 @@ impl ShellHook {
 
         // The stop-resume cap.
         let mut flow = flow;
+        let mut refused = false;
         if let Flow::Resume { .. } = flow
             && spec.mode == Mode::Enforce
         {
@@ -629,6 +632,7 @@ impl ShellHook {
                     loop_count + 1
                 ));
                 flow = Flow::Continue;
+                refused = true;
             } else {
                 ctx.update::<StopResumes, ()>(|s| {
                     if s.turn != turn {
@@ -640,6 +644,12 @@ impl ShellHook {
         }
 
         let (flow, would_be) = apply_mode(spec.mode, flow);
+        let verdict = match &would_be {
+            Some(would) => Verdict::Audited(would.kind()),
+            None if refused => Verdict::Refused(crate::FlowKind::Resume),
+            None if flow.is_continue() => Verdict::Continue,
+            None => Verdict::Applied(flow.kind()),
+        };
         if let Some(would) = would_be {
             record.status = RecordStatus::Audited;
             record.decision = Some(would.kind().as_str());
@@ -662,16 +672,24 @@ impl ShellHook {
                 elapsed_ms,
             }),
         }
-        if !diagnostics.is_empty() {
-            rt.diagnostics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .extend(diagnostics.iter().cloned());
-        }
+        let report = HookReport {
+            verdict,
+            failure: failed,
+            elapsed,
+            message: record_clone.message.clone().map(Text::Owned),
+            diagnostics: diagnostics
+                .into_iter()
+                .map(|message| Diagnostic::Hook {
+                    hook: hook_id.clone(),
+                    message,
+                })
+                .collect(),
+            hook: hook_id,
+        };
         Invocation {
             flow,
             record: record_clone,
-            diagnostics,
+            report,
         }
     }
 
@@ -798,6 +816,22 @@ impl AgentHook for ShellHook {
     /// boxed future).
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         HookFuture::boxed(async move { self.invoke(ctx, event).await.flow })
+    }
+
+    /// Runs [`ShellHook::invoke`] and answers with the fold of its flow and
+    /// report, so a stack keeps the invocation's failure, timing and
+    /// diagnostics (one allocation: the boxed future).
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        Some(OutcomeFuture::boxed(async move {
+            let invocation = self.invoke(ctx, event).await;
+            let mut fold = Fold::new(event);
+            let _ = fold.apply_reported(invocation.report, invocation.flow);
+            fold.finish()
+        }))
     }
 
     /// Only the spec's phase.

@@ -121,11 +121,13 @@
 
 // --- events, flow, stack ---
 mod context;
+mod diagnostic;
 mod driver;
 mod event;
 mod flow;
 mod hook;
 mod patch;
+mod report;
 mod stack;
 pub use context::{HookContext, Scratchpad};
 pub use driver::{
@@ -136,6 +138,7 @@ pub use event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 pub use flow::{ContextItem, ContextList, Flow, FlowKind, Role, Text};
 pub use hook::{AgentHook, FnHook, HookFuture, HookId, OutcomeFuture};
 pub use patch::{History, PatchField, RequestPatch, ToolChoice};
+pub use report::{HookFailure, HookReport, ReportList, Verdict};
 pub use stack::{Change, Diagnostic, Fold, HookStack, Provenance, ProvenanceList, StackOutcome};
 
 // --- shell executor ---

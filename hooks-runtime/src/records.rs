@@ -144,8 +144,8 @@ struct Inner {
 /// returns the I/O error, the writer counts it ([`RecordWriter::failed_writes`])
 /// and keeps the last one ([`RecordWriter::last_error`]), and a
 /// [`ShellRuntime`](crate::ShellRuntime) turns it into a redacted diagnostic
-/// on the invocation (`Invocation::diagnostics`, and
-/// `ShellRuntime::take_diagnostics`) naming the records path and the OS
+/// of the call that wrote it (in its [`HookReport`](crate::HookReport) and
+/// the fold's diagnostics) naming the records path and the OS
 /// error, e.g. ``cannot write to the records file `/s/records.jsonl`: No
 /// space left on device (os error 28); 1 record lost so far``.
 #[derive(Debug, Clone)]

@@ -5,17 +5,21 @@
 use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::time::Instant;
 
-use hooks_schema::{FailurePolicy, Phase};
+use hooks_schema::Phase;
 use serde::Serialize;
 use serde_json::Value;
 use smallvec::SmallVec;
+
+pub use crate::diagnostic::Diagnostic;
 
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
 use crate::flow::{ContextList, Flow, FlowKind, Text};
 use crate::hook::{AgentHook, HookFuture, HookId, OutcomeFuture};
 use crate::patch::{PatchField, PatchMerge, RequestPatch};
+use crate::report::{HookReport, ReportList, Verdict};
 
 /// An ordered list of hooks that answers each event with one folded result.
 ///
@@ -39,8 +43,9 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// silently skipped.
 ///
 /// The result ([`StackOutcome`]) records provenance (which hook set or
-/// rewrote what) and diagnostics (conflicts, empty tool sets, fail-closed
-/// flows). Agent loops normally call the typed driver methods
+/// rewrote what), diagnostics (conflicts, empty tool sets, fail-closed
+/// flows, the hooks' own) and one [`HookReport`] per consulted hook (its
+/// verdict, failure, elapsed time, message and diagnostics). Agent loops normally call the typed driver methods
 /// ([`HookStack::before_tool`], [`HookStack::before_completion`], ...) instead
 /// of reading it.
 ///
@@ -49,12 +54,13 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// A `HookStack` is itself an [`AgentHook`], so stacks nest. Pushing a stack
 /// into a stack ([`HookStack::push`]) appends its hooks in place, under their
 /// own ids: nesting is flattening, by construction, with identical flows,
-/// provenance and diagnostics.
+/// provenance, diagnostics and reports.
 ///
 /// A stack reached some other way (behind a wrapper type that forwards
 /// [`AgentHook::fold_event`], or a dispatch table implementing it) is folded
 /// as a whole and its outcome absorbed ([`Fold::absorb`]): the same
-/// decision, patch, rewrites, context and provenance as the flattened stack.
+/// decision, patch, rewrites, context, provenance and reports (the inner
+/// hooks' reports, in place) as the flattened stack.
 /// Two things differ, because the inner fold finishes on its own: conflict
 /// and empty-`active_tools` diagnostics are computed against the inner
 /// stack's values, and a forced `tool_choice` is checked against the inner
@@ -84,8 +90,10 @@ use crate::patch::{PatchField, PatchMerge, RequestPatch};
 /// empty collections, and ready hook futures complete on the first poll.
 /// Nor does folding what a hook returns, as long as the flow itself owns no
 /// heap data (texts borrowed as [`Text`], as a table compiled by `hooks!`
-/// returns them): up to 16 provenance entries and 2 context items are kept
-/// inline ([`ProvenanceList`], [`ContextList`](crate::ContextList)).
+/// returns them): up to 16 provenance entries, 16 reports (one per
+/// consulted hook) and 2 context items are kept inline ([`ProvenanceList`],
+/// [`ReportList`], [`ContextList`](crate::ContextList)); a report borrows
+/// its hook's id (a reference count) and a static reason.
 /// Allocations happen for what a hook builds at run time (owned strings,
 /// rewritten JSON values, `additional_params`), for merged lists
 /// (narrowing `active_tools` twice, a second hook's `extra_context`), for
@@ -178,6 +186,7 @@ impl HookStack {
             if !entry.hook.observes(kind) {
                 continue;
             }
+            let start = Instant::now();
             let folded = match entry.hook.fold_event(ctx, fold.event()) {
                 Some(answer) => Some(answer.await),
                 None => None,
@@ -186,7 +195,15 @@ impl HookStack {
                 Some(outcome) => fold.absorb(&entry.id, outcome),
                 None => {
                     let flow = entry.hook.on_event(ctx, fold.event()).await;
-                    fold.apply(&entry.id, flow)
+                    if flow.is_continue() {
+                        // Changed nothing: not reported (see `HookReport`),
+                        // so such stacks stay allocation-free.
+                        fold.apply(&entry.id, flow)
+                    } else {
+                        let mut report = HookReport::new(entry.id.clone());
+                        report.elapsed = start.elapsed();
+                        fold.apply_reported(report, flow)
+                    }
                 }
             };
             if step.is_break() {
@@ -251,6 +268,7 @@ pub struct Fold<'e> {
     decision: Option<Flow>,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
+    reports: ReportList,
 }
 
 impl<'e> Fold<'e> {
@@ -265,6 +283,7 @@ impl<'e> Fold<'e> {
             decision: None,
             provenance: ProvenanceList::new(),
             diagnostics: Vec::new(),
+            reports: ReportList::new(),
         }
     }
 
@@ -290,18 +309,52 @@ impl<'e> Fold<'e> {
         self.decision.is_some()
     }
 
-    /// Applies `flow`, returned by hook `hook`. Returns
-    /// `ControlFlow::Break` when the fold is stopped (by this flow or an
-    /// earlier one): later hooks must not be called.
+    /// Applies `flow`, returned by hook `hook`, with nothing more known
+    /// about the call: a `Continue` flow is not reported, any other flow is
+    /// reported as [`Fold::apply_reported`] with [`HookReport::new`].
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this flow
+    /// or an earlier one): later hooks must not be called.
     pub fn apply(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        if flow.is_continue() {
+            return if self.decision.is_some() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+        self.apply_reported(HookReport::new(hook.clone()), flow)
+    }
+
+    /// Applies `flow`, returned by the hook `report` is about, and adds
+    /// `report` to the outcome's reports. The caller fills in what it knows
+    /// of the call (elapsed time, failure, message, diagnostics, and for a
+    /// `Continue` flow a verdict such as [`Verdict::Audited`]); the fold
+    /// sets the verdict of a non-`Continue` flow: [`Verdict::Applied`], or
+    /// [`Verdict::Refused`] when the event cannot honour it (fail closed),
+    /// or [`Verdict::Ignored`] when the fold was already stopped. The
+    /// report's diagnostics are added to the fold's, and the diagnostics
+    /// this flow causes (a fail-closed flow, a patch conflict) to the
+    /// report's.
+    ///
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this flow
+    /// or an earlier one): later hooks must not be called.
+    pub fn apply_reported(&mut self, mut report: HookReport, flow: Flow) -> ControlFlow<()> {
+        let kind = flow.kind();
         if self.decision.is_some() {
+            if !flow.is_continue() {
+                report.verdict = Verdict::Ignored(kind);
+            }
+            self.push_report(report, self.diagnostics.len());
             return ControlFlow::Break(());
         }
+        self.diagnostics.extend(report.diagnostics.iter().cloned());
+        let before = self.diagnostics.len();
         if flow.is_continue() {
+            self.push_report(report, before);
             return ControlFlow::Continue(());
         }
+        let hook = &report.hook;
         let phase = self.phase();
-        let kind = flow.kind();
         if !kind.honoured_on(phase) {
             let diagnostic = Diagnostic::Unhonoured {
                 hook: hook.clone(),
@@ -309,8 +362,27 @@ impl<'e> Fold<'e> {
                 phase,
             };
             self.fail_closed(diagnostic);
+            report.verdict = Verdict::Refused(kind);
+            self.push_report(report, before);
             return ControlFlow::Break(());
         }
+        report.verdict = Verdict::Applied(kind);
+        let step = self.apply_honoured(hook, flow);
+        self.push_report(report, before);
+        step
+    }
+
+    /// Adds `report`, with the fold's diagnostics from index `from` on.
+    fn push_report(&mut self, mut report: HookReport, from: usize) {
+        report
+            .diagnostics
+            .extend(self.diagnostics[from..].iter().cloned());
+        self.reports.push(report);
+    }
+
+    /// Applies `flow`, which `self.phase()` honours and is not `Continue`.
+    fn apply_honoured(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        let kind = flow.kind();
         match flow {
             Flow::Continue => {} // handled above; honoured everywhere
             Flow::PatchRequest(patch) => {
@@ -370,7 +442,10 @@ impl<'e> Fold<'e> {
             context,
             provenance,
             diagnostics,
+            reports,
         } = outcome;
+        // The inner hooks ran whatever becomes of their outcome.
+        self.reports.extend(reports);
         let parts = [
             (!patch.is_empty()).then_some(FlowKind::PatchRequest),
             args.is_some().then_some(FlowKind::RewriteArgs),
@@ -428,9 +503,19 @@ impl<'e> Fold<'e> {
         }
     }
 
-    /// Adds `diagnostic` to the outcome (for example
-    /// [`Diagnostic::NoShellRuntime`] from a dispatch table).
+    /// Adds `diagnostic` to the outcome (a diagnostic about no single hook
+    /// call; see [`Fold::diagnose_call`]).
     pub fn diagnose(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Adds `diagnostic`, about the call of `hook` already reported (for
+    /// example a record of it that could not be written), to the outcome
+    /// and to the last report of `hook`, if any.
+    pub fn diagnose_call(&mut self, hook: &HookId, diagnostic: Diagnostic) {
+        if let Some(report) = self.reports.iter_mut().rev().find(|r| &r.hook == hook) {
+            report.diagnostics.push(diagnostic.clone());
+        }
         self.diagnostics.push(diagnostic);
     }
 
@@ -477,6 +562,7 @@ impl<'e> Fold<'e> {
             context: self.context,
             provenance: self.provenance,
             diagnostics: self.diagnostics,
+            reports: self.reports,
         }
     }
 }
@@ -507,12 +593,17 @@ pub struct StackOutcome {
     pub context: ContextList,
     /// Which hook set or rewrote what, in order.
     pub provenance: ProvenanceList,
-    /// Conflicts and fail-closed reasons, in order.
+    /// Conflicts, fail-closed reasons and the consulted hooks' own
+    /// diagnostics, in order.
     pub diagnostics: Vec<Diagnostic>,
+    /// One report per consulted hook, in order (inner hooks of a nested
+    /// stack or table in place).
+    pub reports: ReportList,
 }
 
 impl StackOutcome {
-    /// Whether every hook continued (nothing to apply, nothing to report).
+    /// Whether every hook continued (nothing to apply, no diagnostic;
+    /// reports of hooks that continued may be present).
     pub fn is_continue(&self) -> bool {
         self.decision.is_none()
             && self.patch.is_empty()
@@ -607,113 +698,6 @@ impl Change {
             Change::SetParam(_) => Some(PatchField::AdditionalParams),
             Change::AppendedContext { .. } => Some(PatchField::ExtraContext),
             _ => None,
-        }
-    }
-}
-
-/// Something a fold reports: a conflict between hooks, or why it failed
-/// closed. Rendered (`Display`) as a rustc-style message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Diagnostic {
-    /// Two hooks set a last-writer-wins patch field to different values;
-    /// `second` (the later) wins.
-    Conflict {
-        /// The field.
-        field: PatchField,
-        /// The hook whose value was overwritten.
-        first: HookId,
-        /// The hook whose value wins.
-        second: HookId,
-    },
-    /// `hook` narrowed `active_tools` to the empty set.
-    EmptyActiveTools {
-        /// The hook whose narrowing emptied the set.
-        hook: HookId,
-    },
-    /// The merged `tool_choice` forces a tool that `active_tools` removed;
-    /// fails closed.
-    ToolChoiceRemoved {
-        /// The forced tool.
-        tool: String,
-        /// The hook that set `tool_choice` last.
-        hook: Option<HookId>,
-    },
-    /// `hook` returned a flow the event cannot honour; fails closed.
-    Unhonoured {
-        /// The hook.
-        hook: HookId,
-        /// The flow's kind.
-        flow: FlowKind,
-        /// The event's phase.
-        phase: Phase,
-    },
-    /// `hook` is a `run` rule of a dispatch table that has no shell runtime
-    /// bound: it could not run, and its failure policy was applied.
-    NoShellRuntime {
-        /// The rule.
-        hook: HookId,
-        /// The failure policy applied.
-        policy: FailurePolicy,
-    },
-}
-
-impl Diagnostic {
-    /// Whether this diagnostic terminated the run (fail closed).
-    pub fn fails_closed(&self) -> bool {
-        matches!(
-            self,
-            Diagnostic::ToolChoiceRemoved { .. } | Diagnostic::Unhonoured { .. }
-        )
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Diagnostic::Conflict {
-                field,
-                first,
-                second,
-            } => write!(
-                f,
-                "hooks `{first}` and `{second}` set `{field}` differently; the last writer (`{second}`) wins"
-            ),
-            Diagnostic::EmptyActiveTools { hook } => write!(
-                f,
-                "hook `{hook}` narrowed `active_tools` to an empty set; the model can call no tool"
-            ),
-            Diagnostic::NoShellRuntime { hook, policy } => write!(
-                f,
-                "`run` rule `{hook}` did not run: no shell runtime is bound to its dispatch table (bind one with `with_shell`); failure policy `{}` applied",
-                policy.as_str()
-            ),
-            Diagnostic::ToolChoiceRemoved { tool, hook } => {
-                write!(f, "`tool_choice` ")?;
-                if let Some(hook) = hook {
-                    write!(f, "(set by hook `{hook}`) ")?;
-                }
-                write!(
-                    f,
-                    "forces tool `{tool}`, which `active_tools` removed; the run is terminated (fail closed)"
-                )
-            }
-            Diagnostic::Unhonoured { hook, flow, phase } => {
-                write!(
-                    f,
-                    "hook `{hook}` returned flow `{flow}`, which `{phase}` cannot honour; the run is terminated (fail closed); `{phase}` honours: "
-                )?;
-                let mut first = true;
-                for kind in FlowKind::ALL.into_iter().filter(|k| k.honoured_on(*phase)) {
-                    if !first {
-                        f.write_str(", ")?;
-                    }
-                    first = false;
-                    write!(f, "`{kind}`")?;
-                }
-                Ok(())
-            }
         }
     }
 }

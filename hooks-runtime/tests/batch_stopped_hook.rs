@@ -49,7 +49,7 @@ async fn a_stopped_hook_times_out_and_the_other_seven_merge_in_order() {
         if i == 3 {
             assert_eq!(inv.flow, Flow::Continue, "warn policy continues");
             assert_eq!(inv.record.failure_kind, Some("timed_out"));
-            assert!(!inv.diagnostics.is_empty(), "warn emits a diagnostic");
+            assert!(!inv.diagnostics().is_empty(), "warn emits a diagnostic");
         } else {
             assert_eq!(inv.flow, Flow::inject(format!("hook {i}")));
             assert_eq!(inv.record.failure_kind, None);

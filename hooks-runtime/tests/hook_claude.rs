@@ -241,7 +241,7 @@ async fn continue_false_terminates_and_plain_text_is_ignored() {
     );
     let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
     assert_eq!(inv.flow, Flow::terminate("budget exhausted"));
-    assert_eq!(inv.diagnostics, vec!["hook `halt`: bye".to_owned()]);
+    assert_eq!(inv.diagnostics(), vec!["hook `halt`: bye".to_owned()]);
     let spec = sh("chatty", Phase::BeforeTool, "echo 'checking command...'");
     let inv = pre_tool(&fx, spec, "Bash", &json!({"command": "ls"})).await;
     assert_eq!(inv.flow, Flow::Continue);

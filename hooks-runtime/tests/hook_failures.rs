@@ -4,7 +4,7 @@
 mod hooks;
 
 use hooks::{Fixture, before_tool, exec, sh};
-use hooks_runtime::{Flow, FlowKind, HookContext, RecordStatus, StepEvent};
+use hooks_runtime::{FailureKind, Flow, FlowKind, HookContext, RecordStatus, StepEvent};
 use hooks_schema::{FailurePolicy, Phase};
 use serde_json::json;
 
@@ -60,10 +60,13 @@ async fn a_missing_guard_under_warn_continues_with_a_diagnostic() {
     let inv = on_git_push(&fx, spec).await;
     assert_eq!(inv.flow, Flow::Continue);
     assert_eq!(inv.record.failure_kind, Some("spawn_failed"));
-    assert_eq!(inv.diagnostics.len(), 1, "{:?}", inv.diagnostics);
-    assert!(inv.diagnostics[0].contains("hook `guard` failed on `before_tool` (spawn_failed"));
-    assert!(inv.diagnostics[0].contains("failure_policy `warn`"));
-    assert_eq!(fx.runtime.take_diagnostics(), inv.diagnostics);
+    assert_eq!(inv.diagnostics().len(), 1, "{:?}", inv.diagnostics());
+    assert!(inv.diagnostics()[0].contains("hook `guard` failed on `before_tool` (spawn_failed"));
+    assert!(inv.diagnostics()[0].contains("failure_policy `warn`"));
+    assert_eq!(
+        inv.report.failure.map(|f| (f.kind, f.policy)),
+        Some((FailureKind::SpawnFailed, FailurePolicy::Warn))
+    );
 }
 
 #[tokio::test]
@@ -73,7 +76,7 @@ async fn ignore_continues_silently_and_fail_terminates() {
     spec.failure_policy = FailurePolicy::Ignore;
     let inv = on_git_push(&fx, spec).await;
     assert_eq!(inv.flow, Flow::Continue);
-    assert!(inv.diagnostics.is_empty());
+    assert!(inv.diagnostics().is_empty());
     assert_eq!(inv.record.failure_kind, Some("nonzero_exit"));
     let mut spec = sh("g", Phase::BeforeTool, "exit 1");
     spec.failure_policy = FailurePolicy::Fail;
@@ -99,7 +102,7 @@ async fn exit_2_is_an_explicit_deny_with_stderr_as_the_reason_whatever_the_polic
         assert_eq!(inv.flow, Flow::skip("pushing is not allowed on Fridays"));
         assert_eq!(inv.record.status, RecordStatus::Decision);
         assert_eq!(inv.record.failure_kind, None);
-        assert!(inv.diagnostics.is_empty());
+        assert!(inv.diagnostics().is_empty());
     }
 }
 
@@ -142,7 +145,7 @@ async fn a_timeout_is_timed_out() {
         Flow::Continue,
         "after_assistant defaults to `warn`"
     );
-    assert_eq!(inv.diagnostics.len(), 1);
+    assert_eq!(inv.diagnostics().len(), 1);
 }
 
 #[tokio::test]

@@ -57,7 +57,7 @@ async fn an_oversized_payload_spills_to_a_0600_file_removed_afterwards() {
         serde_json::from_str(&std::fs::read_to_string(fx.path("full.json")).unwrap()).unwrap();
     assert_eq!(full.args, Some(args));
     assert!(!full.elided);
-    assert!(inv.diagnostics.is_empty(), "{:?}", inv.diagnostics);
+    assert!(inv.diagnostics().is_empty(), "{:?}", inv.diagnostics());
     // Only the records file is left in the session directory.
     let left: Vec<_> = std::fs::read_dir(&session)
         .unwrap()
@@ -85,11 +85,11 @@ async fn a_payload_over_the_spill_cap_is_elided_without_a_ref() {
         serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap();
     assert_eq!(stdin["elided"], true);
     assert!(stdin.get("payload_ref").is_none());
-    assert_eq!(inv.diagnostics.len(), 1);
+    assert_eq!(inv.diagnostics().len(), 1);
     assert!(
-        inv.diagnostics[0].contains("over the spill cap"),
+        inv.diagnostics()[0].contains("over the spill cap"),
         "{:?}",
-        inv.diagnostics
+        inv.diagnostics()
     );
 }
 
@@ -163,9 +163,9 @@ async fn affected_paths_reach_the_payload() {
         stdin.affected_paths,
         vec![root.join("src/lib.rs").to_string_lossy().into_owned()]
     );
-    assert_eq!(inv.diagnostics.len(), 2, "{:?}", inv.diagnostics);
-    assert!(inv.diagnostics.iter().any(|d| d.contains("symlink")));
-    assert!(inv.diagnostics.iter().any(|d| d.contains("absolute")));
+    assert_eq!(inv.diagnostics().len(), 2, "{:?}", inv.diagnostics());
+    assert!(inv.diagnostics().iter().any(|d| d.contains("symlink")));
+    assert!(inv.diagnostics().iter().any(|d| d.contains("absolute")));
 }
 
 #[tokio::test]
@@ -180,12 +180,11 @@ async fn a_cleanup_failure_becomes_a_diagnostic() {
     );
     let inv = fx.invoke(spec, before_tool("write", "c1", &args)).await;
     assert_eq!(inv.flow, Flow::Continue);
-    assert_eq!(inv.diagnostics.len(), 1, "{:?}", inv.diagnostics);
+    assert_eq!(inv.diagnostics().len(), 1, "{:?}", inv.diagnostics());
     assert!(
-        inv.diagnostics[0].starts_with("cannot remove the payload-ref file `")
-            && inv.diagnostics[0].contains("of hook `eager`"),
+        inv.diagnostics()[0].starts_with("cannot remove the payload-ref file `")
+            && inv.diagnostics()[0].contains("of hook `eager`"),
         "{:?}",
-        inv.diagnostics
+        inv.diagnostics()
     );
-    assert_eq!(fx.runtime.take_diagnostics(), inv.diagnostics);
 }

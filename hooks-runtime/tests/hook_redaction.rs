@@ -58,10 +58,11 @@ async fn secrets_from_env_command_line_and_stderr_never_reach_records_or_diagnos
 
     let records = fx.records_text();
     assert_eq!(records.lines().count(), 3);
-    let mut diagnostics = fx.runtime.take_diagnostics();
-    diagnostics.extend(failing.iter().flat_map(|i| i.diagnostics.clone()));
-    assert!(!diagnostics.is_empty());
-    let everything = format!("{records}\n{}", diagnostics.join("\n"));
+    failing.push(inv);
+    // Each invocation's report: its message and its diagnostics.
+    let reports: Vec<String> = failing.iter().map(|i| format!("{:?}", i.report)).collect();
+    assert!(failing.iter().any(|i| !i.report.diagnostics.is_empty()));
+    let everything = format!("{records}\n{}", reports.join("\n"));
     for secret in [GITHUB_TOKEN, OPAQUE, CMDLINE_KEY, "abcdefghijklmnop"] {
         assert!(
             !everything.contains(secret),

@@ -54,11 +54,11 @@ fn assert_invocation_clean(fx: &Fixture, what: &str, inv: &Invocation) {
     assert_clean(&format!("{what}: flow"), &flow);
     let record = serde_json::to_string(&inv.record).expect("records serialize");
     assert_clean(&format!("{what}: record"), &record);
-    for d in &inv.diagnostics {
+    for d in &inv.diagnostics() {
         assert_clean(&format!("{what}: diagnostic"), d);
     }
-    for d in fx.runtime.take_diagnostics() {
-        assert_clean(&format!("{what}: runtime diagnostic"), &d);
+    if let Some(message) = &inv.report.message {
+        assert_clean(&format!("{what}: report message"), message);
     }
     assert_clean(&format!("{what}: records file"), &fx.records_text());
 }
@@ -283,9 +283,11 @@ async fn claude_post_tool_use_context_and_reason_are_redacted() {
         [format!("found {REDACTED}"), format!("rotate {REDACTED}")]
     );
     assert!(
-        inv.diagnostics.iter().any(|d| d.contains("saw [REDACTED]")),
+        inv.diagnostics()
+            .iter()
+            .any(|d| d.contains("saw [REDACTED]")),
         "{:?}",
-        inv.diagnostics
+        inv.diagnostics()
     );
     assert_invocation_clean(&fx, "PostToolUse", &inv);
 }
@@ -375,7 +377,7 @@ async fn a_token_cut_at_the_stderr_cap_leaves_no_prefix() {
                 match phase {
                     // Exit 2 cannot deny here: the reason is a diagnostic.
                     Phase::RunStart => assert!(
-                        inv.diagnostics.iter().any(|d| d.contains("xxxx\nxxxx")),
+                        inv.diagnostics().iter().any(|d| d.contains("xxxx\nxxxx")),
                         "{what}"
                     ),
                     _ => assert!(

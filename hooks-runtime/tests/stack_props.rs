@@ -461,11 +461,17 @@ fn a_stack_behind_another_hook_gives_the_flattened_net_flow() {
 }
 
 /// The outcome without the diagnostics a nested fold computes on its own
-/// (conflicts, empty `active_tools`); fail-closed diagnostics are kept.
+/// (conflicts, empty `active_tools`), in the fold and in its reports;
+/// fail-closed diagnostics are kept.
 fn without_inner_warnings(mut outcome: StackOutcome) -> StackOutcome {
     outcome
         .diagnostics
         .retain(hooks_runtime::Diagnostic::fails_closed);
+    for report in &mut outcome.reports {
+        report
+            .diagnostics
+            .retain(hooks_runtime::Diagnostic::fails_closed);
+    }
     outcome
 }
 

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use agent_hooks::replay::Event;
 use hooks_runtime::{
     CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor, HookContext,
-    HookStack, InvalidCallDecision, PromptDecision, ProvenanceList, RecordWriter, RequestPatch,
-    SecretSet, ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef, ToolCall,
-    ToolDecision,
+    HookStack, InvalidCallDecision, PromptDecision, ProvenanceList, RecordWriter, ReportList,
+    RequestPatch, SecretSet, ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef,
+    ToolCall, ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -199,6 +199,9 @@ pub(crate) struct Outcome {
     pub(crate) provenance: ProvenanceList,
     /// Conflicts and fail-closed reasons.
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// What each consulted rule decided, in declared order.
+    #[serde(skip)]
+    pub(crate) reports: ReportList,
 }
 
 /// One event's typed decision, as printed.
@@ -213,6 +216,7 @@ struct Extras {
     phase: StepEventKind,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
+    reports: ReportList,
 }
 
 fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
@@ -220,6 +224,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
         decision,
         provenance,
         diagnostics,
+        reports,
     } = decided;
     (
         decision,
@@ -227,6 +232,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
             phase,
             provenance,
             diagnostics,
+            reports,
         },
     )
 }
@@ -247,6 +253,7 @@ impl Extras {
                 context: ContextList::new(),
                 provenance: self.provenance,
                 diagnostics: self.diagnostics,
+                reports: self.reports,
             },
         }
     }

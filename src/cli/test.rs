@@ -97,6 +97,13 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         .into_iter()
         .map(str::to_owned)
         .collect();
+    // Every invocation's diagnostics, from its report.
+    let shell_diagnostics = applied
+        .outcome
+        .reports
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(ToString::to_string))
+        .collect();
     let report = Report {
         config: config.display().to_string(),
         phase: event.step().kind(),
@@ -104,7 +111,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         fired,
         outcome: applied.outcome,
         records,
-        shell_diagnostics: bound.shell.take_diagnostics(),
+        shell_diagnostics,
     };
     match format {
         Format::Json => emit_json(&report),

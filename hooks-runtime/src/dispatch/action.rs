@@ -24,7 +24,7 @@ pub const HISTORY_KEYS: [&str; 3] = ["messages", "chat_history", "history"];
 
 /// What the runtime does with a plan's [`Rule`]: its declarative flow, its
 /// shell hook, its failure without a shell runtime.
-pub trait RuleActions {
+pub(crate) trait RuleActions {
     /// The flow of this rule's declarative action on `event` (which the rule
     /// matched), before `mode` is applied; `None` for `run` actions.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow>;

@@ -61,13 +61,16 @@
 //!
 //! The bounds of that claim — each of these allocates:
 //!
-//! - more than 2 context items, or more than 16 provenance entries (one
-//!   per decision, rewrite, injection, audited rule and patch field), on
-//!   one event ([`ContextList`](crate::ContextList),
-//!   [`ProvenanceList`](crate::ProvenanceList) spill to the heap);
+//! - more than 2 context items, more than 16 provenance entries (one
+//!   per decision, rewrite, injection, audited rule and patch field), or
+//!   more than 16 consulted rules (one [`HookReport`](crate::HookReport)
+//!   each), on one event ([`ContextList`](crate::ContextList),
+//!   [`ProvenanceList`](crate::ProvenanceList),
+//!   [`ReportList`](crate::ReportList) spill to the heap);
 //! - any diagnostic (conflicting patch fields, an empty `active_tools`, a
 //!   fail-closed `tool_choice`, a `run` rule without a shell runtime): the
-//!   outcome's diagnostics are a `Vec` and their texts are built;
+//!   outcome's diagnostics are a `Vec` and their texts are built, and each
+//!   is copied into the report of the rule it is about;
 //! - merging two patches' `extra_context`, or a second `active_tools` that
 //!   removes a tool (the merged list is owned);
 //! - a `rewrite` (the new arguments or result) and a patch's
@@ -76,7 +79,7 @@
 //! - records, when a shell runtime with a record writer is bound (one JSON
 //!   line per consulted rule), and everything a `run` rule does;
 //! - a loaded table ([`Table::load`]), which copies its texts into each
-//!   flow;
+//!   flow (and a `block` / `terminate` reason into its rule's report);
 //! - the first matching event, which builds the table's hook ids once.
 //!
 //! The workspace's `tests/dispatch_alloc.rs` pins the claim down over
@@ -89,8 +92,6 @@ mod eval;
 mod run;
 mod table;
 
-#[doc(hidden)]
-pub use action::RuleActions;
 pub use action::{HISTORY_KEYS, request_patch};
 pub use eval::{facts, subject};
 pub use run::{Dispatcher, TableRef};

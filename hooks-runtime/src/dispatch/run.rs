@@ -1,6 +1,7 @@
 //! Dispatching an event through a table: selection, the fold, shell rules.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use hooks_schema::Mode;
 
@@ -11,13 +12,15 @@ use super::eval::facts;
 use super::table::Table;
 use crate::context::HookContext;
 use crate::event::{StepEvent, StepEventKind};
-use crate::flow::Flow;
+use crate::flow::{Flow, FlowKind};
 use crate::hook::HookId;
 use crate::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::invoke::{HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks};
+use crate::payload::PayloadLimits;
 use crate::records::{HookRecord, Record, RecordStatus};
-use crate::redact::redact_and_truncate;
-use crate::shell::Executor;
+use crate::redact::{redact_and_truncate, redact_sensitive_text};
+use crate::report::{HookFailure, HookReport, Verdict};
+use crate::shell::{Executor, FailureKind};
 use crate::stack::{Diagnostic, Fold, StackOutcome};
 
 impl Table {
@@ -74,25 +77,28 @@ impl Table {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
-            let flow = match (in_process_flow(rule, &current), on_run) {
+            let start = Instant::now();
+            let (flow, report) = match (in_process_flow(rule, &current), on_run) {
                 (Some(flow), _) => {
-                    records.add(rule, &current, &flow);
-                    note_audit(&mut fold, rule, id);
-                    flow
+                    records.add(rule, id, &current, &flow);
+                    let report = declarative_report(&mut fold, rule, id, &flow, start);
+                    (flow, report)
                 }
                 // Nothing was applied or recorded: `fold` starts over.
                 (None, OnRun::Await) => return None,
-                (None, OnRun::Unbound) => unbound(&mut fold, rule, id),
+                (None, OnRun::Unbound) => unbound(rule, id),
                 (None, OnRun::NotRun) => {
-                    records.add_not_run(rule, &current);
-                    Flow::Continue
+                    records.add_not_run(rule, id, &current);
+                    let mut report = HookReport::new(id.clone());
+                    report.message = Some(NOT_RUN.into());
+                    (Flow::Continue, report)
                 }
             };
-            if fold.apply(id, flow).is_break() {
+            if fold.apply_reported(report, flow).is_break() {
                 break;
             }
         }
-        records.write();
+        records.write(&mut fold);
         Some(fold.finish())
     }
 
@@ -117,7 +123,14 @@ impl Table {
     /// `terminate`, its reason as the message (redacted with the runtime's
     /// secrets); `audited` with the would-be kind in `mode: audit`; `ok`
     /// when its action changed nothing; `elapsed_ms` 0. A failed write
-    /// becomes a runtime diagnostic ([`ShellRuntime::take_diagnostics`]).
+    /// becomes a [`Diagnostic::Hook`] of the fold and of the rule's report.
+    ///
+    /// # Reports
+    ///
+    /// Each consulted rule has a [`HookReport`] in the outcome, in declared
+    /// order: a declarative rule with its verdict and evaluation time, a
+    /// `run` rule with its invocation's verdict, failure, elapsed time,
+    /// message and diagnostics (see [`ShellHook::invoke`]).
     ///
     /// # Cancel safety
     ///
@@ -144,29 +157,32 @@ impl Table {
                 continue;
             }
             let id = &self.hook_ids()[i as usize];
-            let flow = match (in_process_flow(rule, &current), shell) {
+            let start = Instant::now();
+            let (flow, report) = match (in_process_flow(rule, &current), shell) {
                 (Some(flow), _) => {
-                    records.add(rule, &current, &flow);
-                    note_audit(&mut fold, rule, id);
-                    flow
+                    records.add(rule, id, &current, &flow);
+                    {
+                        let report = declarative_report(&mut fold, rule, id, &flow, start);
+                        (flow, report)
+                    }
                 }
                 (None, Some(rt)) => {
                     let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
                         continue;
                     };
                     // The shell hook applies the mode itself (and records it).
-                    ShellHook::new(spec, Arc::clone(rt))
+                    let invocation = ShellHook::new(spec, Arc::clone(rt))
                         .invoke(ctx, current)
-                        .await
-                        .flow
+                        .await;
+                    (invocation.flow, invocation.report)
                 }
-                (None, None) => unbound(&mut fold, rule, id),
+                (None, None) => unbound(rule, id),
             };
-            if fold.apply(id, flow).is_break() {
+            if fold.apply_reported(report, flow).is_break() {
                 break;
             }
         }
-        records.write();
+        records.write(&mut fold);
         fold.finish()
     }
 
@@ -195,27 +211,32 @@ impl Table {
         let mut records = InProcessRecords::new(Some(rt));
         for i in matched {
             let rule = &self.rules()[i];
-            let flow = match in_process_flow(rule, &event) {
+            let id = &self.hook_ids()[i];
+            let start = Instant::now();
+            let (flow, report) = match in_process_flow(rule, &event) {
                 Some(flow) => {
                     if fold.is_stopped() {
                         // Not consulted: a rule before it stopped the fold.
                         continue;
                     }
-                    records.add(rule, &event, &flow);
-                    note_audit(&mut fold, rule, &self.hook_ids()[i]);
-                    flow
+                    records.add(rule, id, &event, &flow);
+                    {
+                        let report = declarative_report(&mut fold, rule, id, &flow, start);
+                        (flow, report)
+                    }
                 }
                 None => match ran.next() {
-                    Some(invocation) => invocation.flow,
+                    Some(invocation) => (invocation.flow, invocation.report),
                     None => continue,
                 },
             };
-            if fold.apply(&self.hook_ids()[i], flow).is_break() {
-                // Keep draining `ran` in order; later flows are ignored.
+            if fold.apply_reported(report, flow).is_break() {
+                // Keep draining `ran` in order; later flows are reported
+                // as ignored.
                 continue;
             }
         }
-        records.write();
+        records.write(&mut fold);
         fold.finish()
     }
 
@@ -277,25 +298,55 @@ fn apply_mode(rule: &Rule, flow: Flow) -> Flow {
     }
 }
 
-/// A declarative rule in `mode: audit` leaves a provenance entry saying
-/// what it would have done ([`Change::Audited`](crate::Change::Audited)).
-fn note_audit(fold: &mut Fold<'_>, rule: &Rule, id: &HookId) {
+/// The report of a declarative rule that answered `flow` (its mode
+/// applied), evaluated since `start`. A rule in
+/// `mode: audit` is reported as [`Verdict::Audited`] and leaves a
+/// provenance entry saying what it would have done
+/// ([`Change::Audited`](crate::Change::Audited)); an enforced `block` /
+/// `terminate` carries its reason as the message (borrowed from a static
+/// table, so free).
+fn declarative_report(
+    fold: &mut Fold<'_>,
+    rule: &Rule,
+    id: &HookId,
+    flow: &Flow,
+    start: Instant,
+) -> HookReport {
+    let mut report = HookReport::new(id.clone());
     if rule.mode == Mode::Audit
         && let Some(would) = rule.declarative_kind()
     {
         fold.audited(id, would);
+        report.verdict = Verdict::Audited(would);
     }
+    if let Flow::Skip { reason } | Flow::Terminate { reason } = flow {
+        report.message = Some(reason.clone());
+    }
+    report.elapsed = start.elapsed();
+    report
 }
 
-/// The flow of a `run` rule without a shell runtime (its failure policy
-/// applied, then its mode), reported as [`Diagnostic::NoShellRuntime`]
-/// so the missing binding is never silent.
-fn unbound(fold: &mut Fold<'_>, rule: &Rule, id: &HookId) -> Flow {
-    fold.diagnose(Diagnostic::NoShellRuntime {
+/// The flow and report of a `run` rule without a shell runtime (its
+/// failure policy applied, then its mode): a `spawn_failed` failure with
+/// [`Diagnostic::NoShellRuntime`], so the missing binding is never silent.
+fn unbound(rule: &Rule, id: &HookId) -> (Flow, HookReport) {
+    let mut report = HookReport::new(id.clone());
+    report.failure = Some(HookFailure {
+        kind: FailureKind::SpawnFailed,
+        policy: rule.failure_policy,
+    });
+    report.diagnostics.push(Diagnostic::NoShellRuntime {
         hook: id.clone(),
         policy: rule.failure_policy,
     });
-    apply_mode(rule, rule.unbound_run_flow(rule.phase))
+    let flow = apply_mode(rule, rule.unbound_run_flow(rule.phase));
+    if rule.mode == Mode::Audit {
+        report.verdict = match rule.unbound_run_flow(rule.phase).kind() {
+            FlowKind::Continue => Verdict::Continue,
+            would => Verdict::Audited(would),
+        };
+    }
+    (flow, report)
 }
 
 /// A table without a shell runtime: `run` rules count as failed (see
@@ -319,10 +370,25 @@ impl AgentHook for Table {
 }
 
 impl Table {
-    /// The config's `limits` as the shell runtime's [`HookLimits`] (see
-    /// its `From<&Limits>` conversion).
+    /// The config's `limits` as the shell runtime's [`HookLimits`]:
+    /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
+    /// stdout and stderr each, `max_context_bytes` caps one invocation's
+    /// injected context, `max_stop_resumes_per_turn` caps stop resumes. The
+    /// payload spill cap keeps its default (16 MiB). Values beyond `usize`
+    /// saturate.
     pub fn hook_limits(&self) -> HookLimits {
-        HookLimits::from(self.limits())
+        let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let limits = self.limits();
+        HookLimits {
+            payload: PayloadLimits {
+                stdin_cap: bytes(limits.max_payload_bytes),
+                ..PayloadLimits::default()
+            },
+            stdout_cap: bytes(limits.max_output_bytes),
+            stderr_cap: bytes(limits.max_output_bytes),
+            max_context_bytes: bytes(limits.max_context_bytes),
+            max_stop_resumes: limits.max_stop_resumes_per_turn,
+        }
     }
 
     /// A shell runtime over `executor` with this config's limits
@@ -474,7 +540,7 @@ impl AgentHook for Dispatcher {
 /// Inert, and allocation-free, without a record writer.
 struct InProcessRecords<'r> {
     rt: Option<&'r ShellRuntime>,
-    pending: Vec<HookRecord>,
+    pending: Vec<(HookId, HookRecord)>,
 }
 
 impl<'r> InProcessRecords<'r> {
@@ -485,9 +551,9 @@ impl<'r> InProcessRecords<'r> {
         }
     }
 
-    /// Notes that `rule` (declarative) answered `event` with `flow` (after
-    /// its mode was applied).
-    fn add(&mut self, rule: &Rule, event: &StepEvent<'_>, flow: &Flow) {
+    /// Notes that `rule` (declarative, consulted as `id`) answered `event`
+    /// with `flow` (after its mode was applied).
+    fn add(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>, flow: &Flow) {
         if self.rt.is_none() {
             return;
         }
@@ -502,7 +568,7 @@ impl<'r> InProcessRecords<'r> {
             }
             _ => None,
         };
-        self.pending.push(HookRecord {
+        let record = HookRecord {
             record: "hook",
             phase: rule.phase,
             hook_id: rule.id.to_string(),
@@ -518,16 +584,17 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message,
-        });
+        };
+        self.pending.push((id.clone(), record));
     }
 
     /// Notes that `rule` (a `run` rule) matched `event` in a dry run and was
     /// not executed.
-    fn add_not_run(&mut self, rule: &Rule, event: &StepEvent<'_>) {
+    fn add_not_run(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>) {
         if self.rt.is_none() {
             return;
         }
-        self.pending.push(HookRecord {
+        let record = HookRecord {
             record: "hook",
             phase: rule.phase,
             hook_id: rule.id.to_string(),
@@ -540,15 +607,27 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message: Some(NOT_RUN.to_owned()),
-        });
+        };
+        self.pending.push((id.clone(), record));
     }
 
-    fn write(self) {
+    /// Writes the records; a lost one becomes a diagnostic of `fold` and
+    /// of its rule's report.
+    fn write(self, fold: &mut Fold<'_>) {
         let Some(rt) = self.rt else { return };
         let Some(writer) = rt.records() else { return };
-        for record in self.pending {
+        for (hook, record) in self.pending {
             if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
-                rt.push_diagnostic(writer.lost_records_message(&err));
+                let message =
+                    redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
+                        .into_owned();
+                fold.diagnose_call(
+                    &hook,
+                    Diagnostic::Hook {
+                        hook: hook.clone(),
+                        message,
+                    },
+                );
             }
         }
     }

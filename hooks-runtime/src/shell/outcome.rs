@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::{ToolFailure, ToolOutcome};
+
 /// The named failure kinds of the shared shell runtime.
 ///
 /// This is the one list of failure kinds for the whole runtime: the executor
@@ -198,6 +200,32 @@ pub struct ExecOutcome {
     pub pid: Option<u32>,
 }
 
+impl From<&ExecOutcome> for ToolOutcome {
+    /// The outcome of a tool that ran a command through the executor (an
+    /// agent's bash tool): exit code 0 is [`ToolOutcome::Success`]; another
+    /// exit code is a [`ToolFailure::Error`] with the message `exited with
+    /// code N`; a [`FailureKind::TimedOut`] invocation is a
+    /// [`ToolFailure::Timeout`], any other failure a [`ToolFailure::Error`],
+    /// both with the failure (`timed_out: timed out after 300 ms`) as the
+    /// message.
+    fn from(outcome: &ExecOutcome) -> Self {
+        match &outcome.status {
+            ExecStatus::Exited(0) => ToolOutcome::Success,
+            ExecStatus::Exited(code) => ToolOutcome::Failed {
+                failure: ToolFailure::Error,
+                message: Some(format!("exited with code {code}")),
+            },
+            ExecStatus::Failed(failure) => ToolOutcome::Failed {
+                failure: match failure.kind {
+                    FailureKind::TimedOut => ToolFailure::Timeout,
+                    _ => ToolFailure::Error,
+                },
+                message: Some(failure.to_string()),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +267,37 @@ mod tests {
             failed.failure().unwrap().to_string(),
             "signalled: killed by signal 11"
         );
+    }
+
+    #[test]
+    fn a_tool_outcome_says_why_the_command_failed() {
+        let outcome = |status| ExecOutcome {
+            status,
+            stdout: Captured::default(),
+            stderr: Captured::default(),
+            elapsed: Duration::ZERO,
+            pid: None,
+        };
+        let tool = |status| ToolOutcome::from(&outcome(status));
+        assert_eq!(tool(ExecStatus::Exited(0)), ToolOutcome::Success);
+        let exited = tool(ExecStatus::Exited(3));
+        assert_eq!(exited.label(), "error");
+        assert_eq!(exited.message(), Some("exited with code 3"));
+        let timed_out = tool(ExecStatus::Failed(ExecFailure::new(
+            FailureKind::TimedOut,
+            "timed out after 300 ms",
+        )));
+        assert_eq!(timed_out.label(), "timeout");
+        assert_eq!(
+            timed_out.message(),
+            Some("timed_out: timed out after 300 ms")
+        );
+        for kind in FailureKind::ALL
+            .into_iter()
+            .filter(|k| *k != FailureKind::TimedOut)
+        {
+            let failed = tool(ExecStatus::Failed(ExecFailure::new(kind, "x")));
+            assert_eq!(failed.label(), "error", "{kind}");
+        }
     }
 }

@@ -1,0 +1,175 @@
+//! Typed reports: what each hook consulted on one event decided, how it
+//! failed, how long it took and what it had to say ([`HookReport`]).
+//!
+//! A fold ([`Fold`](crate::Fold)) makes one report per consulted hook, in
+//! the order the hooks were consulted; a stack or dispatch table nested in a
+//! stack contributes its own hooks' reports in place. Every driver decision
+//! ([`Decided`](crate::Decided)) and every [`StackOutcome`](crate::StackOutcome)
+//! carries them, so an agent loop or a UI shows what happened without
+//! reading the records file or re-running any matcher.
+
+use std::fmt;
+use std::time::Duration;
+
+use hooks_schema::FailurePolicy;
+use serde::{Serialize, Serializer};
+use smallvec::SmallVec;
+
+use crate::flow::{FlowKind, Text};
+use crate::hook::HookId;
+use crate::shell::FailureKind;
+use crate::stack::Diagnostic;
+
+/// The reports of one fold, one per consulted hook, in order: up to 16
+/// inline (like [`ProvenanceList`](crate::ProvenanceList)), spilling to the
+/// heap beyond. Dereferences to `[HookReport]`.
+pub type ReportList = SmallVec<[HookReport; 16]>;
+
+/// What one hook did on one event.
+///
+/// Equality ignores [`elapsed`](HookReport::elapsed), so that two folds of
+/// the same hooks compare equal whatever their timing.
+///
+/// A hook is *consulted* when the fold called it: a Rust hook whose
+/// [`observes`](crate::AgentHook::observes) accepted the event, a rule of a
+/// dispatch table that matched it. Every consulted rule and shell hook is
+/// reported, and every Rust hook that answered something else than
+/// `Continue`: a Rust hook that continued changed nothing and has no
+/// failure kind, and leaving it out keeps folding a stack of such hooks
+/// allocation-free however long it is.
+/// Hooks after a stopping decision are not consulted and have no report (on
+/// observe-only phases a table runs its matching `run` rules concurrently;
+/// those that answered after the fold stopped are reported as
+/// [`Verdict::Ignored`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct HookReport {
+    /// The hook's id (a rule's `id`, or the name a Rust hook was pushed
+    /// under).
+    pub hook: HookId,
+    /// What it decided.
+    pub verdict: Verdict,
+    /// How it failed, when it did (shell hooks; a `run` rule without a
+    /// shell runtime counts as [`FailureKind::SpawnFailed`]). The verdict is
+    /// what the failure policy made of the failure.
+    pub failure: Option<HookFailure>,
+    /// Wall-clock time of the call: a shell hook from payload to record,
+    /// an in-process hook or rule its evaluation. Serialized as
+    /// `elapsed_ms`, a float.
+    #[serde(rename = "elapsed_ms", serialize_with = "millis")]
+    pub elapsed: Duration,
+    /// What the hook gave as its decision's text (a block's or terminate's
+    /// reason, a resume's reason), a failure's detail, or why the runtime
+    /// refused the flow; redacted and cut like a record's `message`.
+    pub message: Option<Text>,
+    /// The diagnostics of this call, in order (each is also in the fold's
+    /// diagnostics): a shell hook's own ([`Diagnostic::Hook`]: a failure
+    /// under `warn`, an elided payload, a lost record, a refused resume), a
+    /// missing shell runtime, a flow the event cannot honour, a patch field
+    /// this hook overwrote.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl HookReport {
+    /// A report of `hook` answering `Continue`: no failure, zero elapsed
+    /// time, no message, no diagnostics. Does not allocate.
+    pub fn new(hook: HookId) -> Self {
+        HookReport {
+            hook,
+            verdict: Verdict::Continue,
+            failure: None,
+            elapsed: Duration::ZERO,
+            message: None,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+impl PartialEq for HookReport {
+    fn eq(&self, other: &Self) -> bool {
+        let HookReport {
+            hook,
+            verdict,
+            failure,
+            elapsed: _,
+            message,
+            diagnostics,
+        } = self;
+        *hook == other.hook
+            && *verdict == other.verdict
+            && *failure == other.failure
+            && *message == other.message
+            && *diagnostics == other.diagnostics
+    }
+}
+
+fn millis<S: Serializer>(elapsed: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(elapsed.as_secs_f64() * 1000.0)
+}
+
+/// How a hook failed, in a [`HookReport`]: the failure's kind and the
+/// failure policy that was applied to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct HookFailure {
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// What the failure amounted to (`ignore`, `warn`, `block`, `fail`).
+    pub policy: FailurePolicy,
+}
+
+impl fmt::Display for HookFailure {
+    /// `timed_out (policy `warn`)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (policy `{}`)", self.kind, self.policy.as_str())
+    }
+}
+
+/// What a consulted hook decided, in a [`HookReport`].
+///
+/// `Display` gives the label a transcript shows: `continue`, the flow's
+/// name (`skip`, `rewrite_args`, ...), ``audited: would `skip` ``,
+/// ``refused `resume` ``, ``ignored `terminate` ``.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "verdict", content = "flow", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Answered `Continue` (changed nothing).
+    Continue,
+    /// Answered with a flow of this kind, which the fold applied.
+    Applied(FlowKind),
+    /// Ran in `mode: audit` and would have answered with a flow of this
+    /// kind; nothing was applied.
+    Audited(FlowKind),
+    /// Answered with a flow of this kind that the runtime refused: a
+    /// `resume` over the stop-resume cap (the agent stops), or a flow the
+    /// event cannot honour (the run is terminated, fail closed).
+    Refused(FlowKind),
+    /// Answered with a flow of this kind after an earlier hook had already
+    /// stopped the fold (concurrent `run` rules of an observe-only phase);
+    /// not applied.
+    Ignored(FlowKind),
+}
+
+impl Verdict {
+    /// The flow the hook answered with (or would have, in audit mode);
+    /// [`FlowKind::Continue`] for [`Verdict::Continue`].
+    pub const fn flow(self) -> FlowKind {
+        match self {
+            Verdict::Continue => FlowKind::Continue,
+            Verdict::Applied(kind)
+            | Verdict::Audited(kind)
+            | Verdict::Refused(kind)
+            | Verdict::Ignored(kind) => kind,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Continue => f.write_str("continue"),
+            Verdict::Applied(kind) => write!(f, "{kind}"),
+            Verdict::Audited(kind) => write!(f, "audited: would `{kind}`"),
+            Verdict::Refused(kind) => write!(f, "refused `{kind}`"),
+            Verdict::Ignored(kind) => write!(f, "ignored `{kind}`"),
+        }
+    }
+}
