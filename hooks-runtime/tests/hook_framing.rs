@@ -5,6 +5,7 @@
 mod hooks;
 
 use hooks::{Fixture, after_tool, before_tool, sh};
+use hooks_runtime::__private::payload::{PayloadInput, build_payload};
 use hooks_runtime::{Flow, HookContext, ToolOutcome};
 use hooks_schema::{FailurePolicy, Phase};
 use serde_json::json;
@@ -112,7 +113,7 @@ async fn a_non_ascii_payload_round_trips_byte_for_byte() {
     // What the hook read is exactly the payload the runtime builds, plus "\n".
     let secrets = hooks_runtime::SecretSet::new();
     let root = fx.root().canonicalize().unwrap();
-    let input = hooks_runtime::PayloadInput {
+    let input = PayloadInput {
         hook_id: "echo",
         run_id: "run-ü",
         turn: 0,
@@ -125,7 +126,7 @@ async fn a_non_ascii_payload_round_trips_byte_for_byte() {
         root: &root,
         limits: hooks_runtime::PayloadLimits::default(),
     };
-    let mut expected = hooks_runtime::build_payload(&event, &input).unwrap().stdin;
+    let mut expected = build_payload(&event, &input).unwrap().stdin;
     expected.push(b'\n');
     let got = std::fs::read(fx.path("stdin.bin")).unwrap();
     assert_eq!(got, expected);

@@ -4,7 +4,8 @@
 mod hooks;
 
 use hooks::{Fixture, before_tool, sh};
-use hooks_runtime::{Executor, Flow, HookLimits, PayloadError, PayloadLimits, ShellRuntime};
+use hooks_runtime::__private::payload::{PayloadError, PayloadInput, build_payload};
+use hooks_runtime::{Executor, Flow, HookLimits, PayloadLimits, ShellRuntime};
 use hooks_schema::Phase;
 use serde_json::json;
 
@@ -114,7 +115,7 @@ fn a_session_directory_symlinked_out_of_the_root_is_refused() {
     let secrets = hooks_runtime::SecretSet::new();
     let root_c = root.path().canonicalize().unwrap();
     let args = json!({"content": "z".repeat(10_000)});
-    let input = hooks_runtime::PayloadInput {
+    let input = PayloadInput {
         hook_id: "h",
         run_id: "r",
         turn: 0,
@@ -131,7 +132,7 @@ fn a_session_directory_symlinked_out_of_the_root_is_refused() {
         },
     };
     let event = before_tool("t", "c", &args);
-    let err = hooks_runtime::build_payload(&event, &input).unwrap_err();
+    let err = build_payload(&event, &input).unwrap_err();
     assert!(
         matches!(err, PayloadError::SessionDirOutsideRoot { .. }),
         "{err}"

@@ -175,7 +175,9 @@ fn print_human(r: &Report) {
     for d in &o.diagnostics {
         out.push_str(&format!("diagnostic: {d}\n"));
     }
-    for d in &r.shell_diagnostics {
+    // A call's diagnostics are also the fold's: print each once.
+    let folded: Vec<String> = o.diagnostics.iter().map(ToString::to_string).collect();
+    for d in r.shell_diagnostics.iter().filter(|d| !folded.contains(d)) {
         out.push_str(&format!("diagnostic: {d}\n"));
     }
     if r.records.is_empty() {

@@ -10,17 +10,13 @@ use serde_json::Map;
 use hooks_schema::plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
 
 use super::table::Table;
-use crate::event::StepEvent;
-use crate::flow::{Flow, FlowKind};
-use crate::invoke::ShellHookSpec;
-use crate::patch::{History, RequestPatch, ToolChoice};
-use crate::payload::ToolPathSettings;
-use crate::policy::apply_failure_policy;
-use crate::shell::{CommandForm, EnvSpec};
-
-/// Keys under which a completion request carries its message history,
-/// tried in this order by `patch: {history: {keep_last: N}}`.
-pub const HISTORY_KEYS: [&str; 3] = ["messages", "chat_history", "history"];
+use crate::core::event::StepEvent;
+use crate::core::flow::{Flow, FlowKind};
+use crate::core::patch::{History, RequestPatch, ToolChoice};
+use crate::shell::exec::{CommandForm, EnvSpec};
+use crate::shell::invoke::ShellHookSpec;
+use crate::shell::payload::ToolPathSettings;
+use crate::shell::policy::apply_failure_policy;
 
 /// What the runtime does with a plan's [`Rule`]: its declarative flow, its
 /// shell hook, its failure without a shell runtime.
@@ -141,7 +137,7 @@ impl RuleActions for Rule {
 /// `tool_choice: {tools: [one]}` forces that tool; `{tools: [a, b, ...]}`
 /// becomes `required` (the table's `active_tools` was narrowed to those
 /// tools when it was built).
-pub fn request_patch(patch: &PatchSpec) -> RequestPatch {
+pub(crate) fn request_patch(patch: &PatchSpec) -> RequestPatch {
     let tool_choice = patch.tool_choice.as_ref().map(|c| match c {
         ToolChoiceSpec::Auto => ToolChoice::Auto,
         ToolChoiceSpec::None => ToolChoice::None,

@@ -3,7 +3,7 @@
 
 use hooks_schema::plan::{Facts, Subject};
 
-use crate::event::StepEvent;
+use crate::core::event::StepEvent;
 
 /// The value `when` pointers address on `event` (see the module docs).
 pub fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
@@ -38,5 +38,86 @@ pub fn facts<'a>(event: &StepEvent<'a>) -> Facts<'a> {
             StepEvent::AfterTool { outcome, .. } => Some(outcome.kind()),
             _ => None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hooks_schema::Phase;
+
+    /// What `when` pointers address on each phase's events is the capability
+    /// table's [`hooks_schema::SubjectKind`].
+    #[test]
+    fn predicates_address_the_capability_tables_subject() {
+        use super::subject;
+        use crate::core::event::{StepEvent, ToolOutcome};
+        use hooks_schema::SubjectKind as Subject;
+        use hooks_schema::plan::Subject as Addressed;
+        let role = |r: &str| serde_json::json!({ "role": r });
+        let (args, result, request, response) = (
+            role("args"),
+            role("result"),
+            role("request"),
+            role("response"),
+        );
+        let outcome = ToolOutcome::Success;
+        let events = [
+            StepEvent::RunStart,
+            StepEvent::UserPrompt { prompt: "t" },
+            StepEvent::BeforeCompletion { request: &request },
+            StepEvent::AfterCompletion {
+                response: &response,
+            },
+            StepEvent::TextDelta { delta: "t" },
+            StepEvent::ToolCallDelta {
+                tool_name: "x",
+                call_id: "c",
+                delta: "t",
+            },
+            StepEvent::StreamFinish {
+                response: &response,
+            },
+            StepEvent::AfterReasoning { reasoning: "t" },
+            StepEvent::AfterAssistant { text: "t" },
+            StepEvent::BeforeTool {
+                tool_name: "x",
+                call_id: "c",
+                args: &args,
+            },
+            StepEvent::AfterTool {
+                tool_name: "x",
+                call_id: "c",
+                args: &args,
+                original_args: &args,
+                result: &result,
+                outcome: &outcome,
+            },
+            StepEvent::InvalidToolCall {
+                tool_name: "x",
+                call_id: "c",
+                raw_args: "t",
+                error: "e",
+            },
+            StepEvent::Stop {
+                loop_count: 0,
+                text: "t",
+            },
+            StepEvent::RunEnd { output: "t" },
+            StepEvent::RunError { error: "t" },
+        ];
+        for (phase, event) in Phase::ALL.into_iter().zip(events) {
+            assert_eq!(event.kind(), phase);
+            let json_role =
+                |r: &str| matches!(subject(&event), Addressed::Json(v) if v["role"] == r);
+            let agrees = match phase.capabilities().subject {
+                Subject::Nothing => matches!(subject(&event), Addressed::None),
+                Subject::Text => matches!(subject(&event), Addressed::Text(_)),
+                Subject::Args => json_role("args"),
+                Subject::Result => json_role("result"),
+                Subject::Request => json_role("request"),
+                Subject::Response => json_role("response"),
+            };
+            assert!(agrees, "{phase}: {:?}", subject(&event));
+        }
     }
 }

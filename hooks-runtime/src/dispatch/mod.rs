@@ -92,7 +92,6 @@ mod eval;
 mod run;
 mod table;
 
-pub use action::{HISTORY_KEYS, request_patch};
 pub use eval::{facts, subject};
 pub use run::{Dispatcher, TableRef};
 pub use table::{LoadError, Table};

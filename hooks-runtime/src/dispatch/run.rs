@@ -10,18 +10,23 @@ use hooks_schema::plan::Rule;
 use super::action::RuleActions;
 use super::eval::facts;
 use super::table::Table;
-use crate::context::HookContext;
-use crate::event::{StepEvent, StepEventKind};
-use crate::flow::{Flow, FlowKind};
-use crate::hook::HookId;
-use crate::hook::{AgentHook, HookFuture, OutcomeFuture};
-use crate::invoke::{HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks};
-use crate::payload::PayloadLimits;
-use crate::records::{HookRecord, Record, RecordStatus};
-use crate::redact::{redact_and_truncate, redact_sensitive_text};
-use crate::report::{HookFailure, HookReport, Verdict};
-use crate::shell::{Executor, FailureKind};
-use crate::stack::{Diagnostic, Fold, StackOutcome};
+use crate::core::context::HookContext;
+use crate::core::diagnostic::Diagnostic;
+use crate::core::event::{StepEvent, StepEventKind};
+use crate::core::flow::{Flow, FlowKind};
+use crate::core::fold::Fold;
+use crate::core::hook::{AgentHook, HookFuture, OutcomeFuture};
+use crate::core::id::HookId;
+use crate::core::outcome::StackOutcome;
+use crate::core::report::FailureKind;
+use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::shell::exec::Executor;
+use crate::shell::invoke::{
+    HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks,
+};
+use crate::shell::payload::PayloadLimits;
+use crate::shell::records::{HookRecord, Record, RecordStatus};
+use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
 
 impl Table {
     /// The enabled rules that match `event`, in declared order, each judged

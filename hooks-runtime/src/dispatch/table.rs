@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use hooks_schema::plan::{DfaCache, Plan, Rule, ToolPaths};
 use hooks_schema::{Config, Diagnostics, Limits, Phase};
 
-use crate::hook::HookId;
+use crate::core::id::HookId;
 
 /// Why a table could not be built.
 #[derive(Debug, thiserror::Error)]

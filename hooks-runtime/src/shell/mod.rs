@@ -1,23 +1,16 @@
-//! The shared shell executor.
+//! Shell hooks: the shared executor ([`exec`]) and the hook layer on top of
+//! it — the payload a hook reads, the output protocols it answers in, the
+//! failure policies applied to what goes wrong, the records written and the
+//! redaction every user-visible text passes through. [`invoke`] runs one hook
+//! as a short pipeline of these steps.
 //!
-//! [`Executor::run`] runs one [`ExecRequest`] — shell form (`/bin/sh -c`) or
-//! exec form (argv, no shell) — inside the workspace root, with an allowlisted
-//! environment, in its own process group, with bounded output capture, a
-//! deadline on the parent's clock, and cancellation; it returns an
-//! [`ExecOutcome`] whose failures are the named [`FailureKind`]s. Hooks and an
-//! agent's own bash tool use the same path.
+//! Depends on the core (events, flows, reports), never on the dispatch table.
 
-mod command;
-mod env;
-mod executor;
-mod group;
-mod outcome;
-mod preflight;
-mod read;
-
-pub use command::{CommandForm, EnvSpec, ExecRequest};
-pub use env::{BASE_ENV, NEVER_INHERITED};
-pub use executor::Executor;
-pub use outcome::{Captured, ExecFailure, ExecOutcome, ExecStatus, FailureKind};
-pub use preflight::PreflightError;
-pub use tokio_util::sync::CancellationToken;
+pub(crate) mod activity;
+pub(crate) mod exec;
+pub(crate) mod invoke;
+pub(crate) mod payload;
+pub(crate) mod policy;
+pub(crate) mod protocol;
+pub(crate) mod records;
+pub(crate) mod redact;

@@ -11,7 +11,7 @@ pub enum CommandForm {
     Shell(String),
     /// Exec form: `argv[0]` is the program (looked up in the child's `PATH`
     /// when it has no `/`), the rest are its arguments; no shell is involved.
-    /// An empty vector is refused as [`FailureKind::SpawnFailed`](super::FailureKind::SpawnFailed).
+    /// An empty vector is refused as [`FailureKind::SpawnFailed`](crate::FailureKind::SpawnFailed).
     Exec(Vec<String>),
 }
 

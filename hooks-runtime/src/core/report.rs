@@ -12,13 +12,12 @@ use std::fmt;
 use std::time::Duration;
 
 use hooks_schema::FailurePolicy;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use smallvec::SmallVec;
 
-use crate::flow::{FlowKind, Text};
-use crate::hook::HookId;
-use crate::shell::FailureKind;
-use crate::stack::Diagnostic;
+use crate::core::diagnostic::Diagnostic;
+use crate::core::flow::{FlowKind, Text};
+use crate::core::id::HookId;
 
 /// The reports of one fold, one per consulted hook, in order: up to 16
 /// inline (like [`ProvenanceList`](crate::ProvenanceList)), spilling to the
@@ -171,5 +170,77 @@ impl fmt::Display for Verdict {
             Verdict::Refused(kind) => write!(f, "refused `{kind}`"),
             Verdict::Ignored(kind) => write!(f, "ignored `{kind}`"),
         }
+    }
+}
+
+/// The named failure kinds of a hook invocation (shell hooks and the
+/// shared shell executor).
+///
+/// This is the one list of failure kinds for the whole runtime: the executor
+/// produces [`SpawnFailed`](Self::SpawnFailed), [`Signalled`](Self::Signalled),
+/// [`TimedOut`](Self::TimedOut) and [`Cancelled`](Self::Cancelled); the hook
+/// layer produces [`NonzeroExit`](Self::NonzeroExit) (the executor reports a
+/// nonzero exit as [`ExecStatus::Exited`] and lets the hook layer decide),
+/// [`InvalidOutput`](Self::InvalidOutput) and
+/// [`OutputTooLarge`](Self::OutputTooLarge).
+///
+/// Serializes (and deserializes) as the snake_case name returned by
+/// [`FailureKind::as_str`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The process could not be started: preflight refused the request (cwd
+    /// outside the workspace root, empty `argv`, ...) or the OS refused the
+    /// spawn (program not found, not executable, cwd missing).
+    SpawnFailed,
+    /// The process exited with a code the protocol does not treat as a
+    /// decision (set by the hook layer, never by the executor).
+    NonzeroExit,
+    /// The process was killed by a signal it did not receive from us
+    /// (e.g. SIGSEGV); the signal number is in [`ExecFailure::signal`].
+    Signalled,
+    /// The deadline passed; the process group was terminated.
+    TimedOut,
+    /// The hook's output did not follow the output protocol (set by the hook
+    /// layer).
+    InvalidOutput,
+    /// The hook's output exceeded a cap the protocol cannot accept truncated
+    /// (set by the hook layer).
+    OutputTooLarge,
+    /// The caller cancelled the invocation; the process group was terminated.
+    Cancelled,
+}
+
+impl FailureKind {
+    /// All kinds, in declaration order (the order the README's *Shell hooks*
+    /// lists them).
+    pub const ALL: [FailureKind; 7] = [
+        FailureKind::SpawnFailed,
+        FailureKind::NonzeroExit,
+        FailureKind::Signalled,
+        FailureKind::TimedOut,
+        FailureKind::InvalidOutput,
+        FailureKind::OutputTooLarge,
+        FailureKind::Cancelled,
+    ];
+
+    /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::SpawnFailed => "spawn_failed",
+            FailureKind::NonzeroExit => "nonzero_exit",
+            FailureKind::Signalled => "signalled",
+            FailureKind::TimedOut => "timed_out",
+            FailureKind::InvalidOutput => "invalid_output",
+            FailureKind::OutputTooLarge => "output_too_large",
+            FailureKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }

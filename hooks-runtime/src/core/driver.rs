@@ -14,12 +14,14 @@ use std::borrow::Cow;
 use hooks_schema::Phase;
 use serde_json::Value;
 
-use crate::context::HookContext;
-use crate::event::{StepEvent, ToolOutcome};
-use crate::flow::{ContextList, Flow, Text};
-use crate::patch::RequestPatch;
-use crate::report::ReportList;
-use crate::stack::{Diagnostic, HookStack, ProvenanceList, StackOutcome};
+use crate::core::context::HookContext;
+use crate::core::diagnostic::Diagnostic;
+use crate::core::event::{StepEvent, ToolOutcome};
+use crate::core::flow::{ContextList, Flow, Text};
+use crate::core::outcome::{ProvenanceList, StackOutcome};
+use crate::core::patch::RequestPatch;
+use crate::core::report::ReportList;
+use crate::core::stack::HookStack;
 
 /// A decision plus the provenance, diagnostics and per-hook reports of the
 /// fold behind it:

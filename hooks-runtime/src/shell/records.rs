@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hooks_schema::{FailurePolicy, Mode, Phase};
 use serde::Serialize;
 
-use crate::redact::{SecretSet, redact_sensitive_text};
+use crate::shell::redact::{SecretSet, redact_sensitive_text};
 
 /// How one hook invocation ended, as recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

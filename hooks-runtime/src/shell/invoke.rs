@@ -15,23 +15,24 @@ use std::time::{Duration, Instant};
 
 use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
 
-use crate::activity::{ActivityEvent, ActivitySink};
-use crate::flow::Text;
-use crate::patch::History;
-use crate::payload::{
+use crate::core::diagnostic::Diagnostic;
+use crate::core::flow::Text;
+use crate::core::fold::Fold;
+use crate::core::patch::History;
+use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::shell::activity::{ActivityEvent, ActivitySink};
+use crate::shell::payload::{
     self, PAYLOAD_REF_ENV, PayloadError, PayloadInput, PayloadLimits, ToolPathSettings,
 };
-use crate::policy::{apply_failure_policy, apply_mode};
-use crate::protocol::{self, ProtocolDecision, ProtocolFailure};
-use crate::records::{
+use crate::shell::policy::{apply_failure_policy, apply_mode};
+use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
+use crate::shell::records::{
     HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
 };
-use crate::redact::{
+use crate::shell::redact::{
     SecretSet, is_credential_name, redact_and_truncate, redact_json_strings, redact_sensitive_text,
     truncate_outside_markers,
 };
-use crate::report::{HookFailure, HookReport, Verdict};
-use crate::stack::{Diagnostic, Fold};
 use crate::{
     AgentHook, CancellationToken, CommandForm, ContextItem, EnvSpec, ExecRequest, ExecStatus,
     Executor, FailureKind, Flow, HookContext, HookFuture, HookId, OutcomeFuture, StepEvent,
@@ -58,7 +59,7 @@ pub struct HookLimits {
     /// When stderr is cut, its last partial word is dropped too before it
     /// becomes a reason or a failure detail: the cut may fall inside a
     /// secret, whose prefix redaction could not recognise (see
-    /// [`protocol`](crate::protocol)).
+    /// [`protocol`](crate::shell::protocol)).
     pub stderr_cap: usize,
     /// Most bytes of context one hook may inject at once (sum of the items'
     /// UTF-8 lengths; default 64 KiB); more is `output_too_large`.

@@ -41,7 +41,7 @@ use crate::{Captured, ContextItem, Flow, RequestPatch};
 /// [`ProtocolFailure`]: `output_too_large` when stdout was cut at its cap
 /// (exit 0 only), `nonzero_exit` for exit codes other than 0 and 2,
 /// `invalid_output` for framing errors and misplaced fields.
-pub fn parse(
+pub(crate) fn parse(
     phase: Phase,
     exit_code: i32,
     stdout: &Captured,
@@ -74,7 +74,7 @@ pub fn parse(
 /// # Errors
 ///
 /// The rustc-style description of the first misplaced field.
-pub fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
+pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     let decision = out.decision.unwrap_or(OutputDecision::Continue);
     // The change fields, each named by the flow it asks for.
     let present = [

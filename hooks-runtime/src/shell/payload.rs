@@ -17,8 +17,8 @@ use hooks_schema::{
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::protocol::claude;
-use crate::redact::{SecretSet, redact_json, redact_sensitive_text};
+use crate::shell::protocol::claude;
+use crate::shell::redact::{SecretSet, redact_json, redact_sensitive_text};
 use crate::{StepEvent, ToolOutcome};
 
 /// The environment variable that tells a hook the path of its payload-ref
@@ -98,7 +98,7 @@ pub enum PayloadError {
 ///
 /// [`PayloadError::SessionDirOutsideRoot`] when it does not,
 /// [`PayloadError::Spill`] when it cannot be canonicalized.
-pub fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathBuf, PayloadError> {
+pub(crate) fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathBuf, PayloadError> {
     let spill_err = |source| PayloadError::Spill {
         dir: session_dir.to_path_buf(),
         source,

@@ -8,12 +8,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use serde::{Deserialize, Serialize};
-
-use crate::context::HookContext;
-use crate::event::{StepEvent, StepEventKind};
-use crate::flow::Flow;
-use crate::stack::{HookStack, StackOutcome};
+use crate::core::context::HookContext;
+use crate::core::event::{StepEvent, StepEventKind};
+use crate::core::flow::Flow;
+use crate::core::outcome::StackOutcome;
 
 /// A hook: code that sees the events of an agent run and answers each with a
 /// [`Flow`].
@@ -73,13 +71,13 @@ pub trait AgentHook: Send + Sync {
 
     /// For hooks made of several hooks (stacks, dispatch tables): answers
     /// with a whole folded [`StackOutcome`] instead of one [`Flow`]. A
-    /// [`HookStack`] calls this first and, when it returns `Some`, absorbs
+    /// [`HookStack`](crate::HookStack) calls this first and, when it returns `Some`, absorbs
     /// the outcome ([`Fold::absorb`](crate::Fold::absorb)) rather than
     /// calling [`on_event`](AgentHook::on_event), so nothing is lost that
     /// one flow cannot say: rewrites kept before a `Skip`, a rewritten result
     /// together with injected context, provenance naming the inner hooks.
     ///
-    /// The outcome must be a fold of `event` (as [`HookStack::fold`] or a
+    /// The outcome must be a fold of `event` (as [`HookStack::fold`](crate::HookStack::fold) or a
     /// [`Fold`](crate::Fold) makes it). Default: `None` (use `on_event`).
     ///
     /// # Cancel safety
@@ -94,9 +92,12 @@ pub trait AgentHook: Send + Sync {
         None
     }
 
-    /// `Some` only for [`HookStack`], so that pushing a stack into a stack
-    /// flattens it (see [`HookStack::push`]). Other hooks keep the default.
-    fn as_stack(&self) -> Option<&HookStack> {
+    /// `Some(self)` only for [`HookStack`](crate::HookStack), so that
+    /// pushing a stack into a stack flattens it (see
+    /// [`HookStack::push`](crate::HookStack::push)). Other hooks keep the
+    /// default; the `Any` keeps this trait independent of the stack type.
+    #[doc(hidden)]
+    fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {
         None
     }
 }
@@ -122,8 +123,8 @@ macro_rules! forward_to_pointee {
                 (**self).observes(kind)
             }
 
-            fn as_stack(&self) -> Option<&HookStack> {
-                (**self).as_stack()
+            fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {
+                (**self).as_nested_stack()
             }
         }
     )+};
@@ -271,80 +272,6 @@ impl fmt::Debug for OutcomeFuture<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0
             .fmt(f, "OutcomeFuture::Ready", "OutcomeFuture::Pending")
-    }
-}
-
-/// The name of a hook in a stack (a config's rule `id`, or any name a Rust
-/// hook is pushed under), used in provenance and diagnostics.
-///
-/// Cloning is a reference-count increment, so recording provenance copies no
-/// text. Serialized as a plain string.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct HookId(Arc<str>);
-
-impl Serialize for HookId {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for HookId {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(HookId::from)
-    }
-}
-
-impl HookId {
-    /// A hook id with the text `id`.
-    pub fn new(id: impl Into<Arc<str>>) -> Self {
-        HookId(id.into())
-    }
-
-    /// The id's text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<&str> for HookId {
-    fn from(id: &str) -> Self {
-        HookId::new(id)
-    }
-}
-
-impl From<String> for HookId {
-    fn from(id: String) -> Self {
-        HookId::new(id)
-    }
-}
-
-impl From<&HookId> for HookId {
-    fn from(id: &HookId) -> Self {
-        id.clone()
-    }
-}
-
-impl fmt::Display for HookId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Debug for HookId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
-    }
-}
-
-impl PartialEq<str> for HookId {
-    fn eq(&self, other: &str) -> bool {
-        &*self.0 == other
-    }
-}
-
-impl PartialEq<&str> for HookId {
-    fn eq(&self, other: &&str) -> bool {
-        &*self.0 == *other
     }
 }
 

@@ -21,8 +21,8 @@
 //! (the partial word, however long) and marks the cut with `…`; only whole
 //! words reach redaction, the model, records and diagnostics.
 
-pub mod claude;
-pub mod native;
+pub(crate) mod claude;
+pub(crate) mod native;
 
 use hooks_schema::Phase;
 use serde_json::Value;
@@ -31,7 +31,7 @@ use crate::{Captured, ContextItem, FailureKind, Flow};
 
 /// What a hook's output amounted to when it followed the protocol.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ProtocolDecision {
+pub(crate) struct ProtocolDecision {
     /// The flow the hook asks for.
     pub flow: Flow,
     /// Messages for the operator that are not failures (Claude Code's
@@ -51,7 +51,7 @@ impl ProtocolDecision {
 
 /// A protocol failure: the hook did not follow the protocol.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProtocolFailure {
+pub(crate) struct ProtocolFailure {
     /// [`FailureKind::InvalidOutput`], [`FailureKind::OutputTooLarge`] or
     /// [`FailureKind::NonzeroExit`].
     pub kind: FailureKind,
@@ -105,7 +105,7 @@ pub(crate) fn trim_frame(bytes: &[u8]) -> (&[u8], usize) {
 /// # Errors
 ///
 /// [`ProtocolFailure`] as above.
-pub fn frame_json(
+pub(crate) fn frame_json(
     stdout: &[u8],
 ) -> Result<Option<serde_json::Map<String, Value>>, ProtocolFailure> {
     let (body, start) = trim_frame(stdout);
@@ -214,7 +214,7 @@ pub(crate) fn captured_text(captured: &Captured) -> String {
 /// | `invalid_tool_call` | `Fail` | — |
 /// | `before_completion` | `Terminate {reason}`: the request is not sent | — |
 /// | others (`run_start`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | SessionStart/SessionEnd: shown to the user only |
-pub fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> ProtocolDecision {
+pub(crate) fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> ProtocolDecision {
     let text = captured_text(stderr);
     let reason = if text.is_empty() || text == "…" {
         format!("denied by hook `{hook_id}` (exit code 2)")

@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 use super::command::{CommandForm, ExecRequest};
 use super::env::build_env;
 use super::group::Running;
-use super::outcome::{Captured, ExecFailure, ExecOutcome, ExecStatus, FailureKind};
+use super::outcome::{Captured, ExecFailure, ExecOutcome, ExecStatus};
 use super::preflight::{PreflightError, canonical_root, check_form, resolve_cwd};
 use super::read::{BoundedCapture, drain_into};
+use crate::core::report::FailureKind;
 
 /// How long to wait for the direct child to be reaped after SIGKILL before
 /// leaving it to a background reaper (a process in uninterruptible sleep

@@ -11,7 +11,7 @@ use crate::{Flow, FlowKind};
 
 /// What a failure amounts to under a policy.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PolicyOutcome {
+pub(crate) struct PolicyOutcome {
     /// The flow the failure becomes.
     pub flow: Flow,
     /// A visible diagnostic (`warn`, and the fail-closed fallbacks); `None`
@@ -28,7 +28,7 @@ pub struct PolicyOutcome {
 ///   on other phases the config check forbids `block`, and should one get
 ///   through, it fails closed as `Terminate` with a diagnostic;
 /// - `fail` → `Terminate`.
-pub fn apply_failure_policy(
+pub(crate) fn apply_failure_policy(
     policy: FailurePolicy,
     phase: Phase,
     hook_id: &str,
@@ -68,7 +68,7 @@ pub fn apply_failure_policy(
 
 /// Applies `mode` to the flow a hook's result amounted to: `enforce` keeps
 /// it; `audit` returns `Continue` and the would-be flow (for the record).
-pub fn apply_mode(mode: Mode, flow: Flow) -> (Flow, Option<Flow>) {
+pub(crate) fn apply_mode(mode: Mode, flow: Flow) -> (Flow, Option<Flow>) {
     match mode {
         Mode::Enforce => (flow, None),
         Mode::Audit => (Flow::Continue, Some(flow)),

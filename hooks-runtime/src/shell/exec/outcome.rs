@@ -3,80 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use crate::event::{ToolFailure, ToolOutcome};
-
-/// The named failure kinds of the shared shell runtime.
-///
-/// This is the one list of failure kinds for the whole runtime: the executor
-/// produces [`SpawnFailed`](Self::SpawnFailed), [`Signalled`](Self::Signalled),
-/// [`TimedOut`](Self::TimedOut) and [`Cancelled`](Self::Cancelled); the hook
-/// layer produces [`NonzeroExit`](Self::NonzeroExit) (the executor reports a
-/// nonzero exit as [`ExecStatus::Exited`] and lets the hook layer decide),
-/// [`InvalidOutput`](Self::InvalidOutput) and
-/// [`OutputTooLarge`](Self::OutputTooLarge).
-///
-/// Serializes (and deserializes) as the snake_case name returned by
-/// [`FailureKind::as_str`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum FailureKind {
-    /// The process could not be started: preflight refused the request (cwd
-    /// outside the workspace root, empty `argv`, ...) or the OS refused the
-    /// spawn (program not found, not executable, cwd missing).
-    SpawnFailed,
-    /// The process exited with a code the protocol does not treat as a
-    /// decision (set by the hook layer, never by the executor).
-    NonzeroExit,
-    /// The process was killed by a signal it did not receive from us
-    /// (e.g. SIGSEGV); the signal number is in [`ExecFailure::signal`].
-    Signalled,
-    /// The deadline passed; the process group was terminated.
-    TimedOut,
-    /// The hook's output did not follow the output protocol (set by the hook
-    /// layer).
-    InvalidOutput,
-    /// The hook's output exceeded a cap the protocol cannot accept truncated
-    /// (set by the hook layer).
-    OutputTooLarge,
-    /// The caller cancelled the invocation; the process group was terminated.
-    Cancelled,
-}
-
-impl FailureKind {
-    /// All kinds, in declaration order (the order the README's *Shell hooks*
-    /// lists them).
-    pub const ALL: [FailureKind; 7] = [
-        FailureKind::SpawnFailed,
-        FailureKind::NonzeroExit,
-        FailureKind::Signalled,
-        FailureKind::TimedOut,
-        FailureKind::InvalidOutput,
-        FailureKind::OutputTooLarge,
-        FailureKind::Cancelled,
-    ];
-
-    /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::SpawnFailed => "spawn_failed",
-            FailureKind::NonzeroExit => "nonzero_exit",
-            FailureKind::Signalled => "signalled",
-            FailureKind::TimedOut => "timed_out",
-            FailureKind::InvalidOutput => "invalid_output",
-            FailureKind::OutputTooLarge => "output_too_large",
-            FailureKind::Cancelled => "cancelled",
-        }
-    }
-}
-
-impl fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::core::event::{ToolFailure, ToolOutcome};
+use crate::core::report::FailureKind;
 
 /// A failure of one invocation: its kind plus a short, human-readable detail.
 ///

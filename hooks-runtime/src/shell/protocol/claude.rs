@@ -67,7 +67,7 @@ use super::{
 use crate::{Captured, ContextItem, Flow, StepEvent};
 
 /// Claude Code's `hook_event_name` for `phase` (see the module table).
-pub fn event_name(phase: Phase) -> &'static str {
+pub(crate) fn event_name(phase: Phase) -> &'static str {
     match phase {
         Phase::RunStart => "SessionStart",
         Phase::UserPrompt => "UserPromptSubmit",
@@ -89,7 +89,7 @@ pub fn event_name(phase: Phase) -> &'static str {
 /// Claude Code's stdin object for `event` (see the module table).
 /// `args`/`result` are the (possibly redacted) values to send as
 /// `tool_input`/`tool_response`; `run_id` becomes `session_id`.
-pub fn stdin_payload(
+pub(crate) fn stdin_payload(
     event: &StepEvent<'_>,
     run_id: &str,
     cwd: &str,
@@ -189,7 +189,7 @@ enum Permission {
 /// (exit 0 only), `nonzero_exit` for exit codes other than 0 and 2,
 /// `invalid_output` for framing errors, unknown fields and fields on the
 /// wrong event.
-pub fn parse(
+pub(crate) fn parse(
     event: &StepEvent<'_>,
     exit_code: i32,
     stdout: &Captured,

@@ -6,9 +6,9 @@ use std::fmt;
 use hooks_schema::{FailurePolicy, Phase};
 use serde::Serialize;
 
-use crate::flow::FlowKind;
-use crate::hook::HookId;
-use crate::patch::PatchField;
+use crate::core::flow::FlowKind;
+use crate::core::id::HookId;
+use crate::core::patch::PatchField;
 
 /// Something a fold reports: a conflict between hooks, or why it failed
 /// closed. Rendered (`Display`) as a rustc-style message.

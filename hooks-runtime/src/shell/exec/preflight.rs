@@ -11,7 +11,7 @@ use super::command::{CommandForm, ExecRequest};
 /// [`Executor::new`](super::Executor::new) returns the workspace-root
 /// variants; [`Executor::run`](super::Executor::run) reports the others as an
 /// [`ExecFailure`](super::ExecFailure) of kind
-/// [`SpawnFailed`](super::FailureKind::SpawnFailed) whose detail is this
+/// [`SpawnFailed`](crate::FailureKind::SpawnFailed) whose detail is this
 /// error's message.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -1,0 +1,336 @@
+//! [`Fold`]: how several hooks' flows for one event combine into a
+//! [`StackOutcome`], one hook at a time (the rules of the README's *How
+//! several hooks combine*).
+
+//! `HookStack`: runs hooks in declared order and folds their flows per event
+//! (the rules are in the crate docs and the README's *How several hooks
+//! combine*); `Fold`, the fold itself, usable without a stack.
+
+use std::ops::ControlFlow;
+
+use hooks_schema::Phase;
+use serde_json::Value;
+
+use crate::core::diagnostic::Diagnostic;
+use crate::core::event::StepEvent;
+use crate::core::flow::{ContextList, Flow, FlowKind, Text};
+use crate::core::id::HookId;
+use crate::core::merge::PatchMerge;
+use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome};
+use crate::core::patch::{PatchField, RequestPatch};
+use crate::core::report::{HookReport, ReportList, Verdict};
+
+/// The fold of one event's flows, applied one hook at a time.
+///
+/// [`HookStack::fold`] uses it; so can code that obtains flows some other
+/// way (a dispatch table running rules, shell hooks run concurrently and
+/// merged in declared order): call [`Fold::event`] for the event the next
+/// hook must see, [`Fold::apply`] with its flow, and [`Fold::finish`].
+#[derive(Debug)]
+pub struct Fold<'e> {
+    event: StepEvent<'e>,
+    patch: PatchMerge,
+    value: Option<Value>,
+    prompt: Option<Text>,
+    context: ContextList,
+    decision: Option<Flow>,
+    provenance: ProvenanceList,
+    diagnostics: Vec<Diagnostic>,
+    reports: ReportList,
+}
+
+impl<'e> Fold<'e> {
+    /// A fold of `event` that no hook has answered yet. Does not allocate.
+    pub fn new(event: StepEvent<'e>) -> Self {
+        Fold {
+            event,
+            patch: PatchMerge::default(),
+            value: None,
+            prompt: None,
+            context: ContextList::new(),
+            decision: None,
+            provenance: ProvenanceList::new(),
+            diagnostics: Vec::new(),
+            reports: ReportList::new(),
+        }
+    }
+
+    /// The phase being folded.
+    pub fn phase(&self) -> Phase {
+        self.event.kind()
+    }
+
+    /// The event as the next hook must see it: with the arguments, result or
+    /// prompt rewritten by the hooks applied so far.
+    pub fn event(&self) -> StepEvent<'_> {
+        if let Some(value) = &self.value {
+            self.event.with_value(value)
+        } else if let Some(prompt) = &self.prompt {
+            self.event.with_prompt(prompt)
+        } else {
+            self.event
+        }
+    }
+
+    /// Whether a flow already stopped the fold (later flows are ignored).
+    pub fn is_stopped(&self) -> bool {
+        self.decision.is_some()
+    }
+
+    /// Applies `flow`, returned by hook `hook`, with nothing more known
+    /// about the call: a `Continue` flow is not reported, any other flow is
+    /// reported as [`Fold::apply_reported`] with [`HookReport::new`].
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this flow
+    /// or an earlier one): later hooks must not be called.
+    pub fn apply(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        if flow.is_continue() {
+            return if self.decision.is_some() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
+        self.apply_reported(HookReport::new(hook.clone()), flow)
+    }
+
+    /// Applies `flow`, returned by the hook `report` is about, and adds
+    /// `report` to the outcome's reports. The caller fills in what it knows
+    /// of the call (elapsed time, failure, message, diagnostics, and for a
+    /// `Continue` flow a verdict such as [`Verdict::Audited`]); the fold
+    /// sets the verdict of a non-`Continue` flow: [`Verdict::Applied`], or
+    /// [`Verdict::Refused`] when the event cannot honour it (fail closed),
+    /// or [`Verdict::Ignored`] when the fold was already stopped. The
+    /// report's diagnostics are added to the fold's, and the diagnostics
+    /// this flow causes (a fail-closed flow, a patch conflict) to the
+    /// report's.
+    ///
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this flow
+    /// or an earlier one): later hooks must not be called.
+    pub fn apply_reported(&mut self, mut report: HookReport, flow: Flow) -> ControlFlow<()> {
+        let kind = flow.kind();
+        if self.decision.is_some() {
+            if !flow.is_continue() {
+                report.verdict = Verdict::Ignored(kind);
+            }
+            self.push_report(report, self.diagnostics.len());
+            return ControlFlow::Break(());
+        }
+        self.diagnostics.extend(report.diagnostics.iter().cloned());
+        let before = self.diagnostics.len();
+        if flow.is_continue() {
+            self.push_report(report, before);
+            return ControlFlow::Continue(());
+        }
+        let hook = &report.hook;
+        let phase = self.phase();
+        if !kind.honoured_on(phase) {
+            let diagnostic = Diagnostic::Unhonoured {
+                hook: hook.clone(),
+                flow: kind,
+                phase,
+            };
+            self.fail_closed(diagnostic);
+            report.verdict = Verdict::Refused(kind);
+            self.push_report(report, before);
+            return ControlFlow::Break(());
+        }
+        report.verdict = Verdict::Applied(kind);
+        let step = self.apply_honoured(hook, flow);
+        self.push_report(report, before);
+        step
+    }
+
+    /// Adds `report`, with the fold's diagnostics from index `from` on.
+    fn push_report(&mut self, mut report: HookReport, from: usize) {
+        report
+            .diagnostics
+            .extend(self.diagnostics[from..].iter().cloned());
+        self.reports.push(report);
+    }
+
+    /// Applies `flow`, which `self.phase()` honours and is not `Continue`.
+    fn apply_honoured(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        let kind = flow.kind();
+        match flow {
+            Flow::Continue => {} // handled above; honoured everywhere
+            Flow::PatchRequest(patch) => {
+                self.patch
+                    .merge(hook, patch, &mut self.provenance, &mut self.diagnostics);
+            }
+            Flow::RewriteArgs(value) | Flow::RewriteResult(value) => {
+                self.value = Some(value);
+                self.record(hook, Change::Rewrote(kind));
+            }
+            Flow::RewritePrompt(prompt) => {
+                self.prompt = Some(prompt);
+                self.record(hook, Change::Rewrote(kind));
+            }
+            Flow::InjectContext(items) => {
+                if !items.is_empty() {
+                    self.record(hook, Change::InjectedContext { items: items.len() });
+                    self.context.extend(items.iter().cloned());
+                }
+            }
+            terminal @ (Flow::Skip { .. }
+            | Flow::Terminate { .. }
+            | Flow::Resume { .. }
+            | Flow::Fail
+            | Flow::Retry { .. }
+            | Flow::Repair { .. }) => {
+                self.record(hook, Change::Decided(kind));
+                self.decision = Some(terminal);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Absorbs `outcome`, the folded answer of hook `hook` (a stack or
+    /// dispatch table, see [`AgentHook::fold_event`]): its patch merges
+    /// field by field (attributed to the inner hooks that set each field),
+    /// its rewrite replaces the chained value, its context is appended, its
+    /// provenance and diagnostics are kept, and its decision stops the fold.
+    /// Returns `ControlFlow::Break` when the fold is stopped.
+    ///
+    /// Anything the event cannot honour (an outcome of another phase, a
+    /// rewrite or decision the phase does not allow) fails closed with
+    /// [`Diagnostic::Unhonoured`] naming `hook`.
+    pub fn absorb(&mut self, hook: &HookId, outcome: StackOutcome) -> ControlFlow<()> {
+        if self.decision.is_some() {
+            return ControlFlow::Break(());
+        }
+        let phase = self.phase();
+        let StackOutcome {
+            phase: inner_phase,
+            decision,
+            patch,
+            args,
+            result,
+            prompt,
+            context,
+            provenance,
+            diagnostics,
+            reports,
+        } = outcome;
+        // The inner hooks ran whatever becomes of their outcome.
+        self.reports.extend(reports);
+        let parts = [
+            (!patch.is_empty()).then_some(FlowKind::PatchRequest),
+            args.is_some().then_some(FlowKind::RewriteArgs),
+            result.is_some().then_some(FlowKind::RewriteResult),
+            prompt.is_some().then_some(FlowKind::RewritePrompt),
+            (!context.is_empty()).then_some(FlowKind::InjectContext),
+            decision.as_ref().map(Flow::kind),
+        ];
+        let refused = parts
+            .into_iter()
+            .flatten()
+            .find(|kind| inner_phase != phase || !kind.honoured_on(phase));
+        if let Some(flow) = refused {
+            self.fail_closed(Diagnostic::Unhonoured {
+                hook: hook.clone(),
+                flow,
+                phase,
+            });
+            return ControlFlow::Break(());
+        }
+        if !patch.is_empty() {
+            let who = |field: PatchField| {
+                provenance
+                    .iter()
+                    .rev()
+                    .find(|p| p.change.patch_field() == Some(field))
+                    .map_or_else(|| hook.clone(), |p| p.hook.clone())
+            };
+            self.patch
+                .merge_attributed(&who, patch, None, &mut self.diagnostics);
+        }
+        if let Some(value) = args.or(result) {
+            self.value = Some(value);
+        }
+        if let Some(prompt) = prompt {
+            self.prompt = Some(prompt);
+        }
+        self.context.extend(context);
+        self.provenance.extend(provenance);
+        self.diagnostics.extend(diagnostics);
+        match decision {
+            Some(decision) => {
+                self.decision = Some(decision);
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// Notes that `hook`, in `mode: audit`, would have answered with a flow
+    /// of kind `would` (provenance [`Change::Audited`]); nothing is applied.
+    pub fn audited(&mut self, hook: &HookId, would: FlowKind) {
+        if self.decision.is_none() {
+            self.record(hook, Change::Audited(would));
+        }
+    }
+
+    /// Adds `diagnostic` to the outcome (a diagnostic about no single hook
+    /// call; see [`Fold::diagnose_call`]).
+    pub fn diagnose(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Adds `diagnostic`, about the call of `hook` already reported (for
+    /// example a record of it that could not be written), to the outcome
+    /// and to the last report of `hook`, if any.
+    pub fn diagnose_call(&mut self, hook: &HookId, diagnostic: Diagnostic) {
+        if let Some(report) = self.reports.iter_mut().rev().find(|r| &r.hook == hook) {
+            report.diagnostics.push(diagnostic.clone());
+        }
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn record(&mut self, hook: &HookId, change: Change) {
+        self.provenance.push(Provenance {
+            hook: hook.clone(),
+            change,
+        });
+    }
+
+    fn fail_closed(&mut self, diagnostic: Diagnostic) {
+        if self.phase() == Phase::BeforeCompletion {
+            self.patch = PatchMerge::default();
+        }
+        self.decision = Some(Flow::Terminate {
+            reason: diagnostic.to_string().into(),
+        });
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Ends the fold: checks the merged patch (a `tool_choice` naming a tool
+    /// that `active_tools` removed fails closed) and returns the result.
+    pub fn finish(mut self) -> StackOutcome {
+        let phase = self.phase();
+        let mut patch = RequestPatch::default();
+        if self.decision.is_none() {
+            match std::mem::take(&mut self.patch).finish() {
+                Ok(merged) => patch = merged,
+                Err(diagnostic) => self.fail_closed(diagnostic),
+            }
+        }
+        let (args, result) = match phase {
+            Phase::BeforeTool => (self.value, None),
+            Phase::AfterTool => (None, self.value),
+            _ => (None, None),
+        };
+        StackOutcome {
+            phase,
+            decision: self.decision,
+            patch,
+            args,
+            result,
+            prompt: self.prompt,
+            context: self.context,
+            provenance: self.provenance,
+            diagnostics: self.diagnostics,
+            reports: self.reports,
+        }
+    }
+}

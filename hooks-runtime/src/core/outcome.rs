@@ -1,0 +1,152 @@
+//! What folding one event yields: the [`StackOutcome`], with provenance
+//! ([`Provenance`], [`Change`]) naming the hook behind every change.
+
+//! `HookStack`: runs hooks in declared order and folds their flows per event
+//! (the rules are in the crate docs and the README's *How several hooks
+//! combine*); `Fold`, the fold itself, usable without a stack.
+
+use hooks_schema::Phase;
+use serde::Serialize;
+use serde_json::Value;
+use smallvec::SmallVec;
+
+use crate::core::diagnostic::Diagnostic;
+use crate::core::flow::{ContextList, Flow, FlowKind, Text};
+use crate::core::id::HookId;
+use crate::core::patch::{PatchField, RequestPatch};
+use crate::core::report::ReportList;
+
+/// The folded result of one event (see [`HookStack`]).
+///
+/// When every hook continued, every field is empty / `None` and nothing was
+/// allocated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StackOutcome {
+    /// The event's phase.
+    pub phase: Phase,
+    /// The flow that stopped the stack: `Skip`, `Terminate` (including a
+    /// fail-closed one), `Resume`, `Fail`, `Retry` or `Repair`; `None` when
+    /// every hook was consulted.
+    pub decision: Option<Flow>,
+    /// `before_completion`: the merged patch (empty when no hook patched, or
+    /// when the stack stopped).
+    pub patch: RequestPatch,
+    /// `before_tool`: the arguments as rewritten (kept when a later hook
+    /// skipped or terminated); `None` when no hook rewrote them.
+    pub args: Option<Value>,
+    /// `after_tool`: the result as rewritten; `None` when no hook rewrote it.
+    pub result: Option<Value>,
+    /// `user_prompt`: the prompt as rewritten; `None` when no hook rewrote it.
+    pub prompt: Option<Text>,
+    /// After-phases: the context items injected, in order.
+    pub context: ContextList,
+    /// Which hook set or rewrote what, in order.
+    pub provenance: ProvenanceList,
+    /// Conflicts, fail-closed reasons and the consulted hooks' own
+    /// diagnostics, in order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// One report per consulted hook, in order (inner hooks of a nested
+    /// stack or table in place).
+    pub reports: ReportList,
+}
+
+impl StackOutcome {
+    /// Whether every hook continued (nothing to apply, no diagnostic;
+    /// reports of hooks that continued may be present).
+    pub fn is_continue(&self) -> bool {
+        self.decision.is_none()
+            && self.patch.is_empty()
+            && self.args.is_none()
+            && self.result.is_none()
+            && self.prompt.is_none()
+            && self.context.is_empty()
+            && self.diagnostics.is_empty()
+    }
+
+    /// The reason of a `Terminate` decision (hook-made or fail-closed).
+    pub fn terminate_reason(&self) -> Option<&str> {
+        match &self.decision {
+            Some(Flow::Terminate { reason }) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The result as one [`Flow`], as a stack used as a plain hook answers:
+    /// the stopping decision if any; else the merged patch, the rewrite or
+    /// the injected context; else `Continue`.
+    ///
+    /// This is lossy where one flow cannot say everything: rewrites made
+    /// before a `Skip` / `Terminate` are dropped, and on `after_tool` a
+    /// rewritten result wins over injected context (the context is dropped).
+    /// Push stacks into stacks (which flattens) to keep everything.
+    pub fn net_flow(self) -> Flow {
+        if let Some(decision) = self.decision {
+            decision
+        } else if !self.patch.is_empty() {
+            Flow::PatchRequest(self.patch)
+        } else if let Some(args) = self.args {
+            Flow::RewriteArgs(args)
+        } else if let Some(result) = self.result {
+            Flow::RewriteResult(result)
+        } else if let Some(prompt) = self.prompt {
+            Flow::RewritePrompt(prompt)
+        } else if !self.context.is_empty() {
+            Flow::InjectContext(self.context)
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+/// The provenance of a [`StackOutcome`], in order: up to 16 entries inline
+/// (one per decision, rewrite, injection, audited rule or patch field), spilling to the
+/// heap beyond. Dereferences to `[Provenance]`.
+pub type ProvenanceList = SmallVec<[Provenance; 16]>;
+
+/// One entry of a [`StackOutcome`]'s provenance: hook `hook` made `change`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// The hook's id.
+    pub hook: HookId,
+    /// What it did.
+    pub change: Change,
+}
+
+/// What a hook changed, in [`Provenance`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Set a field of the request patch (`active_tools`: narrowed it).
+    SetField(PatchField),
+    /// Set one key of the patch's `additional_params`.
+    SetParam(String),
+    /// Appended items to the patch's `extra_context`.
+    AppendedContext {
+        /// How many items.
+        items: usize,
+    },
+    /// Rewrote the arguments, result or prompt (the flow's kind says which).
+    Rewrote(FlowKind),
+    /// Injected context items.
+    InjectedContext {
+        /// How many items.
+        items: usize,
+    },
+    /// Stopped the stack with a decision of this kind.
+    Decided(FlowKind),
+    /// Ran in `mode: audit` and would have answered with a flow of this
+    /// kind; nothing was applied (a dispatch table's declarative rules).
+    Audited(FlowKind),
+}
+
+impl Change {
+    /// The request-patch field this change set, if it is one.
+    pub fn patch_field(&self) -> Option<PatchField> {
+        match self {
+            Change::SetField(field) => Some(*field),
+            Change::SetParam(_) => Some(PatchField::AdditionalParams),
+            Change::AppendedContext { .. } => Some(PatchField::ExtraContext),
+            _ => None,
+        }
+    }
+}

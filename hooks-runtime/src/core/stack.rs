@@ -1,0 +1,251 @@
+//! `HookStack`: runs hooks in declared order and folds their flows per event
+//! (the rules are in the crate docs and the README's *How several hooks
+//! combine*); `Fold`, the fold itself, usable without a stack.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::core::context::HookContext;
+use crate::core::event::{StepEvent, StepEventKind};
+use crate::core::fold::Fold;
+use crate::core::hook::{AgentHook, HookFuture, OutcomeFuture};
+use crate::core::id::HookId;
+use crate::core::outcome::StackOutcome;
+use crate::core::report::HookReport;
+
+/// An ordered list of hooks that answers each event with one folded result.
+///
+/// Hooks run one after another in registration order (= the config's
+/// declared order); a hook whose [`observes`](AgentHook::observes) declines
+/// the event's kind is not called (it counts as `Continue`). The flows are
+/// folded by event:
+///
+/// | phase | fold |
+/// | --- | --- |
+/// | `before_completion` | every hook is consulted; [`Flow::PatchRequest`]s merge in order (rules on [`RequestPatch`]); `Terminate` stops |
+/// | `before_tool`, `after_tool`, `user_prompt` | chain: a rewrite does not stop the others, hook N sees the value rewritten by hooks 1..N-1; `Skip` / `Terminate` stop and keep the rewrites made before them |
+/// | `after_completion`, `after_reasoning`, `after_assistant`, `after_tool` | [`Flow::InjectContext`] items accumulate in order; `Terminate` stops |
+/// | every other phase | the first non-`Continue` flow wins and stops the stack |
+/// | `invalid_tool_call` | as above; when every hook continues, the call fails ([`InvalidCallDecision::Fail`](crate::InvalidCallDecision::Fail)) |
+///
+/// A flow the event cannot honour ([`FlowKind::honoured_on`]) stops the
+/// stack and fails closed: the result is `Terminate` with a
+/// [`Diagnostic::Unhonoured`] naming the hook, the flow and the event (on
+/// `before_completion` the patch merged so far is discarded). It is never
+/// silently skipped.
+///
+/// The result ([`StackOutcome`]) records provenance (which hook set or
+/// rewrote what), diagnostics (conflicts, empty tool sets, fail-closed
+/// flows, the hooks' own) and one [`HookReport`] per consulted hook (its
+/// verdict, failure, elapsed time, message and diagnostics). Agent loops normally call the typed driver methods
+/// ([`HookStack::before_tool`], [`HookStack::before_completion`], ...) instead
+/// of reading it.
+///
+/// # Nesting
+///
+/// A `HookStack` is itself an [`AgentHook`], so stacks nest. Pushing a stack
+/// into a stack ([`HookStack::push`]) appends its hooks in place, under their
+/// own ids: nesting is flattening, by construction, with identical flows,
+/// provenance, diagnostics and reports.
+///
+/// A stack reached some other way (behind a wrapper type that forwards
+/// [`AgentHook::fold_event`], or a dispatch table implementing it) is folded
+/// as a whole and its outcome absorbed ([`Fold::absorb`]): the same
+/// decision, patch, rewrites, context, provenance and reports (the inner
+/// hooks' reports, in place) as the flattened stack.
+/// Two things differ, because the inner fold finishes on its own: conflict
+/// and empty-`active_tools` diagnostics are computed against the inner
+/// stack's values, and a forced `tool_choice` is checked against the inner
+/// stack's `active_tools` when it finishes. A hook that only implements
+/// [`AgentHook::on_event`] around a stack answers with its net flow
+/// ([`StackOutcome::net_flow`]), which loses what one flow cannot say.
+///
+/// # Errors
+///
+/// Folding never fails: a flow the event cannot honour becomes a
+/// fail-closed `Terminate` with a [`Diagnostic`], and a hook's own failures
+/// (a shell hook that times out, exits nonzero, prints invalid output) are
+/// turned into flows by that hook's failure policy before the stack sees them.
+///
+/// # Cancel safety
+///
+/// Every folding method ([`HookStack::fold`] and the driver methods) may be
+/// dropped before it completes: the hook being awaited is dropped (a shell
+/// hook kills and reaps its process group), later hooks are not called and
+/// nothing is applied; hooks that already ran may have updated the
+/// scratchpad.
+///
+/// # Allocation
+///
+/// Folding allocates nothing while every hook answers `Continue` through
+/// [`HookFuture::ready`]: the event is borrowed, the fold state starts with
+/// empty collections, and ready hook futures complete on the first poll.
+/// Nor does folding what a hook returns, as long as the flow itself owns no
+/// heap data (texts borrowed as [`Text`], as a table compiled by `hooks!`
+/// returns them): up to 16 provenance entries, 16 reports (one per
+/// consulted hook) and 2 context items are kept inline ([`ProvenanceList`],
+/// [`ReportList`], [`ContextList`](crate::ContextList)); a report borrows
+/// its hook's id (a reference count) and a static reason.
+/// Allocations happen for what a hook builds at run time (owned strings,
+/// rewritten JSON values, `additional_params`), for merged lists
+/// (narrowing `active_tools` twice, a second hook's `extra_context`), for
+/// diagnostics and for boxed (truly asynchronous) hooks.
+/// `hooks-runtime/tests/alloc_stack.rs` and the workspace's
+/// `tests/dispatch_alloc.rs` pin this down.
+#[derive(Clone, Default)]
+pub struct HookStack {
+    entries: Vec<Entry>,
+}
+
+#[derive(Clone)]
+struct Entry {
+    id: HookId,
+    hook: Arc<dyn AgentHook>,
+}
+
+impl HookStack {
+    /// An empty stack (every event folds to `Continue`).
+    pub const fn new() -> Self {
+        HookStack {
+            entries: Vec::new(),
+        }
+    }
+
+    /// Appends `hook` under `id` and returns the stack, for chaining.
+    ///
+    /// If `hook` is a stack (`AgentHook::as_nested_stack` returns it, which
+    /// includes `Arc<HookStack>` and `Box<HookStack>`), its hooks are appended
+    /// instead, in order, under their own ids, and `id` is not used.
+    pub fn push(&mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> &mut Self {
+        if let Some(stack) = nested(&hook) {
+            self.entries.extend(stack.entries.iter().cloned());
+            return self;
+        }
+        self.entries.push(Entry {
+            id: id.into(),
+            hook: Arc::new(hook),
+        });
+        self
+    }
+
+    /// Like [`HookStack::push`], for a hook already shared behind an `Arc`.
+    pub fn push_shared(&mut self, id: impl Into<HookId>, hook: Arc<dyn AgentHook>) -> &mut Self {
+        if let Some(stack) = nested(&hook) {
+            self.entries.extend(stack.entries.iter().cloned());
+            return self;
+        }
+        self.entries.push(Entry {
+            id: id.into(),
+            hook,
+        });
+        self
+    }
+
+    /// Builder form of [`HookStack::push`].
+    #[must_use]
+    pub fn with(mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> Self {
+        self.push(id, hook);
+        self
+    }
+
+    /// How many hooks the stack holds (after flattening nested stacks).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the stack holds no hook.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The hooks' ids, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &HookId> + '_ {
+        self.entries.iter().map(|entry| &entry.id)
+    }
+
+    /// Runs the hooks on `event` and folds their flows (see the type's docs).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future stops the fold where it is: the hook being awaited
+    /// is dropped (a shell hook kills its process), later hooks are not
+    /// called, and nothing is applied. Hooks earlier in the stack may already
+    /// have updated the scratchpad.
+    pub async fn fold(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
+        let kind = event.kind();
+        let mut fold = Fold::new(event);
+        for entry in &self.entries {
+            if !entry.hook.observes(kind) {
+                continue;
+            }
+            let start = Instant::now();
+            let folded = match entry.hook.fold_event(ctx, fold.event()) {
+                Some(answer) => Some(answer.await),
+                None => None,
+            };
+            let step = match folded {
+                Some(outcome) => fold.absorb(&entry.id, outcome),
+                None => {
+                    let flow = entry.hook.on_event(ctx, fold.event()).await;
+                    if flow.is_continue() {
+                        // Changed nothing: not reported (see `HookReport`),
+                        // so such stacks stay allocation-free.
+                        fold.apply(&entry.id, flow)
+                    } else {
+                        let mut report = HookReport::new(entry.id.clone());
+                        report.elapsed = start.elapsed();
+                        fold.apply_reported(report, flow)
+                    }
+                }
+            };
+            if step.is_break() {
+                break;
+            }
+        }
+        fold.finish()
+    }
+}
+
+impl AgentHook for HookStack {
+    /// Folds the stack and answers with the net flow
+    /// ([`StackOutcome::net_flow`]). Boxes one future per call; pushing the
+    /// stack into another stack avoids that (it flattens).
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::boxed(async move { self.fold(ctx, event).await.net_flow() })
+    }
+
+    /// Folds the stack; the calling stack absorbs the whole outcome.
+    /// Boxes one future per call.
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        Some(OutcomeFuture::boxed(self.fold(ctx, event)))
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        self.entries.iter().any(|entry| entry.hook.observes(kind))
+    }
+
+    fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+impl fmt::Debug for HookStack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookStack")
+            .field(
+                "hooks",
+                &self.entries.iter().map(|e| &e.id).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// The stack `hook` is, if it is one (see `AgentHook::as_nested_stack`).
+fn nested<H: AgentHook + ?Sized>(hook: &H) -> Option<&HookStack> {
+    hook.as_nested_stack()?.downcast_ref::<HookStack>()
+}
