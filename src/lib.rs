@@ -1,7 +1,24 @@
 //! agent-hooks: declared, checked and compiled hooks for AI agents.
 //!
 //! This facade re-exports [`hooks_schema`] (as [`schema`]), [`hooks_runtime`]
-//! (as [`runtime`]) and the [`hooks!`] macro.
+//! (as [`runtime`]) and the [`hooks!`] macro. What you use, by role:
+//!
+//! - **an agent loop**: [`hooks!`] (or [`runtime::Table::load`]) in a
+//!   [`runtime::HookStack`]; its driver methods return typed decisions
+//!   ([`runtime::ToolDecision`], ...) inside a [`runtime::Decided`] with a
+//!   [`runtime::HookReport`] per consulted hook; [`runtime::HookContext`]
+//!   carries the run;
+//! - **Rust hooks**: [`runtime::AgentHook`] / [`runtime::FnHook`] answering
+//!   [`runtime::Flow`]s;
+//! - **shell hooks and tools**: [`runtime::ShellRuntime`] over a
+//!   [`runtime::Executor`], with [`runtime::RecordWriter`] and
+//!   [`runtime::SecretSet`];
+//! - **config authors and tools**: [`schema::load_file`],
+//!   [`schema::compile_str`], [`schema::config_schema`].
+//!
+//! The runtime's crate root lists its whole public API, grouped the same way.
+//! `docs/architecture.md` in the repository maps the crates and the path of
+//! one event from YAML to decision.
 //!
 //! ```
 //! use std::future::Future;
@@ -105,7 +122,11 @@
 pub use hooks_runtime as runtime;
 pub use hooks_schema as schema;
 
+// The binary's `import claude` and `replay` commands (and their tests), not
+// library API.
+#[doc(hidden)]
 pub mod import;
+#[doc(hidden)]
 pub mod replay;
 
 /// Compiles a YAML hook config into a type implementing

@@ -17,7 +17,7 @@ use agent_hooks::replay::outcome_word;
 use hooks_runtime::StepEvent;
 use hooks_runtime::dispatch::{facts, subject};
 use hooks_schema::automata::{Search, is_match};
-use hooks_schema::plan::{Dfa, Pred, Rule, Subject, Test, ToolSet, resolve};
+use hooks_schema::plan::{Dfa, Mismatch, Pred, Rule, Subject, Test, ToolSet, resolve};
 use hooks_schema::{ArgTest, Predicate, ToolPattern};
 use serde::Serialize;
 use serde_json::Value;
@@ -124,51 +124,49 @@ fn fail(condition: &'static str, message: String) -> Option<Failure> {
 
 /// The first condition of `rule` that `event` fails, in dispatch order.
 fn first_failure(rule: &Rule, hook: &hooks_schema::Hook, event: &StepEvent<'_>) -> Option<Failure> {
-    if event.kind() != rule.phase {
-        return fail(
+    // Which condition failed is dispatch's own decision; this only words it.
+    let tool = event.tool_name().unwrap_or_default();
+    match rule.mismatch(&facts(event))? {
+        Mismatch::Phase => fail(
             "phase",
             format!(
                 "the rule is for phase `{}`, the event is `{}`",
                 rule.phase.as_str(),
                 event.kind().as_str()
             ),
-        );
-    }
-    if !rule.enabled {
-        return fail("disabled", "the rule is disabled (`enabled: false`)".into());
-    }
-    if let Some(tool) = event.tool_name() {
-        if let Some(set) = &rule.exclude
-            && set.matches(tool)
-        {
-            let which = first_pattern(set, &hook.exclude_tools, tool);
-            return fail(
+        ),
+        Mismatch::Disabled => fail("disabled", "the rule is disabled (`enabled: false`)".into()),
+        Mismatch::Excluded => {
+            let which = rule
+                .exclude
+                .as_ref()
+                .map(|set| first_pattern(set, &hook.exclude_tools, tool))
+                .unwrap_or_default();
+            fail(
                 "exclude_tools",
                 format!("tool `{tool}` is excluded by `exclude_tools` pattern {which}"),
-            );
+            )
         }
-        if let Some(set) = &rule.include
-            && !set.matches(tool)
-        {
+        Mismatch::NotIncluded => {
             let all: Vec<String> = hook.include_tools.iter().map(pattern_text).collect();
-            return fail(
+            fail(
                 "include_tools",
                 format!(
                     "tool `{tool}` is not included by `include_tools`: {}",
                     all.join(", ")
                 ),
-            );
+            )
         }
-    }
-    match (&rule.when, &hook.when) {
-        (Some(pred), Some(doc)) => {
-            explain_pred(pred, doc, event).map(|(message, pointer)| Failure {
-                condition: "when",
-                message,
-                pointer,
-            })
-        }
-        _ => None,
+        Mismatch::When => match (&rule.when, &hook.when) {
+            (Some(pred), Some(doc)) => {
+                explain_pred(pred, doc, event).map(|(message, pointer)| Failure {
+                    condition: "when",
+                    message,
+                    pointer,
+                })
+            }
+            _ => None,
+        },
     }
 }
 
