@@ -22,7 +22,7 @@ use crate::core::report::{HookReport, ReportList, Verdict};
 
 /// The fold of one event's flows, applied one hook at a time.
 ///
-/// [`HookStack::fold`] uses it; so can code that obtains flows some other
+/// [`HookStack::fold`](crate::HookStack::fold) uses it; so can code that obtains flows some other
 /// way (a dispatch table running rules, shell hooks run concurrently and
 /// merged in declared order): call [`Fold::event`] for the event the next
 /// hook must see, [`Fold::apply`] with its flow, and [`Fold::finish`].
@@ -186,7 +186,7 @@ impl<'e> Fold<'e> {
     }
 
     /// Absorbs `outcome`, the folded answer of hook `hook` (a stack or
-    /// dispatch table, see [`AgentHook::fold_event`]): its patch merges
+    /// dispatch table, see [`AgentHook::fold_event`](crate::AgentHook::fold_event)): its patch merges
     /// field by field (attributed to the inner hooks that set each field),
     /// its rewrite replaces the chained value, its context is appended, its
     /// provenance and diagnostics are kept, and its decision stops the fold.

@@ -16,7 +16,7 @@ use crate::core::id::HookId;
 use crate::core::patch::{PatchField, RequestPatch};
 use crate::core::report::ReportList;
 
-/// The folded result of one event (see [`HookStack`]).
+/// The folded result of one event (see [`HookStack`](crate::HookStack)).
 ///
 /// When every hook continued, every field is empty / `None` and nothing was
 /// allocated.

@@ -22,13 +22,13 @@ pub const HISTORY_KEYS: [&str; 3] = ["messages", "chat_history", "history"];
 ///
 /// | field | merge rule |
 /// | --- | --- |
-/// | `preamble`, `temperature`, `max_tokens`, `tool_choice`, `history` | last writer wins; a diagnostic ([`Diagnostic::Conflict`]) when two hooks set it differently |
-/// | `active_tools` | set intersection (narrowing composes as narrowing); a diagnostic ([`Diagnostic::EmptyActiveTools`]) when it becomes empty |
+/// | `preamble`, `temperature`, `max_tokens`, `tool_choice`, `history` | last writer wins; a diagnostic ([`Diagnostic::Conflict`](crate::Diagnostic::Conflict)) when two hooks set it differently |
+/// | `active_tools` | set intersection (narrowing composes as narrowing); a diagnostic ([`Diagnostic::EmptyActiveTools`](crate::Diagnostic::EmptyActiveTools)) when it becomes empty |
 /// | `additional_params` | shallow JSON object merge, later keys win |
 /// | `extra_context` | appended in order |
 ///
 /// After the merge, a `tool_choice` naming a tool that `active_tools`
-/// removed fails closed ([`Diagnostic::ToolChoiceRemoved`]), and an empty
+/// removed fails closed ([`Diagnostic::ToolChoiceRemoved`](crate::Diagnostic::ToolChoiceRemoved)), and an empty
 /// merged patch counts as `Continue`.
 ///
 /// JSON form: an object with the fields below, unset ones omitted; unknown

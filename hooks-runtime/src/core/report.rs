@@ -180,7 +180,7 @@ impl fmt::Display for Verdict {
 /// produces [`SpawnFailed`](Self::SpawnFailed), [`Signalled`](Self::Signalled),
 /// [`TimedOut`](Self::TimedOut) and [`Cancelled`](Self::Cancelled); the hook
 /// layer produces [`NonzeroExit`](Self::NonzeroExit) (the executor reports a
-/// nonzero exit as [`ExecStatus::Exited`] and lets the hook layer decide),
+/// nonzero exit as [`ExecStatus::Exited`](crate::ExecStatus::Exited) and lets the hook layer decide),
 /// [`InvalidOutput`](Self::InvalidOutput) and
 /// [`OutputTooLarge`](Self::OutputTooLarge).
 ///
@@ -198,7 +198,7 @@ pub enum FailureKind {
     /// decision (set by the hook layer, never by the executor).
     NonzeroExit,
     /// The process was killed by a signal it did not receive from us
-    /// (e.g. SIGSEGV); the signal number is in [`ExecFailure::signal`].
+    /// (e.g. SIGSEGV); the signal number is in [`ExecFailure::signal`](crate::ExecFailure::signal).
     Signalled,
     /// The deadline passed; the process group was terminated.
     TimedOut,

@@ -23,15 +23,15 @@ use crate::core::report::HookReport;
 ///
 /// | phase | fold |
 /// | --- | --- |
-/// | `before_completion` | every hook is consulted; [`Flow::PatchRequest`]s merge in order (rules on [`RequestPatch`]); `Terminate` stops |
+/// | `before_completion` | every hook is consulted; [`Flow::PatchRequest`](crate::Flow::PatchRequest)s merge in order (rules on [`RequestPatch`](crate::RequestPatch)); `Terminate` stops |
 /// | `before_tool`, `after_tool`, `user_prompt` | chain: a rewrite does not stop the others, hook N sees the value rewritten by hooks 1..N-1; `Skip` / `Terminate` stop and keep the rewrites made before them |
-/// | `after_completion`, `after_reasoning`, `after_assistant`, `after_tool` | [`Flow::InjectContext`] items accumulate in order; `Terminate` stops |
+/// | `after_completion`, `after_reasoning`, `after_assistant`, `after_tool` | [`Flow::InjectContext`](crate::Flow::InjectContext) items accumulate in order; `Terminate` stops |
 /// | every other phase | the first non-`Continue` flow wins and stops the stack |
 /// | `invalid_tool_call` | as above; when every hook continues, the call fails ([`InvalidCallDecision::Fail`](crate::InvalidCallDecision::Fail)) |
 ///
-/// A flow the event cannot honour ([`FlowKind::honoured_on`]) stops the
+/// A flow the event cannot honour ([`FlowKind::honoured_on`](crate::FlowKind::honoured_on)) stops the
 /// stack and fails closed: the result is `Terminate` with a
-/// [`Diagnostic::Unhonoured`] naming the hook, the flow and the event (on
+/// [`Diagnostic::Unhonoured`](crate::Diagnostic::Unhonoured) naming the hook, the flow and the event (on
 /// `before_completion` the patch merged so far is discarded). It is never
 /// silently skipped.
 ///
@@ -64,7 +64,7 @@ use crate::core::report::HookReport;
 /// # Errors
 ///
 /// Folding never fails: a flow the event cannot honour becomes a
-/// fail-closed `Terminate` with a [`Diagnostic`], and a hook's own failures
+/// fail-closed `Terminate` with a [`Diagnostic`](crate::Diagnostic), and a hook's own failures
 /// (a shell hook that times out, exits nonzero, prints invalid output) are
 /// turned into flows by that hook's failure policy before the stack sees them.
 ///
@@ -82,10 +82,10 @@ use crate::core::report::HookReport;
 /// [`HookFuture::ready`]: the event is borrowed, the fold state starts with
 /// empty collections, and ready hook futures complete on the first poll.
 /// Nor does folding what a hook returns, as long as the flow itself owns no
-/// heap data (texts borrowed as [`Text`], as a table compiled by `hooks!`
+/// heap data (texts borrowed as [`Text`](crate::Text), as a table compiled by `hooks!`
 /// returns them): up to 16 provenance entries, 16 reports (one per
-/// consulted hook) and 2 context items are kept inline ([`ProvenanceList`],
-/// [`ReportList`], [`ContextList`](crate::ContextList)); a report borrows
+/// consulted hook) and 2 context items are kept inline ([`ProvenanceList`](crate::ProvenanceList),
+/// [`ReportList`](crate::ReportList), [`ContextList`](crate::ContextList)); a report borrows
 /// its hook's id (a reference count) and a static reason.
 /// Allocations happen for what a hook builds at run time (owned strings,
 /// rewritten JSON values, `additional_params`), for merged lists

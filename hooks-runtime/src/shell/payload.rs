@@ -149,7 +149,7 @@ pub struct BuiltPayload {
     /// The bytes for stdin (without the trailing `\n` the executor adds).
     pub stdin: Vec<u8>,
     /// The payload-ref file, when the payload spilled; remove it with
-    /// [`SpillFile::remove`] when the invocation ends.
+    /// `SpillFile::remove` when the invocation ends.
     pub spill: Option<SpillFile>,
     /// Affected paths left out, and other notes for the operator (unredacted).
     pub diagnostics: Vec<String>,
