@@ -1,0 +1,210 @@
+//! The state one invocation carries through its steps ([`Call`]), the
+//! values passed between them ([`Outcome`], [`Settled`]), and the first and
+//! last steps: [`Call::begin`], [`Call::not_observed`], [`Call::emit_started`]
+//! and [`Call::finish`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hooks_schema::Phase;
+
+use super::{Invocation, ShellHook, ShellHookSpec, ShellRuntime};
+use crate::core::diagnostic::Diagnostic;
+use crate::core::flow::Text;
+use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::shell::activity::ActivityEvent;
+use crate::shell::protocol::ProtocolDecision;
+use crate::shell::records::{HookRecord, Record, RecordStatus};
+use crate::shell::redact::{SecretSet, is_credential_name, redact_sensitive_text};
+use crate::{FailureKind, Flow, HookContext, HookId, StepEvent};
+
+/// One invocation of a shell hook in progress: what every step reads
+/// (spec, runtime, context, phase, turn, secrets) and the diagnostics the
+/// steps collect, in order.
+pub(super) struct Call<'a> {
+    pub(super) spec: &'a ShellHookSpec,
+    pub(super) rt: &'a ShellRuntime,
+    pub(super) ctx: &'a HookContext,
+    /// The event's phase.
+    pub(super) phase: Phase,
+    /// The context's turn.
+    pub(super) turn: u32,
+    /// The hook's secrets: see [`hook_secrets`].
+    pub(super) secrets: SecretSet,
+    /// Redacted texts for the operator, in the order they arose.
+    pub(super) diagnostics: Vec<String>,
+    start: Instant,
+    tool: Option<String>,
+    hook_id: HookId,
+}
+
+/// What running the hook came to, before the failure policy.
+pub(super) enum Outcome {
+    /// The hook's output parsed into a decision (its flow already redacted).
+    Decided(ProtocolDecision),
+    /// The hook failed: the kind and an unredacted detail.
+    Failed(FailureKind, String),
+}
+
+/// An outcome after the failure policy: the flow to act on, the record
+/// describing it, the failure (kind and policy) when there was one, and
+/// whether the stop-resume cap refused the flow.
+pub(super) struct Settled {
+    pub(super) flow: Flow,
+    pub(super) record: HookRecord,
+    pub(super) failure: Option<HookFailure>,
+    pub(super) refused: bool,
+}
+
+impl<'a> Call<'a> {
+    /// Starts the clock and gathers what the steps share for `hook` called
+    /// with `event`; returns the call with no diagnostics yet.
+    pub(super) fn begin(hook: &'a ShellHook, ctx: &'a HookContext, event: &StepEvent<'_>) -> Self {
+        let start = Instant::now();
+        let (spec, rt) = (&hook.spec, &*hook.runtime);
+        Call {
+            spec,
+            rt,
+            ctx,
+            phase: event.kind(),
+            turn: ctx.turn(),
+            secrets: hook_secrets(spec, rt),
+            diagnostics: Vec::new(),
+            start,
+            tool: event.tool_name().map(str::to_owned),
+            hook_id: HookId::new(Arc::clone(&spec.id)),
+        }
+    }
+
+    /// The invocation of an event of another phase than the spec's:
+    /// `Continue`, an `ok` record that is never written, an empty report.
+    pub(super) fn not_observed(self) -> Invocation {
+        Invocation {
+            flow: Flow::Continue,
+            record: self.record(RecordStatus::Ok),
+            report: HookReport::new(self.hook_id),
+        }
+    }
+
+    /// Emits the `Started` activity event.
+    pub(super) fn emit_started(&self) {
+        self.activity(ActivityEvent::Started {
+            hook_id: self.spec.id.clone(),
+            phase: self.phase,
+        });
+    }
+
+    /// Stamps the elapsed time on the record, writes it, emits the
+    /// `Failed` or `Succeeded` activity event and returns the invocation
+    /// with its report (`verdict`, the failure, elapsed time, the record's
+    /// message and every diagnostic of the call).
+    pub(super) fn finish(mut self, settled: Settled, verdict: Verdict) -> Invocation {
+        let Settled {
+            flow,
+            mut record,
+            failure,
+            ..
+        } = settled;
+        let elapsed = self.start.elapsed();
+        record.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        self.write(&Record::Hook(record.clone()));
+        self.emit_finished(&record);
+        let report = HookReport {
+            verdict,
+            failure,
+            elapsed,
+            message: record.message.clone().map(Text::Owned),
+            diagnostics: self
+                .diagnostics
+                .into_iter()
+                .map(|message| Diagnostic::Hook {
+                    hook: self.hook_id.clone(),
+                    message,
+                })
+                .collect(),
+            hook: self.hook_id,
+        };
+        Invocation {
+            flow,
+            record,
+            report,
+        }
+    }
+
+    /// Emits `Failed` (when the record has a failure kind) or `Succeeded`.
+    fn emit_finished(&self, record: &HookRecord) {
+        let (hook_id, phase, elapsed_ms) = (self.spec.id.clone(), self.phase, record.elapsed_ms);
+        self.activity(match record.failure_kind {
+            Some(failure_kind) => ActivityEvent::Failed {
+                hook_id,
+                phase,
+                elapsed_ms,
+                failure_kind,
+            },
+            None => ActivityEvent::Succeeded {
+                hook_id,
+                phase,
+                elapsed_ms,
+            },
+        });
+    }
+
+    /// A record of this call with `status`, no decision, failure or message
+    /// and no elapsed time yet.
+    pub(super) fn record(&self, status: RecordStatus) -> HookRecord {
+        HookRecord {
+            record: "hook",
+            phase: self.phase,
+            hook_id: self.spec.id.to_string(),
+            tool: self.tool.clone(),
+            status,
+            decision: None,
+            failure_kind: None,
+            policy: self.spec.failure_policy,
+            mode: self.spec.mode,
+            elapsed_ms: 0,
+            target_ran: self.phase.is_after_phase(),
+            message: None,
+        }
+    }
+
+    /// `text` redacted with the hook's secrets.
+    pub(super) fn redact(&self, text: &str) -> String {
+        redact_sensitive_text(text, &self.secrets).into_owned()
+    }
+
+    /// Writes `record` when records are on; a failed write becomes a
+    /// (redacted) diagnostic.
+    pub(super) fn write(&mut self, record: &Record) {
+        if let Some(writer) = &self.rt.records
+            && let Err(err) = writer.write(record, &self.secrets)
+        {
+            let message = self.redact(&writer.lost_records_message(&err));
+            self.diagnostics.push(message);
+        }
+    }
+
+    /// Sends `event` to the activity sink, for `show_in_tui` hooks.
+    fn activity(&self, event: ActivityEvent) {
+        if self.spec.show_in_tui
+            && let Some(sink) = &self.rt.activity
+        {
+            sink.on_activity(event);
+        }
+    }
+}
+
+/// The secrets of a hook: the runtime's, plus the values of its
+/// credential-like `env.set` entries and `env.pass` names.
+fn hook_secrets(spec: &ShellHookSpec, rt: &ShellRuntime) -> SecretSet {
+    let mut secrets = rt.secrets.clone();
+    secrets.add_env(spec.env.set.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    for name in &spec.env.pass {
+        if is_credential_name(name)
+            && let Ok(value) = std::env::var(name)
+        {
+            secrets.add(value);
+        }
+    }
+    secrets
+}

@@ -1,0 +1,161 @@
+//! Running the hook: [`Call::build_payload`] → [`Call::spawn`] →
+//! [`Call::parse_output`].
+
+use hooks_schema::Protocol;
+
+use super::call::{Call, Outcome};
+use super::redact_flow::redact_flow;
+use super::spec::CLAUDE_PROJECT_DIR;
+use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, SpillFile};
+use crate::shell::protocol::{self, ProtocolFailure};
+use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, StepEvent};
+
+impl Call<'_> {
+    /// Builds the stdin payload of `event` (cwd, payload mode, protocol,
+    /// affected paths, spill to the session directory) and keeps its notes
+    /// as redacted diagnostics. Returns the payload, or the failure
+    /// (`spawn_failed` and its detail) when it cannot be prepared.
+    pub(super) fn build_payload(
+        &mut self,
+        event: &StepEvent<'_>,
+    ) -> Result<BuiltPayload, (FailureKind, String)> {
+        let (spec, rt) = (self.spec, self.rt);
+        let root = rt.executor.workspace_root();
+        let cwd = spec
+            .cwd
+            .as_ref()
+            .map(|c| root.join(c))
+            .and_then(|c| c.canonicalize().ok())
+            .unwrap_or_else(|| root.to_path_buf());
+        let input = PayloadInput {
+            hook_id: &spec.id,
+            run_id: self.ctx.run_id(),
+            turn: u64::from(self.turn),
+            cwd: &cwd,
+            mode: spec.payload,
+            protocol: spec.protocol,
+            tool_paths: spec.tool_paths.as_ref(),
+            secrets: &self.secrets,
+            session_dir: rt.session_dir.as_deref(),
+            root,
+            limits: rt.limits.payload,
+        };
+        match payload::build(event, &input) {
+            Err(err) => Err((
+                FailureKind::SpawnFailed,
+                format!("the payload could not be prepared: {err}"),
+            )),
+            Ok(built) => {
+                let notes: Vec<String> = built.diagnostics.iter().map(|d| self.redact(d)).collect();
+                self.diagnostics.extend(notes);
+                Ok(built)
+            }
+        }
+    }
+
+    /// Runs the command through the session's executor with `built` on
+    /// stdin, under the session's cancellation token, then removes the
+    /// payload-ref file (a failure to is a diagnostic). Returns what the
+    /// executor saw.
+    ///
+    /// Cancel safety: the payload-ref file lives across the await, so
+    /// dropping the future removes it (and the executor kills the group).
+    pub(super) async fn spawn(&mut self, built: BuiltPayload) -> ExecOutcome {
+        let BuiltPayload { stdin, spill, .. } = built;
+        let req = self.exec_request(stdin, spill.as_ref());
+        let out = self.rt.executor.run(&req, &self.rt.cancel).await;
+        if let Some(spill) = spill {
+            self.remove_spill(spill);
+        }
+        out
+    }
+
+    /// The executor request of the spec: command, cwd, env (plus
+    /// [`CLAUDE_PROJECT_DIR`] for `protocol: claude` unless `env.set` names
+    /// it, and [`PAYLOAD_REF_ENV`] when the payload spilled), timeout,
+    /// output caps and `stdin`.
+    fn exec_request(&self, stdin: Vec<u8>, spill: Option<&SpillFile>) -> ExecRequest {
+        let (spec, limits) = (self.spec, &self.rt.limits);
+        let mut req = ExecRequest::new(spec.form.clone());
+        req.cwd = spec.cwd.clone();
+        req.env = spec.env.clone();
+        req.timeout = spec.timeout;
+        req.stdout_cap = limits.stdout_cap;
+        req.stderr_cap = limits.stderr_cap;
+        if spec.protocol == Protocol::Claude
+            && !req.env.set.iter().any(|(k, _)| k == CLAUDE_PROJECT_DIR)
+        {
+            // Claude Code scripts locate themselves with it.
+            let root = self.rt.executor.workspace_root();
+            req.env.set.push((
+                CLAUDE_PROJECT_DIR.to_owned(),
+                root.to_string_lossy().into_owned(),
+            ));
+        }
+        if let Some(spill) = spill {
+            req.env.set.push((
+                PAYLOAD_REF_ENV.to_owned(),
+                spill.path().to_string_lossy().into_owned(),
+            ));
+        }
+        req.stdin = Some(stdin);
+        req
+    }
+
+    /// Removes the payload-ref file; a failure becomes a diagnostic.
+    fn remove_spill(&mut self, spill: SpillFile) {
+        let path = spill.path().to_path_buf();
+        if let Err(err) = spill.remove() {
+            let message = self.redact(&format!(
+                "cannot remove the payload-ref file `{}` of hook `{}`: {err}",
+                path.display(),
+                self.spec.id
+            ));
+            self.diagnostics.push(message);
+        }
+    }
+
+    /// Reads the executor's outcome: an executor failure, or exit 126/127 of
+    /// a shell-form command (the shell could not run it), is a failure;
+    /// otherwise the exit code and output go through the spec's protocol.
+    /// Returns the decision, its flow redacted ([`redact_flow`]) before the
+    /// context cap counts it, or the protocol's failure.
+    pub(super) fn parse_output(&self, event: &StepEvent<'_>, out: ExecOutcome) -> Outcome {
+        let spec = self.spec;
+        let code = match out.status {
+            ExecStatus::Failed(f) => return Outcome::Failed(f.kind, f.detail),
+            ExecStatus::Exited(code @ (126 | 127))
+                if matches!(spec.form, CommandForm::Shell(_)) =>
+            {
+                let why = if code == 127 {
+                    "command not found"
+                } else {
+                    "not executable"
+                };
+                return Outcome::Failed(
+                    FailureKind::SpawnFailed,
+                    format!("the shell could not run the command (exit code {code}: {why})"),
+                );
+            }
+            ExecStatus::Exited(code) => code,
+        };
+        let parsed = match spec.protocol {
+            Protocol::Native => {
+                protocol::native::parse(self.phase, code, &out.stdout, &out.stderr, &spec.id)
+            }
+            Protocol::Claude => {
+                protocol::claude::parse(event, code, &out.stdout, &out.stderr, &spec.id)
+            }
+        };
+        match parsed {
+            // Every text the hook's output put in the flow reaches the model
+            // or the records: redact it here, before the context byte cap
+            // counts it.
+            Ok(mut decision) => {
+                decision.flow = redact_flow(decision.flow, &self.secrets);
+                Outcome::Decided(decision)
+            }
+            Err(ProtocolFailure { kind, detail, .. }) => Outcome::Failed(kind, detail),
+        }
+    }
+}

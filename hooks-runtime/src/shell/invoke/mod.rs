@@ -1,0 +1,143 @@
+//! Shell hooks: one invocation is payload → executor → protocol → policy →
+//! record → [`Flow`].
+//!
+//! A [`ShellHook`] is a [`ShellHookSpec`] (what the config says about one
+//! `run` hook) bound to a shared [`ShellRuntime`] (the executor, records
+//! writer, activity sink, session directory, limits and cancellation of a
+//! session). It implements [`AgentHook`], so it stacks with in-process hooks
+//! in a [`HookStack`](crate::HookStack); [`run_shell_hooks`] runs several
+//! shell hooks of one event directly — concurrently on observe-only phases.
+//!
+//! [`ShellHook::invoke`] is a pipeline of named steps on one `Call`:
+//! `call` (begin, activity, record, report), `resumes` (the stop-resume
+//! cap), `execute` (payload, executor, protocol), `decide` (context cap,
+//! failure policy, mode); `redact_flow` redacts what the output asked for.
+
+mod batch;
+mod call;
+mod decide;
+mod execute;
+mod redact_flow;
+mod resumes;
+mod runtime;
+mod spec;
+
+use std::sync::Arc;
+
+pub use self::batch::run_shell_hooks;
+pub(crate) use self::decide::MESSAGE_MAX_CHARS;
+pub use self::runtime::{HookLimits, ShellRuntime};
+pub use self::spec::{CLAUDE_PROJECT_DIR, ShellHookSpec};
+use crate::core::fold::Fold;
+use crate::core::report::HookReport;
+use crate::shell::records::HookRecord;
+use crate::{AgentHook, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind};
+use call::{Call, Outcome};
+
+/// The result of one shell hook invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    /// The flow to act on (`Continue` in audit mode).
+    pub flow: Flow,
+    /// The record written for it.
+    pub record: HookRecord,
+    /// What the invocation decided, its failure (kind and policy), elapsed
+    /// time, message and its (redacted) diagnostics
+    /// ([`Diagnostic::Hook`](crate::Diagnostic::Hook)), for the operator.
+    pub report: HookReport,
+}
+
+impl Invocation {
+    /// The invocation's diagnostics ([`HookReport::diagnostics`]) as the
+    /// (redacted) texts shown to an operator, in order.
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.report
+            .diagnostics
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+}
+
+/// A shell hook bound to its session's runtime.
+#[derive(Debug, Clone)]
+pub struct ShellHook {
+    spec: ShellHookSpec,
+    runtime: Arc<ShellRuntime>,
+}
+
+impl ShellHook {
+    /// Binds `spec` to `runtime`.
+    pub fn new(spec: ShellHookSpec, runtime: Arc<ShellRuntime>) -> Self {
+        ShellHook { spec, runtime }
+    }
+
+    /// The spec.
+    pub fn spec(&self) -> &ShellHookSpec {
+        &self.spec
+    }
+
+    /// Runs the hook once for `event`: builds the payload, runs the command,
+    /// parses its output per the protocol, applies the failure policy to
+    /// failures and the mode to the result, enforces the stop-resume cap and
+    /// the context byte cap, writes the record (and an injection record) and
+    /// emits activity events.
+    ///
+    /// Events of another phase than the spec's return `Continue` without
+    /// running anything or writing a record.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future kills the hook's process group (see
+    /// [`Executor::run`](crate::Executor::run)); the payload-ref file, if
+    /// any, is removed; no record is written.
+    pub async fn invoke(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
+        let mut call = Call::begin(self, ctx, &event);
+        if event.kind() != self.spec.phase {
+            return call.not_observed();
+        }
+        let (event, resumes) = call.count_resumes(event);
+        call.emit_started();
+        let outcome = match call.build_payload(&event) {
+            Ok(built) => {
+                let out = call.spawn(built).await;
+                call.parse_output(&event, out)
+            }
+            Err((kind, detail)) => Outcome::Failed(kind, detail),
+        };
+        let outcome = call.cap_context(outcome);
+        let settled = call.apply_failure_policy(outcome);
+        let settled = call.cap_resumes(settled, resumes);
+        let (settled, verdict) = call.apply_mode(settled);
+        call.finish(settled, verdict)
+    }
+}
+
+impl AgentHook for ShellHook {
+    /// Runs [`ShellHook::invoke`] and returns its flow (one allocation: the
+    /// boxed future).
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::boxed(async move { self.invoke(ctx, event).await.flow })
+    }
+
+    /// Runs [`ShellHook::invoke`] and answers with the fold of its flow and
+    /// report, so a stack keeps the invocation's failure, timing and
+    /// diagnostics (one allocation: the boxed future).
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        Some(OutcomeFuture::boxed(async move {
+            let invocation = self.invoke(ctx, event).await;
+            let mut fold = Fold::new(event);
+            let _ = fold.apply_reported(invocation.report, invocation.flow);
+            fold.finish()
+        }))
+    }
+
+    /// Only the spec's phase.
+    fn observes(&self, kind: StepEventKind) -> bool {
+        kind == self.spec.phase
+    }
+}

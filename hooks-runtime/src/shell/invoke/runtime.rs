@@ -1,0 +1,183 @@
+//! The session-wide half of shell hooks: [`ShellRuntime`] (executor,
+//! records, activity sink, session directory, limits, secrets,
+//! cancellation) and its [`HookLimits`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::shell::activity::ActivitySink;
+use crate::shell::payload::{self, PayloadError, PayloadLimits};
+use crate::shell::records::RecordWriter;
+use crate::shell::redact::SecretSet;
+use crate::{CancellationToken, Executor};
+
+/// Limits of a session's shell hooks (the config's `limits`, converted
+/// with `From<&Limits>`; the default is the config language's
+/// [`Limits::DEFAULT`](hooks_schema::Limits::DEFAULT)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookLimits {
+    /// Payload size limits (stdin cap, spill cap).
+    pub payload: PayloadLimits,
+    /// Bytes of a hook's stdout kept (default 1 MiB); more is
+    /// `output_too_large`.
+    pub stdout_cap: usize,
+    /// Bytes of a hook's stderr kept (default 1 MiB); more is dropped.
+    /// When stderr is cut, its last partial word is dropped too before it
+    /// becomes a reason or a failure detail: the cut may fall inside a
+    /// secret, whose prefix redaction could not recognise (see
+    /// protocol).
+    pub stderr_cap: usize,
+    /// Most bytes of context one hook may inject at once (sum of the items'
+    /// UTF-8 lengths; default 64 KiB); more is `output_too_large`.
+    pub max_context_bytes: usize,
+    /// Most times per turn `stop` hooks may make the agent resume (default 3);
+    /// a further `Resume` is refused (recorded, and the agent stops).
+    pub max_stop_resumes: u32,
+}
+
+impl From<&hooks_schema::Limits> for HookLimits {
+    /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
+    /// stdout and stderr each, `max_context_bytes` caps one invocation's
+    /// injected context, `max_stop_resumes_per_turn` caps stop resumes. The
+    /// payload spill cap keeps its default (16 MiB). Values beyond `usize`
+    /// saturate.
+    fn from(limits: &hooks_schema::Limits) -> Self {
+        let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        HookLimits {
+            payload: PayloadLimits {
+                stdin_cap: bytes(limits.max_payload_bytes),
+                ..PayloadLimits::default()
+            },
+            stdout_cap: bytes(limits.max_output_bytes),
+            stderr_cap: bytes(limits.max_output_bytes),
+            max_context_bytes: bytes(limits.max_context_bytes),
+            max_stop_resumes: limits.max_stop_resumes_per_turn,
+        }
+    }
+}
+
+impl Default for HookLimits {
+    /// The config language's defaults ([`Limits::DEFAULT`](hooks_schema::Limits::DEFAULT)):
+    /// 1 MiB payload, 1 MiB each of stdout and stderr, 64 KiB of context, 3 resumes.
+    fn default() -> Self {
+        HookLimits::from(&hooks_schema::Limits::DEFAULT)
+    }
+}
+
+/// The session-wide part of shell hooks: executor, records, activity sink,
+/// session directory, limits, declared secrets and cancellation. Share it
+/// with `Arc`; runs sharing it share nothing else (each invocation's
+/// diagnostics are in its own [`Invocation::report`](super::Invocation::report)).
+pub struct ShellRuntime {
+    // Read by the invocation steps (the sibling modules).
+    pub(super) executor: Executor,
+    pub(super) records: Option<RecordWriter>,
+    pub(super) activity: Option<Arc<dyn ActivitySink>>,
+    pub(super) session_dir: Option<PathBuf>,
+    pub(super) limits: HookLimits,
+    pub(super) secrets: SecretSet,
+    pub(super) cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for ShellRuntime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellRuntime")
+            .field("root", &self.executor.workspace_root())
+            .field("session_dir", &self.session_dir)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ShellRuntime {
+    /// A runtime around `executor` with no records file, no activity sink,
+    /// no session directory (oversized payloads are elided without a ref),
+    /// default limits, no declared secrets and a fresh cancellation token.
+    pub fn new(executor: Executor) -> Self {
+        ShellRuntime {
+            executor,
+            records: None,
+            activity: None,
+            session_dir: None,
+            limits: HookLimits::default(),
+            secrets: SecretSet::new(),
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// Writes a record per invocation to `records`.
+    #[must_use]
+    pub fn with_records(mut self, records: RecordWriter) -> Self {
+        self.records = Some(records);
+        self
+    }
+
+    /// Sends activity events of `show_in_tui` hooks to `sink`.
+    #[must_use]
+    pub fn with_activity(mut self, sink: Arc<dyn ActivitySink>) -> Self {
+        self.activity = Some(sink);
+        self
+    }
+
+    /// Sets the session directory payload-ref files go to.
+    ///
+    /// # Errors
+    ///
+    /// [`PayloadError::SessionDirOutsideRoot`] when `dir` resolves (after
+    /// following symlinks) outside the executor's workspace root;
+    /// [`PayloadError::Spill`] when it cannot be resolved.
+    pub fn with_session_dir(mut self, dir: impl AsRef<Path>) -> Result<Self, PayloadError> {
+        let dir = payload::check_session_dir(dir.as_ref(), self.executor.workspace_root())?;
+        self.session_dir = Some(dir);
+        Ok(self)
+    }
+
+    /// Sets the limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: HookLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Declares secret values to redact from every record and diagnostic.
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: SecretSet) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Uses `cancel` for every invocation: cancelling it stops running hooks
+    /// (their process groups are terminated) and fails later ones as
+    /// `cancelled` before they spawn.
+    #[must_use]
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The executor.
+    pub fn executor(&self) -> &Executor {
+        &self.executor
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &HookLimits {
+        &self.limits
+    }
+
+    /// The declared secrets (redacted from everything the runtime writes).
+    pub fn secrets(&self) -> &SecretSet {
+        &self.secrets
+    }
+
+    /// The records writer, when records are on: query it for lost records
+    /// ([`RecordWriter::failed_writes`], [`RecordWriter::last_error`]).
+    pub fn records(&self) -> Option<&RecordWriter> {
+        self.records.as_ref()
+    }
+
+    /// The cancellation token of the session.
+    pub fn cancel_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+}

@@ -1,0 +1,70 @@
+//! What the config says about one shell (`run`) hook: [`ShellHookSpec`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
+
+use crate::shell::payload::ToolPathSettings;
+use crate::{CommandForm, EnvSpec};
+
+/// The environment variable Claude Code sets to the project root; hooks of
+/// `protocol: claude` get it set to the workspace root (unless their
+/// `env.set` names it), so scripts such as
+/// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh` run unmodified.
+pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+
+/// What the config says about one shell (`run`) hook, in runtime form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellHookSpec {
+    /// The hook's id.
+    pub id: Arc<str>,
+    /// The phase it runs on.
+    pub phase: Phase,
+    /// The command (shell or exec form).
+    pub form: CommandForm,
+    /// Working directory (relative to the workspace root, or absolute
+    /// inside it); `None` = the root.
+    pub cwd: Option<PathBuf>,
+    /// Environment `pass`/`set`. Values of credential-like names are
+    /// redacted from records and diagnostics.
+    pub env: EnvSpec,
+    /// Deadline of one invocation.
+    pub timeout: Duration,
+    /// `full` or `redacted` payload.
+    pub payload: PayloadMode,
+    /// `native` or `claude`.
+    pub protocol: Protocol,
+    /// What a failure amounts to.
+    pub failure_policy: FailurePolicy,
+    /// `enforce` or `audit`.
+    pub mode: Mode,
+    /// Whether activity events are emitted.
+    pub show_in_tui: bool,
+    /// Path settings of the tools this hook sees (affected paths).
+    pub tool_paths: Option<ToolPathSettings>,
+}
+
+impl ShellHookSpec {
+    /// A spec with defaults: no cwd, empty env, the config language's
+    /// default timeout ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
+    /// 30 s), `full` payload, `native` protocol, the phase's default failure
+    /// policy, `enforce`, no activity, no path settings.
+    pub fn new(id: impl Into<Arc<str>>, phase: Phase, form: CommandForm) -> Self {
+        ShellHookSpec {
+            id: id.into(),
+            phase,
+            form,
+            cwd: None,
+            env: EnvSpec::default(),
+            timeout: hooks_schema::Defaults::DEFAULT_TIMEOUT.to_std(),
+            payload: PayloadMode::Full,
+            protocol: Protocol::Native,
+            failure_policy: phase.default_failure_policy(),
+            mode: Mode::Enforce,
+            show_in_tui: false,
+            tool_paths: None,
+        }
+    }
+}
