@@ -66,8 +66,9 @@ pub struct Config {
 
 impl Config {
     /// The failure policy `hook` runs with: its own, else `defaults.failure_policy`,
-    /// else its phase's default ([`Phase::default_failure_policy`]: `block` on
-    /// `before_tool`, `warn` elsewhere).
+    /// else its phase's default
+    /// ([`Phase::default_failure_policy`](crate::Phase::default_failure_policy):
+    /// `block` on `before_tool`, `warn` elsewhere).
     pub fn failure_policy(&self, hook: &Hook) -> FailurePolicy {
         hook.failure_policy
             .or(self.defaults.failure_policy)
