@@ -260,3 +260,25 @@ fn events_policies_and_unconvertible_hooks() {
         "`if` filter \"Edit(*.ts)\""
     ));
 }
+
+/// A matcher whose DFA would exceed the size limit is skipped with a
+/// warning, like one that does not compile; the other groups still convert
+/// and the output passes `check`.
+#[test]
+fn a_matcher_too_large_for_a_dfa_is_skipped_not_fatal() {
+    let text = settings(
+        r#"{"PreToolUse": [
+            {"matcher": "[ab]*a[ab]{30}", "hooks": [{"type": "command", "command": "huge"}]},
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "ok"}]}
+        ]}"#,
+    );
+    let import = import_str(&text, "big.json").expect("the rest imports");
+    let config = load(&import.to_yaml(), "big.yaml");
+    assert_eq!(config.hooks.len(), 1, "{}", import.to_yaml());
+    let messages: Vec<&str> = import.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("cannot compile") && messages[0].contains("size limit"),
+        "{messages:?}"
+    );
+}
