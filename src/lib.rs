@@ -55,7 +55,7 @@
 //! [`before_completion`](runtime::HookStack::before_completion),
 //! [`stop`](runtime::HookStack::stop), ... Each returns a typed decision to
 //! apply. Bind a [`ShellRuntime`](runtime::ShellRuntime) so `run` rules
-//! execute (`examples/coding_agent.rs` is a whole agent built this way):
+//! execute (`examples/coding_agent/` is a whole agent built this way):
 //!
 //! ```
 //! use std::sync::Arc;

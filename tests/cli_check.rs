@@ -159,3 +159,39 @@ fn schema_command_prints_each_schema() {
         );
     }
 }
+
+/// Patterns that each fit a DFA but whose `include_tools` group does not:
+/// `check` reports it located (the lowering's `pattern-too-large`), and
+/// `test` refuses the config with the same located finding instead of an
+/// unlocated error after `check` said ok.
+#[test]
+fn a_pattern_group_too_large_together_is_a_located_finding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("group.yaml");
+    std::fs::write(
+        &config,
+        "version: 1\nhooks:\n  - id: grp\n    phase: before_tool\n    include_tools: [{regex: \"[ab]*a[ab]{15}\"}, {regex: \"([ab]{5})*\"}, {regex: \"([ab]{7})*\"}, {regex: \"([ab]{11})*\"}, {regex: \"([ab]{13})*\"}]\n    block: {reason: r}\n",
+    )
+    .expect("write");
+    let out = check(&[config.to_str().expect("utf-8 path")]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("group.yaml:5:"), "{text}");
+    assert!(text.contains("pattern-too-large"), "{text}");
+    let event = dir.path().join("event.json");
+    std::fs::write(
+        &event,
+        r#"{"phase":"before_tool","tool":"bash","call_id":"c","args":{}}"#,
+    )
+    .expect("write");
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["test", "group.yaml", "--event", "event.json"])
+        .output()
+        .expect("runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("group.yaml:5:"), "{text}");
+}

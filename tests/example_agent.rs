@@ -1,4 +1,4 @@
-//! The main job: `examples/coding_agent.rs` runs its scripted session through
+//! The main job: `examples/coding_agent/` runs its scripted session through
 //! `examples/hooks.yaml` and shows a block, a rewrite, a patch, injected
 //! context, an audited decision and a capped stop; the records file says the
 //! same. The example's source is compiled into this test (the same `run`
@@ -10,7 +10,7 @@
     dead_code,
     reason = "the example's `main` and CLI parsing are not used here"
 )]
-#[path = "../examples/coding_agent.rs"]
+#[path = "../examples/coding_agent/main.rs"]
 mod coding_agent;
 
 use serde_json::Value;

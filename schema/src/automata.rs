@@ -72,7 +72,11 @@ pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String>
         )
         .build_many(regexes)
         .map_err(|e| {
+            // Lowercase the first word, unless it is an acronym (`DFA ...`).
             let text = e.to_string();
+            if text.chars().nth(1).is_some_and(char::is_uppercase) {
+                return text;
+            }
             let mut chars = text.chars();
             chars.next().map_or_else(String::new, |c| {
                 c.to_lowercase().chain(chars).collect::<String>()

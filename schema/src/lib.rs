@@ -39,7 +39,11 @@
 //! assert!(err.first().render(None).starts_with("h.yaml:2:"));
 //! ```
 
-// Matchers compiled once for the `hooks!` macro and the runtime loader.
+// Table internals, shared by the `hooks!` macro and the runtime (the macro
+// cannot link the runtime, so they live here): the matchers compiled once,
+// and the dispatch plan the one lowering produces. Public for those two
+// crates, not a stable API.
+#[doc(hidden)]
 pub mod automata;
 pub mod capability;
 mod check;
@@ -51,6 +55,7 @@ mod matcher;
 mod output;
 mod payload;
 mod phase;
+#[doc(hidden)]
 pub mod plan;
 mod schema;
 mod yaml;

@@ -33,7 +33,7 @@ pub(crate) fn run(files: &[PathBuf], format: Format) -> u8 {
                 ));
             }
             Ok(source) => {
-                let result = hooks_schema::load_str(&source, &name).err();
+                let result = hooks_schema::compile_str(&source, &name).err();
                 if result.is_some() && code == EXIT_OK {
                     code = EXIT_FINDINGS;
                 }

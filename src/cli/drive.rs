@@ -38,15 +38,13 @@ pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), 
         code: EXIT_USAGE,
         message: format!("error: cannot read config `{name}`: {e}"),
     })?;
-    let config = hooks_schema::load_str(&source, &name).map_err(|d| ConfigError {
+    // The one way through: validation and the lowering (`compile_str`), so a
+    // pattern group too large to compile is a located finding, as in `check`.
+    let compiled = hooks_schema::compile_str(&source, &name).map_err(|d| ConfigError {
         code: EXIT_FINDINGS,
         message: d.to_string(),
     })?;
-    let table = Table::from_config(&config, &name).map_err(|e| ConfigError {
-        code: EXIT_FINDINGS,
-        message: format!("error: {e}"),
-    })?;
-    Ok((config, table))
+    Ok((compiled.config, Table::from_plan(compiled.plan)))
 }
 
 /// A temporary session directory inside the current directory (the

@@ -7,7 +7,11 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use hooks_runtime::{AgentHook, HookContext, HookFuture, HookStack, StepEvent, StepEventKind};
+use hooks_runtime::{
+    AgentHook, Change, Flow, HookContext, HookFuture, HookId, HookStack, Provenance, StepEvent,
+    StepEventKind, ToolCall,
+};
+use serde_json::{Value, json};
 
 /// Polls an in-process fold once: it completes on the first poll (no
 /// runtime needed), so `Pending` panics.
@@ -33,5 +37,48 @@ impl AgentHook for Opaque {
 
     fn observes(&self, kind: StepEventKind) -> bool {
         self.0.observes(kind)
+    }
+}
+
+/// `args` with `tag` appended to its `trail` array.
+pub(crate) fn appended(value: &Value, tag: &str) -> Value {
+    let mut value = value.clone();
+    value["trail"]
+        .as_array_mut()
+        .expect("trail array")
+        .push(json!(tag));
+    value
+}
+
+/// On `before_tool`, the args with `tag` appended to their trail; otherwise
+/// `Continue`.
+pub(crate) fn args_tagged(event: StepEvent<'_>, tag: &str) -> Flow {
+    match event {
+        StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, tag)),
+        _ => Flow::Continue,
+    }
+}
+
+/// On `after_tool`, the result with `tag` appended to its trail; otherwise
+/// `Continue`.
+pub(crate) fn result_tagged(event: StepEvent<'_>, tag: &str) -> Flow {
+    match event {
+        StepEvent::AfterTool { result, .. } => Flow::RewriteResult(appended(result, tag)),
+        _ => Flow::Continue,
+    }
+}
+
+pub(crate) fn prov(hook: &str, change: Change) -> Provenance {
+    Provenance {
+        hook: HookId::from(hook),
+        change,
+    }
+}
+
+pub(crate) fn call(args: &Value) -> ToolCall<'_> {
+    ToolCall {
+        tool_name: "bash",
+        call_id: "call-1",
+        args,
     }
 }

@@ -92,7 +92,17 @@ pub fn convert_matcher(matcher: &str) -> ToolMatch {
         return ToolMatch::All;
     }
     let regex = anchored.join("|");
-    match hooks_schema::check_regex(&regex) {
+    // The checks `check` applies to a tool regex: it compiles, and its
+    // anchored DFA fits the size limit (else the converted config would not
+    // pass `check`).
+    let compiled = hooks_schema::check_regex(&regex).and_then(|()| {
+        hooks_schema::automata::build_dfa(
+            &[format!("^(?:{regex})$")],
+            hooks_schema::automata::Search::Anchored,
+        )
+        .map(drop)
+    });
+    match compiled {
         Ok(()) => ToolMatch::Regex(regex),
         Err(e) => ToolMatch::Unsupported(format!(
             "matcher `{matcher}` is a regular expression agent-hooks cannot compile: {e}"

@@ -1,0 +1,356 @@
+//! What `HookStack` does with flows an event cannot honour (the stack fails
+//! closed, naming the flow and the event) and with stacks inside stacks:
+//! pushed (flattened), behind an opaque hook (one net flow) or forwarding
+//! `fold_event` (absorbed whole).
+
+#[path = "common/stack.rs"]
+mod stack;
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use hooks_runtime::{
+    AfterToolDecision, AgentHook, Change, ContextItem, Diagnostic, Flow, FlowKind, FnHook, Fold,
+    HookContext, HookFuture, HookId, HookStack, OutcomeFuture, StackOutcome, StepEvent,
+    ToolDecision, ToolOutcome,
+};
+use hooks_schema::Phase;
+use serde_json::json;
+use stack::{Opaque, args_tagged, call, poll_ready, prov, result_tagged};
+
+/// Sample events, one per phase.
+fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
+    let value = json!({"trail": []});
+    let outcome = ToolOutcome::Success;
+    for phase in Phase::ALL {
+        let event = match phase {
+            Phase::RunStart => StepEvent::RunStart,
+            Phase::UserPrompt => StepEvent::UserPrompt { prompt: "p" },
+            Phase::BeforeCompletion => StepEvent::BeforeCompletion { request: &value },
+            Phase::AfterCompletion => StepEvent::AfterCompletion { response: &value },
+            Phase::TextDelta => StepEvent::TextDelta { delta: "d" },
+            Phase::ToolCallDelta => StepEvent::ToolCallDelta {
+                tool_name: "bash",
+                call_id: "c",
+                delta: "{",
+            },
+            Phase::StreamFinish => StepEvent::StreamFinish { response: &value },
+            Phase::AfterReasoning => StepEvent::AfterReasoning { reasoning: "r" },
+            Phase::AfterAssistant => StepEvent::AfterAssistant { text: "t" },
+            Phase::BeforeTool => StepEvent::BeforeTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &value,
+            },
+            Phase::AfterTool => StepEvent::AfterTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &value,
+                original_args: &value,
+                result: &value,
+                outcome: &outcome,
+            },
+            Phase::InvalidToolCall => StepEvent::InvalidToolCall {
+                tool_name: "bsh",
+                call_id: "c",
+                raw_args: "{",
+                error: "e",
+            },
+            Phase::Stop => StepEvent::Stop {
+                loop_count: 0,
+                text: "t",
+            },
+            Phase::RunEnd => StepEvent::RunEnd { output: "o" },
+            Phase::RunError => StepEvent::RunError { error: "e" },
+        };
+        assert_eq!(event.kind(), phase);
+        f(event);
+    }
+}
+
+fn sample_flow(kind: FlowKind) -> Flow {
+    match kind {
+        FlowKind::Continue => Flow::Continue,
+        FlowKind::PatchRequest => Flow::PatchRequest(hooks_runtime::RequestPatch {
+            max_tokens: Some(1),
+            ..Default::default()
+        }),
+        FlowKind::RewriteArgs => Flow::RewriteArgs(json!({"x": 1})),
+        FlowKind::RewriteResult => Flow::RewriteResult(json!("r")),
+        FlowKind::RewritePrompt => Flow::RewritePrompt("p2".into()),
+        FlowKind::InjectContext => Flow::inject("c"),
+        FlowKind::Skip => Flow::skip("s"),
+        FlowKind::Terminate => Flow::terminate("t"),
+        FlowKind::Resume => Flow::resume("r"),
+        FlowKind::Fail => Flow::Fail,
+        FlowKind::Retry => Flow::Retry {
+            feedback: "f".into(),
+        },
+        FlowKind::Repair => Flow::Repair {
+            tool_name: "bash".into(),
+        },
+    }
+}
+
+#[test]
+fn every_flow_an_event_cannot_honour_fails_closed_naming_flow_and_event() {
+    let mut checked = 0;
+    with_events(&mut |event| {
+        let phase = event.kind();
+        for kind in FlowKind::ALL {
+            let flow = sample_flow(kind);
+            let late = Arc::new(Mutex::new(0));
+            let late2 = Arc::clone(&late);
+            let stack = HookStack::new()
+                .with("culprit", FnHook::new(move |_, _| flow.clone()))
+                .with(
+                    "late",
+                    FnHook::new(move |_, _| {
+                        *late2.lock().expect("lock") += 1;
+                        Flow::Continue
+                    }),
+                );
+            let outcome = poll_ready(stack.fold(&HookContext::new("r"), event));
+            if kind.honoured_on(phase) {
+                assert!(
+                    outcome.diagnostics.is_empty(),
+                    "{kind} on {phase}: {:?}",
+                    outcome.diagnostics
+                );
+                continue;
+            }
+            checked += 1;
+            assert_eq!(
+                *late.lock().expect("lock"),
+                0,
+                "{kind} on {phase} stops the stack"
+            );
+            let diagnostic = Diagnostic::Unhonoured {
+                hook: HookId::from("culprit"),
+                flow: kind,
+                phase,
+            };
+            assert_eq!(outcome.diagnostics, std::slice::from_ref(&diagnostic));
+            assert!(diagnostic.fails_closed());
+            let reason = outcome.terminate_reason().expect("terminates");
+            assert!(
+                reason.contains(&format!("flow `{kind}`"))
+                    && reason.contains(&format!("`{phase}` cannot honour")),
+                "{reason}"
+            );
+            assert!(outcome.patch.is_empty() && outcome.context.is_empty());
+        }
+    });
+    // 15 phases x 12 kinds, minus the honoured pairs.
+    assert_eq!(checked, 136);
+}
+
+#[tokio::test]
+async fn pushing_a_stack_flattens_it_under_its_hooks_ids() {
+    let inner = HookStack::new()
+        .with("x", FnHook::new(|_, _| Flow::Continue))
+        .with("y", FnHook::new(|_, _| Flow::inject("from y")));
+    let mut outer = HookStack::new();
+    outer
+        .push("first", FnHook::new(|_, _| Flow::inject("from first")))
+        .push("ignored-group-id", inner.clone())
+        .push_shared("shared-group", Arc::new(inner.clone()))
+        .push("boxed-group", Box::new(inner));
+    let ids: Vec<_> = outer.ids().map(HookId::to_string).collect();
+    assert_eq!(ids, ["first", "x", "y", "x", "y", "x", "y"]);
+    let ctx = HookContext::new("run");
+    let decided = outer
+        .observe(&ctx, StepEvent::AfterAssistant { text: "t" })
+        .await;
+    assert_eq!(decided.decision.context.len(), 4);
+    assert_eq!(decided.provenance[1].hook, "y");
+}
+
+#[tokio::test]
+async fn a_stack_used_as_a_plain_hook_answers_with_its_net_flow() {
+    let inner = HookStack::new()
+        .with("one", FnHook::new(|_, e| args_tagged(e, "one")))
+        .with("two", FnHook::new(|_, e| args_tagged(e, "two")));
+    let outer = HookStack::new()
+        .with("zero", FnHook::new(|_, e| args_tagged(e, "zero")))
+        .with("group", Opaque(inner));
+    assert_eq!(outer.len(), 2);
+    let args = json!({"trail": []});
+    let ctx = HookContext::new("run");
+    let decided = outer.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Run {
+            args: Cow::Owned(json!({"trail": ["zero", "one", "two"]}))
+        }
+    );
+    assert_eq!(
+        decided.provenance.as_slice(),
+        [
+            prov("zero", Change::Rewrote(FlowKind::RewriteArgs)),
+            prov("group", Change::Rewrote(FlowKind::RewriteArgs)),
+        ],
+        "provenance names the opaque group"
+    );
+}
+
+#[tokio::test]
+async fn observe_fails_closed_on_decisions_it_cannot_carry() {
+    let ctx = HookContext::new("run");
+    let args = json!({});
+    let before_tool = StepEvent::BeforeTool {
+        tool_name: "bash",
+        call_id: "c",
+        args: &args,
+    };
+    let stack = HookStack::new().with("rewriter", FnHook::new(|_, _| Flow::RewriteArgs(json!(1))));
+    let decided = stack.observe(&ctx, before_tool).await;
+    let reason = decided.decision.terminate.expect("fails closed");
+    assert_eq!(
+        reason,
+        "flow `rewrite_args` on `before_tool` cannot be applied through `observe`; the run is \
+         terminated (fail closed); use the event's own method"
+    );
+    let skipper = HookStack::new().with("skipper", FnHook::new(|_, _| Flow::skip("no")));
+    let decided = skipper.observe(&ctx, before_tool).await;
+    assert!(
+        decided
+            .decision
+            .terminate
+            .expect("fails closed")
+            .contains("flow `skip`")
+    );
+}
+
+/// Forwards `fold_event`, so the wrapped stack is absorbed as a whole.
+struct Forwarding(HookStack);
+
+impl AgentHook for Forwarding {
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        self.0.on_event(ctx, event)
+    }
+
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        self.0.fold_event(ctx, event)
+    }
+}
+
+#[tokio::test]
+async fn a_forwarded_stack_keeps_what_one_flow_cannot_say() {
+    let inner = HookStack::new()
+        .with(
+            "redact",
+            FnHook::new(|_, event| result_tagged(event, "redacted")),
+        )
+        .with("note", FnHook::new(|_, _| Flow::inject("note")));
+    let outer = HookStack::new().with("group", Forwarding(inner)).with(
+        "after",
+        FnHook::new(|_, event| result_tagged(event, "after")),
+    );
+    let args = json!({});
+    let result = json!({"trail": []});
+    let ctx = HookContext::new("run");
+    let decided = outer
+        .after_tool(&ctx, call(&args), &args, &result, &ToolOutcome::Success)
+        .await;
+    assert_eq!(
+        decided.decision,
+        AfterToolDecision {
+            result: Cow::Owned(json!({"trail": ["redacted", "after"]})),
+            context: smallvec::smallvec![ContextItem::user("note")],
+            terminate: None,
+        },
+        "rewrite and context both kept; the next hook sees the inner rewrite"
+    );
+    assert_eq!(
+        decided.provenance.as_slice(),
+        [
+            prov("redact", Change::Rewrote(FlowKind::RewriteResult)),
+            prov("note", Change::InjectedContext { items: 1 }),
+            prov("after", Change::Rewrote(FlowKind::RewriteResult)),
+        ],
+        "provenance names the inner hooks"
+    );
+
+    let inner = HookStack::new()
+        .with("one", FnHook::new(|_, e| args_tagged(e, "one")))
+        .with("gate", FnHook::new(|_, _| Flow::skip("no")));
+    let outer = HookStack::new().with("group", Forwarding(inner));
+    let args = json!({"trail": []});
+    let decided = outer.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Skip {
+            reason: "no".into(),
+            args: Cow::Owned(json!({"trail": ["one"]}))
+        },
+        "the rewrite made before the inner skip is kept"
+    );
+}
+
+/// Answers `fold_event` with a fixed outcome.
+struct FixedOutcome(StackOutcome);
+
+impl AgentHook for FixedOutcome {
+    fn on_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> HookFuture<'a> {
+        HookFuture::cont()
+    }
+
+    fn fold_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> Option<OutcomeFuture<'a>> {
+        Some(OutcomeFuture::ready(self.0.clone()))
+    }
+}
+
+#[tokio::test]
+async fn an_absorbed_outcome_the_event_cannot_honour_fails_closed() {
+    let ctx = HookContext::new("run");
+    let args = json!({});
+    let empty = || {
+        let mut fold = Fold::new(StepEvent::RunStart);
+        let _ = fold.apply(&HookId::from("x"), Flow::Continue);
+        fold.finish()
+    };
+    // A rewritten result offered on before_tool.
+    let mut wrong_part = empty();
+    wrong_part.phase = Phase::BeforeTool;
+    wrong_part.result = Some(json!("r"));
+    // A before_tool outcome offered on another phase.
+    let mut wrong_phase = empty();
+    wrong_phase.phase = Phase::AfterTool;
+    wrong_phase.decision = Some(Flow::terminate("t"));
+    for (outcome, flow) in [
+        (wrong_part, FlowKind::RewriteResult),
+        (wrong_phase, FlowKind::Terminate),
+    ] {
+        let stack = HookStack::new().with("table", FixedOutcome(outcome));
+        let decided = stack.before_tool(&ctx, call(&args)).await;
+        let diagnostic = Diagnostic::Unhonoured {
+            hook: HookId::from("table"),
+            flow,
+            phase: Phase::BeforeTool,
+        };
+        assert_eq!(decided.diagnostics, std::slice::from_ref(&diagnostic));
+        assert_eq!(
+            decided.decision,
+            ToolDecision::Terminate {
+                reason: diagnostic.to_string().into()
+            }
+        );
+    }
+    // A well-formed outcome is absorbed as is.
+    let mut fine = empty();
+    fine.phase = Phase::BeforeTool;
+    fine.args = Some(json!({"rewritten": true}));
+    let stack = HookStack::new().with("table", FixedOutcome(fine));
+    let decided = stack.before_tool(&ctx, call(&args)).await;
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Run {
+            args: Cow::Owned(json!({"rewritten": true}))
+        }
+    );
+}

@@ -1,0 +1,308 @@
+//! One hook: its common keys, its tool-name patterns and the flat serde
+//! form that holds exactly one action key.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Action, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run, is_default};
+use crate::phase::{FailurePolicy, Mode, Phase};
+
+/// A tool-name pattern: an anchored glob over the whole name (`bash`, `*`,
+/// `mcp__github__*`) or `{regex: "..."}` (anchored: it must match the whole name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ToolPattern {
+    /// A glob over the whole tool name: `*` any run of characters, `?` one
+    /// character, `[abc]` a class, `{a,b}` alternatives.
+    Glob(String),
+    /// A regular expression matched against the whole tool name.
+    Regex(RegexPattern),
+}
+
+/// `{regex: "..."}`: a tool-name regular expression.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegexPattern {
+    /// The expression (Rust `regex` syntax), implicitly anchored at both ends.
+    #[schemars(example = "fs__(read|write)_.*")]
+    pub regex: String,
+}
+
+impl ToolPattern {
+    /// The pattern as an anchored regular expression over the whole tool name.
+    ///
+    /// # Errors
+    ///
+    /// A message when the glob or regex does not compile.
+    pub fn to_regex(&self) -> Result<String, String> {
+        match self {
+            ToolPattern::Glob(glob) => crate::matcher::glob_to_regex(glob),
+            ToolPattern::Regex(r) => {
+                crate::matcher::check_regex(&r.regex)?;
+                Ok(format!("^(?:{})$", r.regex))
+            }
+        }
+    }
+
+    /// Whether `name` is a literal tool name (a glob with no metacharacters).
+    pub fn literal(&self) -> Option<&str> {
+        match self {
+            ToolPattern::Glob(g) if !g.contains(['*', '?', '[', ']', '{', '}', '\\']) => Some(g),
+            _ => None,
+        }
+    }
+}
+
+/// One hook (rule): when an event of `phase` happens for matching tools and
+/// `when` holds, do the hook's action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hook {
+    /// Unique id, `[a-z0-9_-]+`.
+    pub id: String,
+    /// Free text shown in diagnostics and editors.
+    pub description: Option<String>,
+    /// The phase whose events this hook sees.
+    pub phase: Phase,
+    /// Tools this hook applies to; empty means all tools. Tool phases only.
+    pub include_tools: Vec<ToolPattern>,
+    /// Tools this hook never applies to; wins over `include_tools`. Tool phases only.
+    pub exclude_tools: Vec<ToolPattern>,
+    /// A predicate over the event, evaluated before anything is spawned.
+    pub when: Option<Predicate>,
+    /// What the hook does.
+    pub action: Action,
+    /// The hook's own failure policy (see [`Config::failure_policy`](super::Config::failure_policy) for the effective one).
+    pub failure_policy: Option<FailurePolicy>,
+    /// `enforce` or `audit`.
+    pub mode: Mode,
+    /// Whether the hook is dispatched; a disabled hook stays in the table.
+    pub enabled: bool,
+    /// Whether the hook emits activity events for a UI.
+    pub show_in_tui: bool,
+}
+
+impl Hook {
+    /// The hook's action.
+    pub fn action(&self) -> &Action {
+        &self.action
+    }
+
+    /// The failure policy ignoring `defaults`: the hook's own or its phase's default.
+    pub fn failure_policy_or_phase_default(&self) -> FailurePolicy {
+        self.failure_policy
+            .unwrap_or_else(|| self.phase.default_failure_policy())
+    }
+}
+
+/// One hook (rule): when an event of `phase` happens for matching tools and
+/// `when` holds, do the hook's action. A hook has exactly one action key:
+/// `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Hook")]
+struct RawHook {
+    /// Unique id of the hook, `[a-z0-9_-]+`; shown in records and diagnostics.
+    #[schemars(regex(pattern = crate::ID_PATTERN), example = "block-rm-rf")]
+    id: String,
+    /// Free text shown in diagnostics and editors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    /// The phase whose events this hook sees.
+    phase: Phase,
+    /// Tool-name patterns this hook applies to (tool phases only). Absent
+    /// means all tools. A pattern is an anchored glob over the whole name or
+    /// `{regex: "..."}`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1), extend("examples" = [["bash", "mcp__github__*"]]))]
+    include_tools: Vec<ToolPattern>,
+    /// Tool-name patterns this hook never applies to (tool phases only); wins over `include_tools`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1))]
+    exclude_tools: Vec<ToolPattern>,
+    /// A predicate over the event's arguments (or result) and, on
+    /// `after_tool`, the tool's outcome. Evaluated before anything is spawned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    when: Option<Predicate>,
+    /// Action: run a command (`command:` shell form or `argv:` exec form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    run: Option<Run>,
+    /// Action (`before_tool` only): do not run the tool; the reason is what the model sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    block: Option<Reason>,
+    /// Action (`before_completion` only): patch the completion request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    patch: Option<RequestPatch>,
+    /// Action (tool phases only): set or remove values in the tool's
+    /// arguments (`before_tool`) or result (`after_tool`), in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    rewrite: Option<Vec<RewriteOp>>,
+    /// Action (after-phases only): add a `user`-role context item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    inject: Option<Inject>,
+    /// Action: end the run with a reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    terminate: Option<Reason>,
+    /// What happens when the hook *fails* (not when it decides). Default:
+    /// `block` on `before_tool`, `warn` elsewhere; `block` only on `before_tool`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failure_policy: Option<FailurePolicy>,
+    /// `enforce` (default): the decision takes effect; `audit`: decide and
+    /// record, but act as `Continue`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = "enforce"))]
+    mode: Mode,
+    /// Whether the hook is dispatched. A disabled hook stays in the table. Default `true`.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    #[schemars(extend("default" = true))]
+    enabled: bool,
+    /// Emit activity events (started / succeeded / failed, elapsed ms) for a UI. Default `false`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
+    show_in_tui: bool,
+}
+
+const fn yes() -> bool {
+    true
+}
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde skip_serializing_if signature"
+)]
+const fn is_true(b: &bool) -> bool {
+    *b
+}
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde skip_serializing_if signature"
+)]
+const fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl TryFrom<RawHook> for Hook {
+    type Error = String;
+    fn try_from(raw: RawHook) -> Result<Hook, String> {
+        let mut actions = Vec::new();
+        if let Some(run) = raw.run {
+            actions.push(Action::Run(run));
+        }
+        if let Some(r) = raw.block {
+            actions.push(Action::Block(r));
+        }
+        if let Some(p) = raw.patch {
+            actions.push(Action::Patch(p));
+        }
+        if let Some(r) = raw.rewrite {
+            actions.push(Action::Rewrite(r));
+        }
+        if let Some(i) = raw.inject {
+            actions.push(Action::Inject(i));
+        }
+        if let Some(t) = raw.terminate {
+            actions.push(Action::Terminate(t));
+        }
+        if actions.len() != 1 {
+            return Err(format!(
+                "hook `{}` must have exactly one action, found {}",
+                raw.id,
+                actions.len()
+            ));
+        }
+        let action = actions.remove(0);
+        Ok(Hook {
+            id: raw.id,
+            description: raw.description,
+            phase: raw.phase,
+            include_tools: raw.include_tools,
+            exclude_tools: raw.exclude_tools,
+            when: raw.when,
+            action,
+            failure_policy: raw.failure_policy,
+            mode: raw.mode,
+            enabled: raw.enabled,
+            show_in_tui: raw.show_in_tui,
+        })
+    }
+}
+
+impl From<Hook> for RawHook {
+    fn from(h: Hook) -> RawHook {
+        let mut raw = RawHook {
+            id: h.id,
+            description: h.description,
+            phase: h.phase,
+            include_tools: h.include_tools,
+            exclude_tools: h.exclude_tools,
+            when: h.when,
+            run: None,
+            block: None,
+            patch: None,
+            rewrite: None,
+            inject: None,
+            terminate: None,
+            failure_policy: h.failure_policy,
+            mode: h.mode,
+            enabled: h.enabled,
+            show_in_tui: h.show_in_tui,
+        };
+        match h.action {
+            Action::Run(r) => raw.run = Some(r),
+            Action::Block(r) => raw.block = Some(r),
+            Action::Patch(p) => raw.patch = Some(p),
+            Action::Rewrite(r) => raw.rewrite = Some(r),
+            Action::Inject(i) => raw.inject = Some(i),
+            Action::Terminate(t) => raw.terminate = Some(t),
+        }
+        raw
+    }
+}
+
+impl Serialize for Hook {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        RawHook::from(self.clone()).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Hook {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Hook::try_from(RawHook::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Hook {
+    fn schema_name() -> Cow<'static, str> {
+        "Hook".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = RawHook::json_schema(generator);
+        crate::schema::add_hook_rules(&mut schema, generator);
+        schema
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_patterns_compile_to_anchored_regexes() {
+        let glob = ToolPattern::Glob("mcp__*".to_owned());
+        assert_eq!(glob.literal(), None);
+        assert!(glob.to_regex().unwrap().ends_with('$'));
+        assert_eq!(ToolPattern::Glob("bash".to_owned()).literal(), Some("bash"));
+        let re = ToolPattern::Regex(RegexPattern {
+            regex: "fs__(read|write)".to_owned(),
+        });
+        assert_eq!(re.to_regex().unwrap(), "^(?:fs__(read|write))$");
+        assert!(
+            ToolPattern::Regex(RegexPattern {
+                regex: "(".to_owned()
+            })
+            .to_regex()
+            .is_err()
+        );
+    }
+}

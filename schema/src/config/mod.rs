@@ -1,0 +1,334 @@
+//! The typed config, language version 1 (the README's *Keys of a hook*
+//! summarises it; `examples/hooks.yaml` uses every key).
+//!
+//! # Shape of a hook and "exactly one action"
+//!
+//! A hook is one flat mapping: its common keys (`id`, `phase`, `when`, ...)
+//! sit beside exactly one action key (`run`, `block`, `patch`, `rewrite`,
+//! `inject` or `terminate`):
+//!
+//! ```yaml
+//! - id: no-rm-rf
+//!   phase: before_tool
+//!   include_tools: [bash]
+//!   block: { reason: "rm -rf is not allowed" }
+//! ```
+//!
+//! Flat keys keep configs short and let an editor complete every key of a
+//! hook in one place. "Exactly one action" is stated twice, identically: the
+//! JSON Schema puts a `oneOf` of `required: [<action>]` on the hook object,
+//! and the typed loader converts the flat form into [`Hook::action`], an
+//! [`Action`] enum, failing when zero or several action keys are present.
+//! The same pattern ("exactly one of these keys") is used for `run`
+//! (`command` xor `argv`) and for `when` predicates.
+
+mod action;
+mod hook;
+mod predicate;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::duration::Duration;
+use crate::phase::{FailurePolicy, PayloadMode};
+
+pub use action::{
+    ACTION_KEYS, Action, Env, HistoryPatch, Inject, Program, Reason, RequestPatch, RewriteOp, Run,
+    SpecificTools, ToolChoice, ToolChoiceMode,
+};
+pub use hook::{Hook, RegexPattern, ToolPattern};
+pub use predicate::{ArgTest, Predicate};
+
+/// A hook config, language version 1: defaults, limits, per-tool settings
+/// and an ordered list of hooks. Declared order is execution and merge order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Config language version. Always `1`.
+    pub version: Version,
+    /// Values every hook gets unless it sets its own.
+    #[serde(default, skip_serializing_if = "Defaults::is_empty")]
+    pub defaults: Defaults,
+    /// Caps the runtime enforces (sizes in bytes, counts per turn).
+    #[serde(default)]
+    pub limits: Limits,
+    /// Per-tool settings keyed by exact tool name: which arguments are paths,
+    /// whether absolute paths are allowed, whether the tool writes. They drive
+    /// the affected-path resolution of hook payloads.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_settings: BTreeMap<String, ToolSettings>,
+    /// The hooks, in execution and merge order.
+    pub hooks: Vec<Hook>,
+}
+
+impl Config {
+    /// The failure policy `hook` runs with: its own, else `defaults.failure_policy`,
+    /// else its phase's default
+    /// ([`Phase::default_failure_policy`](crate::Phase::default_failure_policy):
+    /// `block` on `before_tool`, `warn` elsewhere).
+    pub fn failure_policy(&self, hook: &Hook) -> FailurePolicy {
+        hook.failure_policy
+            .or(self.defaults.failure_policy)
+            .unwrap_or_else(|| hook.phase.default_failure_policy())
+    }
+
+    /// The timeout of a `run` action: its own, else `defaults.timeout`, else
+    /// [`Defaults::DEFAULT_TIMEOUT`] (30 s).
+    pub fn timeout(&self, run: &Run) -> Duration {
+        run.timeout
+            .or(self.defaults.timeout)
+            .unwrap_or(Defaults::DEFAULT_TIMEOUT)
+    }
+
+    /// The payload mode of a `run` action: its own, else `defaults.payload`, else `full`.
+    pub fn payload(&self, run: &Run) -> PayloadMode {
+        run.payload.or(self.defaults.payload).unwrap_or_default()
+    }
+
+    /// The hook with this id, if any.
+    pub fn hook(&self, id: &str) -> Option<&Hook> {
+        self.hooks.iter().find(|h| h.id == id)
+    }
+}
+
+/// The config language version; only `1` exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Version;
+
+impl Serialize for Version {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(1)
+    }
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match u64::deserialize(d)? {
+            1 => Ok(Version),
+            n => Err(serde::de::Error::custom(format!(
+                "unsupported config version `{n}`, expected `1`"
+            ))),
+        }
+    }
+}
+
+impl JsonSchema for Version {
+    fn schema_name() -> Cow<'static, str> {
+        "Version".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "title": "Version",
+            "description": "Config language version. Always `1`.",
+            "const": 1,
+            "examples": [1]
+        })
+    }
+}
+
+/// Values every hook gets unless it sets its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    /// Timeout of `run` actions that set none. Default `30s`; bounded `1ms`..`10m`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = Defaults::default_timeout_annotation(), "examples" = ["10s", "2m"]))]
+    pub timeout: Option<Duration>,
+    /// Failure policy of hooks that set none, replacing the per-phase default
+    /// (`block` on `before_tool`, `warn` elsewhere). `block` is not allowed
+    /// here because it applies to every phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<DefaultFailurePolicy>")]
+    pub failure_policy: Option<FailurePolicy>,
+    /// Payload mode of `run` actions that set none. Default `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "full"))]
+    pub payload: Option<PayloadMode>,
+}
+
+impl Defaults {
+    /// Timeout of a `run` action when neither it nor `defaults` sets one:
+    /// 30 s. The runtime's default timeout (of a shell hook spec or an
+    /// executor request built without a config) is this one too.
+    pub const DEFAULT_TIMEOUT: Duration = match Duration::from_millis(30_000) {
+        Some(d) => d,
+        None => Duration::MAX,
+    };
+
+    /// [`Defaults::DEFAULT_TIMEOUT`] as the schema's `default` annotation (`30s`).
+    fn default_timeout_annotation() -> String {
+        Defaults::DEFAULT_TIMEOUT.to_string()
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Defaults::default()
+    }
+}
+
+/// The failure policies allowed in `defaults` (all but `block`).
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code, reason = "schema-only type")]
+enum DefaultFailurePolicy {
+    /// Continue as if the hook had returned no decision; record the failure.
+    Ignore,
+    /// Continue, record the failure and emit a visible diagnostic.
+    Warn,
+    /// Terminate the run.
+    Fail,
+}
+
+/// Caps the runtime enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// How many times per turn `stop` hooks may ask the agent to keep working
+    /// before the runtime lets it stop anyway. Default 3.
+    #[serde(default = "Limits::default_stop_resumes")]
+    #[schemars(range(max = 100))]
+    pub max_stop_resumes_per_turn: u32,
+    /// Cap on each of a shell hook's stdout and stderr, in bytes; the rest is
+    /// drained and dropped and the result marked truncated. Default 1 MiB (1048576).
+    #[serde(default = "Limits::default_output_bytes")]
+    #[schemars(range(min = 1, max = 67_108_864))]
+    pub max_output_bytes: u64,
+    /// Cap on the context one hook invocation may inject, in bytes (UTF-8).
+    /// Default 64 KiB (65536).
+    #[serde(default = "Limits::default_context_bytes")]
+    #[schemars(range(min = 1, max = 16_777_216))]
+    pub max_context_bytes: u64,
+    /// Cap on the stdin payload of a shell hook, in bytes; a larger payload
+    /// spills to a payload-ref file. Default 1 MiB (1048576).
+    #[serde(default = "Limits::default_payload_bytes")]
+    #[schemars(range(min = 1024, max = 67_108_864))]
+    pub max_payload_bytes: u64,
+}
+
+impl Limits {
+    /// The caps a config gets for every key it leaves out, and the runtime's
+    /// defaults: 3 resumes per turn, 1 MiB of output per stream, 64 KiB of
+    /// context per invocation, 1 MiB of stdin payload.
+    pub const DEFAULT: Limits = Limits {
+        max_stop_resumes_per_turn: 3,
+        max_output_bytes: 1024 * 1024,
+        max_context_bytes: 64 * 1024,
+        max_payload_bytes: 1024 * 1024,
+    };
+
+    const fn default_stop_resumes() -> u32 {
+        Limits::DEFAULT.max_stop_resumes_per_turn
+    }
+    const fn default_output_bytes() -> u64 {
+        Limits::DEFAULT.max_output_bytes
+    }
+    const fn default_context_bytes() -> u64 {
+        Limits::DEFAULT.max_context_bytes
+    }
+    const fn default_payload_bytes() -> u64 {
+        Limits::DEFAULT.max_payload_bytes
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+/// How one tool's arguments relate to the file system.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSettings {
+    /// RFC 6901 JSON pointers into the tool's arguments whose values are file
+    /// paths (strings or lists of strings), e.g. `/path`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(regex(pattern = crate::POINTER_PATTERN)), extend("examples" = [["/path"]]))]
+    pub path_pointers: Vec<String>,
+    /// Whether absolute paths are accepted as-is; when `false` (default) they
+    /// are rejected unless inside the workspace root.
+    #[serde(default)]
+    pub allow_absolute_paths: bool,
+    /// Whether the tool writes to the paths (then symlinked targets are rejected). Default `false`.
+    #[serde(default)]
+    pub writes: bool,
+}
+
+/// Whether `v` is its type's default (a serde `skip_serializing_if` of the
+/// raw hook and `run` forms).
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(super) fn load(hooks: &str, extra: &str) -> Config {
+        let text = format!("version: 1\n{extra}hooks:\n{hooks}");
+        match crate::load_str(&text, "t.yaml") {
+            Ok(c) => c,
+            Err(d) => panic!("{}", d.render(Some(&text))),
+        }
+    }
+
+    #[test]
+    fn effective_failure_policy_prefers_hook_then_defaults_then_phase() {
+        let hooks = "  - { id: gate, phase: before_tool, run: { command: x } }\n  - { id: obs, phase: after_tool, run: { command: x } }\n  - { id: own, phase: after_tool, run: { command: x }, failure_policy: ignore }\n";
+        let c = load(hooks, "");
+        let policies: Vec<FailurePolicy> = c.hooks.iter().map(|h| c.failure_policy(h)).collect();
+        assert_eq!(
+            policies,
+            [
+                FailurePolicy::Block,
+                FailurePolicy::Warn,
+                FailurePolicy::Ignore
+            ]
+        );
+        let c = load(hooks, "defaults: { failure_policy: fail }\n");
+        let policies: Vec<FailurePolicy> = c.hooks.iter().map(|h| c.failure_policy(h)).collect();
+        assert_eq!(
+            policies,
+            [
+                FailurePolicy::Fail,
+                FailurePolicy::Fail,
+                FailurePolicy::Ignore
+            ]
+        );
+        assert_eq!(
+            c.hooks[0].failure_policy_or_phase_default(),
+            FailurePolicy::Block
+        );
+    }
+
+    #[test]
+    fn run_defaults_come_from_defaults_then_built_ins() {
+        let hooks = "  - { id: a, phase: stop, run: { command: x } }\n  - { id: b, phase: stop, run: { argv: [x], timeout: 250ms, payload: full } }\n";
+        let c = load(hooks, "");
+        let Action::Run(a) = c.hooks[0].action() else {
+            panic!()
+        };
+        let Action::Run(b) = c.hooks[1].action() else {
+            panic!()
+        };
+        assert_eq!(c.timeout(a).as_millis(), 30_000);
+        assert_eq!(c.payload(a), PayloadMode::Full);
+        assert_eq!(a.program, Program::Shell("x".to_owned()));
+        assert_eq!(b.program, Program::Exec(vec!["x".to_owned()]));
+        assert_eq!(c.timeout(b).as_millis(), 250);
+        let c = load(hooks, "defaults: { timeout: 2m, payload: redacted }\n");
+        let Action::Run(a) = c.hooks[0].action() else {
+            panic!()
+        };
+        let Action::Run(b) = c.hooks[1].action() else {
+            panic!()
+        };
+        assert_eq!(c.timeout(a).as_millis(), 120_000);
+        assert_eq!(c.payload(a), PayloadMode::Redacted);
+        assert_eq!(c.payload(b), PayloadMode::Full);
+        assert_eq!(c.limits, Limits::default());
+        assert_eq!(c.limits.max_stop_resumes_per_turn, 3);
+    }
+}
