@@ -422,7 +422,7 @@ pub struct ToolPaths {
 /// applied, and per phase the indices of its enabled rules, so that "no hook
 /// for this phase" is one check.
 ///
-/// Built once by [`lower`](super::lower) (owned); `hooks!` quotes that same
+/// Built once by `lower` (owned); `hooks!` quotes that same
 /// value as `static` data. Both forms compare equal with `==` for one config.
 #[derive(Debug, PartialEq)]
 pub struct Plan {

@@ -2,7 +2,7 @@
 //! the `hooks!` macro (which quotes it as `static` data) and the runtime's
 //! loader (which keeps it owned).
 //!
-//! [`lower`] applies the config's defaults, splits and unescapes pointers,
+//! `lower` applies the config's defaults, splits and unescapes pointers,
 //! compiles every glob and regex into a dense DFA and indexes the enabled
 //! rules per phase. The types are the runtime's own dispatch-table types:
 //! every text is a [`Text`] (`Cow<'static, str>`) and every sequence a
