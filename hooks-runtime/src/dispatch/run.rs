@@ -24,7 +24,6 @@ use crate::shell::exec::Executor;
 use crate::shell::invoke::{
     HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks,
 };
-use crate::shell::payload::PayloadLimits;
 use crate::shell::records::{HookRecord, Record, RecordStatus};
 use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
 
@@ -375,25 +374,10 @@ impl AgentHook for Table {
 }
 
 impl Table {
-    /// The config's `limits` as the shell runtime's [`HookLimits`]:
-    /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
-    /// stdout and stderr each, `max_context_bytes` caps one invocation's
-    /// injected context, `max_stop_resumes_per_turn` caps stop resumes. The
-    /// payload spill cap keeps its default (16 MiB). Values beyond `usize`
-    /// saturate.
+    /// The config's `limits` as the shell runtime's [`HookLimits`] (the
+    /// conversion `HookLimits::from(&Limits)` documents).
     pub fn hook_limits(&self) -> HookLimits {
-        let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        let limits = self.limits();
-        HookLimits {
-            payload: PayloadLimits {
-                stdin_cap: bytes(limits.max_payload_bytes),
-                ..PayloadLimits::default()
-            },
-            stdout_cap: bytes(limits.max_output_bytes),
-            stderr_cap: bytes(limits.max_output_bytes),
-            max_context_bytes: bytes(limits.max_context_bytes),
-            max_stop_resumes: limits.max_stop_resumes_per_turn,
-        }
+        HookLimits::from(self.limits())
     }
 
     /// A shell runtime over `executor` with this config's limits
