@@ -35,10 +35,11 @@ impl Table {
         &'t self,
         event: StepEvent<'e>,
     ) -> impl Iterator<Item = &'t Rule> + use<'t, 'e> {
+        let facts = facts(&event);
         self.rules_for(event.kind())
             .iter()
             .map(|&i| &self.rules()[i as usize])
-            .filter(move |rule| rule.matches(&facts(&event)))
+            .filter(move |rule| rule.matches(&facts))
     }
 
     /// Folds `event` through the table without awaiting anything, or `None`
@@ -199,11 +200,12 @@ impl Table {
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> StackOutcome {
+        let facts = facts(&event);
         let matched: Vec<usize> = self
             .rules_for(event.kind())
             .iter()
             .map(|&i| i as usize)
-            .filter(|&i| self.rules()[i].matches(&facts(&event)))
+            .filter(|&i| self.rules()[i].matches(&facts))
             .collect();
         let hooks: Vec<ShellHook> = matched
             .iter()
