@@ -5,6 +5,8 @@
 
 #[path = "common/hooks.rs"]
 mod hooks;
+#[path = "common/stack.rs"]
+mod stack;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,11 +14,11 @@ use std::time::Duration;
 use hooks::{Fixture, sh};
 use hooks_runtime::{
     AgentHook, Diagnostic, Dispatcher, FailureKind, Flow, FlowKind, FnHook, HookContext,
-    HookFuture, HookReport, HookStack, OutcomeFuture, StepEvent, StepEventKind, Table, ToolCall,
-    ToolDecision, Verdict,
+    HookReport, HookStack, StepEvent, StepEventKind, Table, ToolCall, ToolDecision, Verdict,
 };
 use hooks_schema::{FailurePolicy, Phase};
 use serde_json::{Value, json};
+use stack::Forwarding;
 
 /// A config whose `before_tool` rules are an audit-mode block, a hook that
 /// fails under `warn`, one that times out under `block`, and a block that
@@ -213,24 +215,6 @@ async fn concurrent_runs_on_one_shell_runtime_keep_their_diagnostics_apart() {
     }
 }
 
-/// Forwards to a stack through `fold_event` (a wrapper type), so the outer
-/// stack absorbs the inner fold instead of flattening it.
-struct Forward(HookStack);
-
-impl AgentHook for Forward {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        self.0.on_event(ctx, event)
-    }
-
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        self.0.fold_event(ctx, event)
-    }
-}
-
 fn tag(name: &'static str) -> FnHook<impl Fn(&HookContext, StepEvent<'_>) -> Flow + Send + Sync> {
     FnHook::new(move |_, event| match event {
         StepEvent::BeforeTool { args, .. } => {
@@ -266,7 +250,7 @@ async fn a_nested_stack_reports_its_hooks_in_place() {
         stack
     };
     let flattened = outer_with(Box::new(inner()));
-    let absorbed = outer_with(Box::new(Forward(inner())));
+    let absorbed = outer_with(Box::new(Forwarding(inner())));
     assert_eq!(flattened.len(), 5, "pushing a stack flattens it");
     assert_eq!(absorbed.len(), 3, "a forwarding wrapper is one entry");
 

@@ -16,7 +16,7 @@ use hooks_runtime::{
 };
 use hooks_schema::Phase;
 use serde_json::json;
-use stack::{Opaque, args_tagged, call, poll_ready, prov, result_tagged};
+use stack::{Forwarding, Opaque, args_tagged, call, poll_ready, prov, result_tagged};
 
 /// Sample events, one per phase.
 fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
@@ -220,23 +220,6 @@ async fn observe_fails_closed_on_decisions_it_cannot_carry() {
             .expect("fails closed")
             .contains("flow `skip`")
     );
-}
-
-/// Forwards `fold_event`, so the wrapped stack is absorbed as a whole.
-struct Forwarding(HookStack);
-
-impl AgentHook for Forwarding {
-    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
-        self.0.on_event(ctx, event)
-    }
-
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        self.0.fold_event(ctx, event)
-    }
 }
 
 #[tokio::test]

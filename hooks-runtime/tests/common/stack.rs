@@ -8,8 +8,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use hooks_runtime::{
-    AgentHook, Change, Flow, HookContext, HookFuture, HookId, HookStack, Provenance, StepEvent,
-    StepEventKind, ToolCall,
+    AgentHook, Change, Flow, HookContext, HookFuture, HookId, HookStack, OutcomeFuture, Provenance,
+    StepEvent, StepEventKind, ToolCall,
 };
 use serde_json::{Value, json};
 
@@ -80,5 +80,23 @@ pub(crate) fn call(args: &Value) -> ToolCall<'_> {
         tool_name: "bash",
         call_id: "call-1",
         args,
+    }
+}
+
+/// Forwards to a stack through `fold_event` (a wrapper type), so an outer
+/// stack absorbs the wrapped stack's whole outcome instead of flattening it.
+pub(crate) struct Forwarding(pub(crate) HookStack);
+
+impl AgentHook for Forwarding {
+    fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
+        self.0.on_event(ctx, event)
+    }
+
+    fn fold_event<'a>(
+        &'a self,
+        ctx: &'a HookContext,
+        event: StepEvent<'a>,
+    ) -> Option<OutcomeFuture<'a>> {
+        self.0.fold_event(ctx, event)
     }
 }
