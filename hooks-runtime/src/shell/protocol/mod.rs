@@ -209,7 +209,9 @@ pub(crate) fn captured_text(captured: &Captured) -> String {
 /// | --- | --- | --- |
 /// | `before_tool` | `Skip {reason}`: the tool does not run | PreToolUse: blocks the call |
 /// | `user_prompt` | `Skip {reason}`: the prompt is dropped | UserPromptSubmit: erases the prompt |
-/// | `stop` | `Resume {reason}`: keep working | Stop: blocks stopping |
+/// | `before_compaction` | `Skip {reason}`: no compaction | PreCompact: blocks compaction |
+/// | `stop`, `subagent_stop` | `Resume {reason}`: keep working | Stop, SubagentStop: blocks stopping |
+/// | `permission_request` | `Continue` plus a diagnostic | PermissionRequest: exit 2 is not honoured |
 /// | after-phases | `InjectContext([user: reason])` | PostToolUse: stderr shown to the model |
 /// | `invalid_tool_call` | `Fail` | — |
 /// | `before_completion` | `Terminate {reason}`: the request is not sent | — |
@@ -222,8 +224,10 @@ pub(crate) fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> Prot
         text
     };
     match phase {
-        Phase::BeforeTool | Phase::UserPrompt => ProtocolDecision::flow(Flow::skip(reason)),
-        Phase::Stop => ProtocolDecision::flow(Flow::resume(reason)),
+        Phase::BeforeTool | Phase::UserPrompt | Phase::BeforeCompaction => {
+            ProtocolDecision::flow(Flow::skip(reason))
+        }
+        Phase::Stop | Phase::SubagentStop => ProtocolDecision::flow(Flow::resume(reason)),
         p if p.is_after_phase() => {
             ProtocolDecision::flow(Flow::InjectContext(vec![ContextItem::user(reason)].into()))
         }
