@@ -215,10 +215,10 @@ async fn fields_for_the_wrong_event_are_invalid_output() {
             "`hookSpecificOutput.hookEventName` is `PostToolUse` but this is a `PreToolUse` event",
         ),
         (
-            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"x"}}"#,
-            "`additionalContext` is not allowed on `PreToolUse` events",
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedToolOutput":"x"}}"#,
+            "`updatedToolOutput` is not allowed on `PreToolUse` events",
         ),
-        (r#"{"block":true}"#, "unknown field `block`"),
+        (r#"{"continue":"no"}"#, "invalid type"),
         (r#"{"decision":"deny"}"#, "unknown variant `deny`"),
     ];
     for (output, want) in cases {

@@ -179,7 +179,10 @@ impl Table {
                     let invocation = ShellHook::new(spec, Arc::clone(rt))
                         .invoke(ctx, current)
                         .await;
-                    (invocation.flow, invocation.report)
+                    if invocation.fold_into(&mut fold).is_break() {
+                        break;
+                    }
+                    continue;
                 }
                 (None, None) => unbound(rule, id),
             };
@@ -231,10 +234,13 @@ impl Table {
                         (flow, report)
                     }
                 }
-                None => match ran.next() {
-                    Some(invocation) => (invocation.flow, invocation.report),
-                    None => continue,
-                },
+                None => {
+                    if let Some(invocation) = ran.next() {
+                        // Break or not, keep draining `ran` in order.
+                        let _ = invocation.fold_into(&mut fold);
+                    }
+                    continue;
+                }
             };
             if fold.apply_reported(report, flow).is_break() {
                 // Keep draining `ran` in order; later flows are reported
@@ -575,6 +581,7 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message,
+            notes: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
@@ -598,6 +605,7 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message: Some(NOT_RUN.to_owned()),
+            notes: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
