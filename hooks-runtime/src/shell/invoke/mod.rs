@@ -10,7 +10,7 @@
 //!
 //! [`ShellHook::invoke`] is a pipeline of named steps on one `Call`:
 //! `call` (begin, activity, record, report), `resumes` (the stop-resume
-//! cap), `execute` (payload, executor, protocol), `decide` (context cap,
+//! cap), `execute` (script check, payload, executor, protocol), `decide` (context cap,
 //! failure policy, mode); `redact_flow` redacts what the output asked for.
 
 mod batch;
@@ -103,7 +103,9 @@ impl ShellHook {
         &self.spec
     }
 
-    /// Runs the hook once for `event`: builds the payload, runs the command,
+    /// Runs the hook once for `event`: checks that the script an interpreter
+    /// command names exists (else a `spawn_failed` failure, see
+    /// [`hooks_schema::script_path`]), builds the payload, runs the command,
     /// parses its output per the protocol, applies the failure policy to
     /// failures and the mode to the result, enforces the stop-resume cap and
     /// the context byte cap, writes the record (and an injection record) and
