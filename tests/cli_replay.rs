@@ -483,7 +483,14 @@ fn a_claude_transcript_gives_its_session_id_and_path_to_claude_scripts() {
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir.path())
-        .args(["replay", "hooks.yaml", "abc-123.jsonl", "--exec", "--format", "json"])
+        .args([
+            "replay",
+            "hooks.yaml",
+            "abc-123.jsonl",
+            "--exec",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(
@@ -498,7 +505,10 @@ fn a_claude_transcript_gives_its_session_id_and_path_to_claude_scripts() {
     assert_eq!(seen["session_id"], "abc-123");
     assert_eq!(
         seen["transcript_path"],
-        std::path::absolute(&transcript).unwrap().to_string_lossy().as_ref()
+        std::path::absolute(&transcript)
+            .unwrap()
+            .to_string_lossy()
+            .as_ref()
     );
     assert_eq!(seen["cwd"], "/home/u/p");
     assert_eq!(seen["permission_mode"], "acceptEdits");

@@ -210,7 +210,14 @@ fn the_event_sets_the_session_identity_a_claude_script_sees() {
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir.path())
-        .args(["test", "hooks.yaml", "--event", "event.json", "--format", "json"])
+        .args([
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(

@@ -53,7 +53,9 @@ async fn the_session_identity_reaches_the_script() {
     assert_eq!(got["cwd"], "/work/project");
     assert_eq!(got["permission_mode"], "acceptEdits");
     // Defaults: the run id, no transcript, the hook's cwd, `default`.
-    fx.hook(spec).invoke(&HookContext::new("run-2"), event).await;
+    fx.hook(spec)
+        .invoke(&HookContext::new("run-2"), event)
+        .await;
     let got = seen(&fx);
     assert_eq!(got["session_id"], "run-2");
     assert_eq!(got["transcript_path"], "");
@@ -127,7 +129,31 @@ async fn pre_tool_use_additional_context_is_not_a_failure() {
     );
     let inv = pre_tool(&fx, spec).await;
     assert_eq!(inv.record.failure_kind, None, "{:?}", inv.record.message);
-    assert_ne!(inv.flow.kind(), hooks_runtime::FlowKind::Skip);
+    assert_eq!(
+        inv.flow,
+        Flow::InjectContext(vec![ContextItem::user("skills-codex/ needs the same edit")].into())
+    );
+}
+
+#[tokio::test]
+async fn allow_with_updated_input_and_context_applies_both_through_the_stack() {
+    let fx = Fixture::new();
+    let spec = claude(sh(
+        "tavily",
+        Phase::BeforeTool,
+        r#"echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -a"},"additionalContext":"hidden files shown"}}'"#,
+    ));
+    let args = json!({"command": "ls"});
+    let stack = HookStack::new().with("tavily", fx.hook(spec));
+    let out = stack
+        .fold(&HookContext::new("r"), before_tool("Bash", "t", &args))
+        .await;
+    assert_eq!(out.args, Some(json!({"command": "ls -a"})));
+    assert_eq!(
+        out.context.to_vec(),
+        vec![ContextItem::user("hidden files shown")]
+    );
+    assert_eq!(out.decision, None);
 }
 
 #[tokio::test]
@@ -143,6 +169,11 @@ async fn session_start_context_and_plain_stdout_are_not_failures() {
             .invoke(&HookContext::new("r"), StepEvent::RunStart)
             .await;
         assert_eq!(inv.record.failure_kind, None, "{command}");
+        assert_eq!(
+            inv.flow.kind(),
+            hooks_runtime::FlowKind::InjectContext,
+            "{command}"
+        );
     }
 }
 
@@ -158,8 +189,14 @@ async fn a_result_rewrite_keeps_its_context_through_the_stack() {
     let result = json!({"output": "token=abc"});
     let ok = ToolOutcome::Success;
     let event = after_tool("Bash", "t", &args, &result, &ok);
-    let inv = fx.hook(spec.clone()).invoke(&HookContext::new("r"), event).await;
-    assert_eq!(inv.flow, Flow::RewriteResult(json!({"output": "[scrubbed]"})));
+    let inv = fx
+        .hook(spec.clone())
+        .invoke(&HookContext::new("r"), event)
+        .await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteResult(json!({"output": "[scrubbed]"}))
+    );
     assert_eq!(
         inv.context.to_vec(),
         vec![ContextItem::user("output was scrubbed")]
@@ -200,7 +237,11 @@ async fn exit_2_takes_the_reason_of_a_json_block_on_stdout() {
     let inv = pre_tool(&fx, spec).await;
     assert_eq!(inv.flow, Flow::skip("holdout data is off limits"));
     // Without a JSON reason, stderr is the reason, as before.
-    let spec = sh("guard", Phase::BeforeTool, "echo 'no' >&2; echo '{}'; exit 2");
+    let spec = sh(
+        "guard",
+        Phase::BeforeTool,
+        "echo 'no' >&2; echo '{}'; exit 2",
+    );
     let inv = pre_tool(&fx, spec).await;
     assert_eq!(inv.flow, Flow::skip("no"));
 }
@@ -209,7 +250,10 @@ async fn exit_2_takes_the_reason_of_a_json_block_on_stdout() {
 async fn a_missing_script_is_spawn_failed_under_the_failure_policy() {
     let fx = Fixture::new();
     for (mut spec, script) in [
-        (sh("typo", Phase::BeforeTool, "sh hooks/gaurd.sh"), "hooks/gaurd.sh"),
+        (
+            sh("typo", Phase::BeforeTool, "sh hooks/gaurd.sh"),
+            "hooks/gaurd.sh",
+        ),
         (
             exec("typo", Phase::BeforeTool, &["python3", "missing.py"]),
             "missing.py",
@@ -229,4 +273,144 @@ async fn a_missing_script_is_spawn_failed_under_the_failure_policy() {
             assert!(message.contains(script), "{message}");
         }
     }
+}
+
+async fn permission(fx: &Fixture, output: &str) -> Invocation {
+    let spec = claude(sh(
+        "perm",
+        Phase::PermissionRequest,
+        &format!("cat > seen.json; echo '{output}'"),
+    ));
+    let args = json!({"command": "git push"});
+    let suggestions = json!([{"type": "setMode", "mode": "acceptEdits"}]);
+    let event = StepEvent::PermissionRequest {
+        tool_name: "Bash",
+        call_id: "t",
+        args: &args,
+        suggestions: &suggestions,
+    };
+    fx.hook(spec).invoke(&HookContext::new("r"), event).await
+}
+
+#[tokio::test]
+async fn permission_request_answers_map_to_flows() {
+    let fx = Fixture::new();
+    let answer = |d: &str| {
+        format!(
+            r#"{{"hookSpecificOutput":{{"hookEventName":"PermissionRequest","decision":{d}}}}}"#
+        )
+    };
+    let inv = permission(&fx, &answer(r#"{"behavior":"allow"}"#)).await;
+    assert_eq!(inv.flow, Flow::Allow);
+    let got = seen(&fx);
+    assert_eq!(got["hook_event_name"], "PermissionRequest");
+    assert_eq!(got["tool_input"], json!({"command": "git push"}));
+    assert_eq!(got["permission_suggestions"][0]["mode"], "acceptEdits");
+    let inv = permission(
+        &fx,
+        &answer(r#"{"behavior":"allow","updatedInput":{"command":"git push --dry-run"}}"#),
+    )
+    .await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteArgs(json!({"command": "git push --dry-run"}))
+    );
+    let inv = permission(&fx, &answer(r#"{"behavior":"deny","message":"no pushes"}"#)).await;
+    assert_eq!(inv.flow, Flow::skip("no pushes"));
+    let inv = permission(
+        &fx,
+        &answer(r#"{"behavior":"deny","message":"stop now","interrupt":true}"#),
+    )
+    .await;
+    assert_eq!(inv.flow, Flow::terminate("stop now"));
+    // No decision: the permission flow proceeds.
+    let inv = permission(&fx, r#"{}"#).await;
+    assert_eq!(inv.flow, Flow::Continue);
+}
+
+#[tokio::test]
+async fn subagent_stop_compaction_and_batch_decisions() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("r");
+    let block = r#"echo '{"decision":"block","reason":"not yet"}'"#;
+    let spec = claude(sh("sub", Phase::SubagentStop, block));
+    let event = StepEvent::SubagentStop {
+        agent_id: "a1",
+        agent_type: "Explore",
+        loop_count: 0,
+        text: "found it",
+    };
+    assert_eq!(
+        fx.hook(spec).invoke(&ctx, event).await.flow,
+        Flow::resume("not yet")
+    );
+    let compaction = StepEvent::BeforeCompaction {
+        trigger: "auto",
+        instructions: "",
+    };
+    let spec = claude(sh("pre", Phase::BeforeCompaction, block));
+    assert_eq!(
+        fx.hook(spec).invoke(&ctx, compaction).await.flow,
+        Flow::skip("not yet")
+    );
+    let spec = claude(sh("pre2", Phase::BeforeCompaction, "echo busy >&2; exit 2"));
+    assert_eq!(
+        fx.hook(spec).invoke(&ctx, compaction).await.flow,
+        Flow::skip("busy")
+    );
+    let calls =
+        json!([{"tool_name": "Read", "tool_input": {}, "tool_use_id": "t1", "tool_response": "x"}]);
+    let batch = StepEvent::AfterToolBatch { calls: &calls };
+    let spec = claude(sh(
+        "batch",
+        Phase::AfterToolBatch,
+        r#"cat > seen.json; echo '{"hookSpecificOutput":{"hookEventName":"PostToolBatch","additionalContext":"run pytest"}}'"#,
+    ));
+    assert_eq!(
+        fx.hook(spec).invoke(&ctx, batch).await.flow,
+        Flow::InjectContext(vec![ContextItem::user("run pytest")].into())
+    );
+    assert_eq!(seen(&fx)["tool_calls"], calls);
+}
+
+#[tokio::test]
+async fn observe_only_events_carry_their_fields() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("r");
+    let dump = |id: &str, phase| claude(sh(id, phase, "cat > seen.json"));
+    let event = StepEvent::Notification {
+        notification_type: "idle_prompt",
+        title: "Waiting",
+        message: "Claude is waiting for your input",
+    };
+    fx.hook(dump("n", Phase::Notification))
+        .invoke(&ctx, event)
+        .await;
+    let got = seen(&fx);
+    assert_eq!(
+        (
+            &got["hook_event_name"],
+            &got["notification_type"],
+            &got["message"]
+        ),
+        (
+            &json!("Notification"),
+            &json!("idle_prompt"),
+            &json!("Claude is waiting for your input")
+        )
+    );
+    let event = StepEvent::RunEnd {
+        output: "",
+        reason: "logout",
+    };
+    fx.hook(dump("e", Phase::RunEnd)).invoke(&ctx, event).await;
+    assert_eq!(seen(&fx)["reason"], "logout");
+    let event = StepEvent::AfterCompaction {
+        trigger: "manual",
+        summary: "we fixed the parser",
+    };
+    fx.hook(dump("c", Phase::AfterCompaction))
+        .invoke(&ctx, event)
+        .await;
+    assert_eq!(seen(&fx)["compact_summary"], "we fixed the parser");
 }

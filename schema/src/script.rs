@@ -75,8 +75,14 @@ mod tests {
 
     #[test]
     fn interpreters_name_their_script() {
-        assert_eq!(script_path(&["sh", "hooks/guard.sh"]), Some("hooks/guard.sh"));
-        assert_eq!(script_path(&["/usr/bin/python3", "check.py"]), Some("check.py"));
+        assert_eq!(
+            script_path(&["sh", "hooks/guard.sh"]),
+            Some("hooks/guard.sh")
+        );
+        assert_eq!(
+            script_path(&["/usr/bin/python3", "check.py"]),
+            Some("check.py")
+        );
         assert_eq!(script_path(&["bash", "-x", "run.sh"]), Some("run.sh"));
         assert_eq!(script_path(&["uv", "run", "--quiet", "a/b"]), Some("a/b"));
         assert_eq!(script_path(&["node", "x.mjs", "arg"]), Some("x.mjs"));

@@ -133,7 +133,8 @@ pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
         std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read event `{}`: {e}", path.display()))?
     };
-    Event::from_json_with_identity(&text).map_err(|e| format!("invalid event `{}`: {e}", path.display()))
+    Event::from_json_with_identity(&text)
+        .map_err(|e| format!("invalid event `{}`: {e}", path.display()))
 }
 
 fn print_human(r: &Report) {

@@ -392,7 +392,8 @@ pub fn build(
             serde_json::to_value(&payload).unwrap_or(Value::Null)
         }
         Protocol::Claude => {
-            let mut v = claude::stdin_payload(event, input.ctx, &cwd, args.as_ref(), result.as_ref());
+            let mut v =
+                claude::stdin_payload(event, input.ctx, &cwd, args.as_ref(), result.as_ref());
             if let (Some(map), Some(p)) = (v.as_object_mut(), prompt) {
                 map.insert("prompt".into(), p.into());
             }

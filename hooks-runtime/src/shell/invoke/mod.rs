@@ -126,7 +126,10 @@ impl ShellHook {
         }
         let (event, resumes) = call.count_resumes(event);
         call.emit_started();
-        let outcome = match call.check_script().and_then(|()| call.build_payload(&event)) {
+        let outcome = match call
+            .check_script()
+            .and_then(|()| call.build_payload(&event))
+        {
             Ok(built) => {
                 let out = call.spawn(built).await;
                 call.parse_output(&event, out)

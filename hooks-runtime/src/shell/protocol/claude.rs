@@ -20,8 +20,15 @@
 //! | `before_tool` | `PreToolUse` |
 //! | `after_tool`, the tool succeeded | `PostToolUse` (`tool_response`) |
 //! | `after_tool`, the tool failed | `PostToolUseFailure` (`error`: the outcome's message, else the result's text; `is_interrupt: false`; no `tool_response`) |
-//! | `stop` | `Stop` (`stop_hook_active` = loop count > 0) |
-//! | `run_end`, `run_error` | `SessionEnd` (`reason: "other"` / `"error"`) |
+//! | `permission_request` | `PermissionRequest` (`tool_input`, `permission_suggestions`) |
+//! | `after_tool_batch` | `PostToolBatch` (`tool_calls`) |
+//! | `stop` | `Stop` (`stop_hook_active` = loop count > 0, `last_assistant_message`) |
+//! | `subagent_start` | `SubagentStart` (`agent_id`, `agent_type`) |
+//! | `subagent_stop` | `SubagentStop` (as Stop, plus `agent_id`, `agent_type`) |
+//! | `notification` | `Notification` (`message`, `title`, `notification_type`) |
+//! | `before_compaction` | `PreCompact` (`trigger`, `custom_instructions`) |
+//! | `after_compaction` | `PostCompact` (`trigger`, `compact_summary`) |
+//! | `run_end`, `run_error` | `SessionEnd` (`reason`: the event's, else `"other"`; `"error"`) |
 //! | others | the phase in PascalCase (`AfterAssistant`, ...): an extension, no Claude Code event exists |
 //!
 //! # Stdout and exit code
@@ -52,12 +59,17 @@
 //! | `decision: "approve"` | PreToolUse | `Continue` |
 //! | `hookSpecificOutput.permissionDecision: "allow"` | PreToolUse | `Continue`, or `RewriteArgs(updatedInput)` |
 //! | `permissionDecision: "deny"` | PreToolUse | `Skip {permissionDecisionReason}` |
-//! | `permissionDecision: "ask"` / `"defer"` | PreToolUse | `Skip`: there is no human to ask here, so the call fails closed with a reason saying so |
+//! | `permissionDecision: "ask"` / `"defer"` | PreToolUse | `Ask {permissionDecisionReason}`: the agent's approver decides (none: refused, fail closed) |
+//! | `hookSpecificOutput.decision.behavior: "allow"` | PermissionRequest | `Allow`, or `RewriteArgs(decision.updatedInput)` |
+//! | `decision.behavior: "deny"` | PermissionRequest | `Skip {decision.message}`, `Terminate` with `decision.interrupt: true`; no decision object: `Continue` |
+//! | `decision: "block"` + `reason` | SubagentStop | `Resume {reason}`, as Stop |
+//! | | PreCompact | `Skip {reason}`: no compaction |
+//! | | PostToolBatch | `Terminate {reason}`: the agent loop stops |
 //! | `hookSpecificOutput.updatedInput` | PreToolUse, with allow/ask | `RewriteArgs` |
 //! | `hookSpecificOutput.updatedToolOutput` (or `updatedMCPToolOutput`) | PostToolUse | `RewriteResult`: the model sees the new result |
-//! | `hookSpecificOutput.additionalContext` | SessionStart, PreToolUse, PostToolUse, PostToolUseFailure, extension events | context (after a block `reason`, if any) |
+//! | `hookSpecificOutput.additionalContext` | SessionStart, SubagentStart, PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, extension events | context (after a block `reason`, if any) |
 //! | | UserPromptSubmit | prompt rewritten: prompt, blank line, context |
-//! | | Stop | `Resume {additionalContext}` (non-error feedback that keeps the agent working; after a block `reason`, if any) |
+//! | | Stop, SubagentStop | `Resume {additionalContext}` (non-error feedback that keeps the agent working; after a block `reason`, if any) |
 //! | `systemMessage` | all | a diagnostic for the operator |
 //! | `stopReason` without `continue: false`, `suppressOutput` | all | accepted, no effect |
 //!
@@ -181,12 +193,60 @@ pub(crate) fn stdin_payload(
         StepEvent::UserPrompt { prompt } => {
             map.insert("prompt".into(), prompt.into());
         }
-        StepEvent::Stop { loop_count, .. } => {
+        StepEvent::Stop { loop_count, text } => {
             map.insert("stop_hook_active".into(), (loop_count > 0).into());
             map.insert("loop_count".into(), loop_count.into());
+            map.insert("last_assistant_message".into(), text.into());
         }
-        StepEvent::RunEnd { .. } => {
-            map.insert("reason".into(), "other".into());
+        StepEvent::RunEnd { reason, .. } => {
+            let reason = if reason.is_empty() { "other" } else { reason };
+            map.insert("reason".into(), reason.into());
+        }
+        StepEvent::PermissionRequest { suggestions, .. } => {
+            if !suggestions.is_null() {
+                map.insert("permission_suggestions".into(), suggestions.clone());
+            }
+        }
+        StepEvent::AfterToolBatch { calls } => {
+            map.insert("tool_calls".into(), calls.clone());
+        }
+        StepEvent::Notification {
+            notification_type,
+            title,
+            message,
+        } => {
+            map.insert("message".into(), message.into());
+            map.insert("title".into(), title.into());
+            map.insert("notification_type".into(), notification_type.into());
+        }
+        StepEvent::SubagentStart {
+            agent_id,
+            agent_type,
+        } => {
+            map.insert("agent_id".into(), agent_id.into());
+            map.insert("agent_type".into(), agent_type.into());
+        }
+        StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            loop_count,
+            text,
+        } => {
+            map.insert("stop_hook_active".into(), (loop_count > 0).into());
+            map.insert("agent_id".into(), agent_id.into());
+            map.insert("agent_type".into(), agent_type.into());
+            map.insert("last_assistant_message".into(), text.into());
+        }
+        StepEvent::BeforeCompaction {
+            trigger,
+            instructions,
+        } => {
+            map.insert("trigger".into(), trigger.into());
+            map.insert("custom_instructions".into(), instructions.into());
+        }
+        StepEvent::AfterCompaction { trigger, summary } => {
+            map.insert("trigger".into(), trigger.into());
+            map.insert("compact_summary".into(), summary.into());
         }
         StepEvent::RunError { error } => {
             map.insert("reason".into(), "error".into());
@@ -245,8 +305,30 @@ struct Specific {
     updated_tool_output: Option<Value>,
     #[serde(rename = "updatedMCPToolOutput")]
     updated_mcp_tool_output: Option<Value>,
+    /// PermissionRequest's answer.
+    decision: Option<PermissionAnswer>,
     #[serde(flatten)]
     unknown: Map<String, Value>,
+}
+
+/// PermissionRequest's `hookSpecificOutput.decision`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionAnswer {
+    behavior: Behavior,
+    updated_input: Option<Value>,
+    message: Option<String>,
+    #[serde(default)]
+    interrupt: bool,
+    #[serde(flatten)]
+    unknown: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Behavior {
+    Allow,
+    Deny,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -291,13 +373,11 @@ pub(crate) fn parse(
     if body[0] != b'{' {
         let text = String::from_utf8_lossy(body);
         return Ok(match *event {
-            StepEvent::UserPrompt { prompt } => ProtocolDecision::flow(Flow::RewritePrompt(
-                format!("{prompt}\n\n{text}").into(),
-            )),
-            StepEvent::RunStart => {
-                ProtocolDecision::default()
-                    .with_context(phase, vec![ContextItem::user(text.into_owned())])
+            StepEvent::UserPrompt { prompt } => {
+                ProtocolDecision::flow(Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()))
             }
+            StepEvent::RunStart => ProtocolDecision::default()
+                .with_context(phase, vec![ContextItem::user(text.into_owned())]),
             _ => ProtocolDecision::default(),
         });
     }
@@ -325,7 +405,11 @@ fn blocking_reason(stdout: &Captured) -> Option<String> {
     }
 }
 
-fn to_decision(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<ProtocolDecision, String> {
+fn to_decision(
+    event: &StepEvent<'_>,
+    out: Output,
+    hook_id: &str,
+) -> Result<ProtocolDecision, String> {
     let phase = event.kind();
     let name = hook_event_name(event);
     let mut diagnostics = Vec::new();
@@ -399,10 +483,9 @@ fn to_decision(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Prot
                         ));
                     }
                     Some(Permission::Ask | Permission::Defer) => {
-                        let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
-                        flow = Some(Flow::skip(format!(
-                            "hook `{hook_id}` asked for a human's confirmation and there is no one to ask, so the call is refused{why}"
-                        )));
+                        flow = Some(Flow::ask(reason.unwrap_or_else(|| {
+                            format!("hook `{hook_id}` asks for approval of this call")
+                        })));
                     }
                     Some(Permission::Allow) | None => {
                         if let Some(input) = spec.updated_input {
@@ -470,7 +553,58 @@ fn to_decision(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Prot
                 }
             }
         }
-        Phase::Stop => {
+        Phase::PermissionRequest => {
+            if out.decision.is_some() {
+                return Err(not_on(
+                    "decision: \"block\"",
+                    name,
+                    "PostToolUse, UserPromptSubmit, Stop, PreCompact, PostToolBatch",
+                ));
+            }
+            let mut flow = Flow::Continue;
+            if let Some(spec) = spec {
+                reject_permission(&spec, name)?;
+                reject_tool_output(&spec, name)?;
+                context.extend(spec.additional_context.map(ContextItem::user));
+                if let Some(answer) = spec.decision {
+                    notes.extend(answer.unknown.keys().map(|k| {
+                        format!("unknown output field `hookSpecificOutput.decision.{k}` ignored")
+                    }));
+                    let message = answer
+                        .message
+                        .unwrap_or_else(|| format!("permission denied by hook `{hook_id}`"));
+                    flow = match (answer.behavior, answer.updated_input) {
+                        (Behavior::Allow, Some(input)) => Flow::RewriteArgs(input),
+                        (Behavior::Allow, None) => Flow::Allow,
+                        (Behavior::Deny, _) if answer.interrupt => Flow::terminate(message),
+                        (Behavior::Deny, _) => Flow::skip(message),
+                    };
+                }
+            }
+            flow
+        }
+        Phase::BeforeCompaction | Phase::AfterToolBatch => {
+            if out.decision == Some(LegacyDecision::Approve) {
+                return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
+            }
+            if let Some(spec) = spec {
+                reject_permission(&spec, name)?;
+                reject_tool_output(&spec, name)?;
+                context.extend(spec.additional_context.map(ContextItem::user));
+            }
+            match (out.decision, phase) {
+                (Some(_), Phase::BeforeCompaction) => Flow::skip(
+                    out.reason
+                        .unwrap_or_else(|| format!("compaction blocked by hook `{hook_id}`")),
+                ),
+                (Some(_), _) => Flow::terminate(
+                    out.reason
+                        .unwrap_or_else(|| format!("hook `{hook_id}` stopped the agent loop")),
+                ),
+                (None, _) => Flow::Continue,
+            }
+        }
+        Phase::Stop | Phase::SubagentStop => {
             let mut feedback = Vec::new();
             match out.decision {
                 Some(LegacyDecision::Block) => feedback.push(
