@@ -58,6 +58,7 @@ mod phase;
 #[doc(hidden)]
 pub mod plan;
 mod schema;
+mod script;
 mod yaml;
 
 pub use capability::{
@@ -75,6 +76,7 @@ pub use load::{
 };
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
+pub use script::{script_path, shell_words};
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
 
 /// JSON Schema `pattern` of a hook id: lowercase letters, digits, `_`, `-`.

@@ -180,7 +180,10 @@ impl Table {
                     let invocation = ShellHook::new(spec, Arc::clone(rt))
                         .invoke(ctx, current)
                         .await;
-                    (invocation.flow, invocation.report)
+                    if invocation.fold_into(&mut fold).is_break() {
+                        break;
+                    }
+                    continue;
                 }
                 (None, None) => unbound(rule, id),
             };
@@ -232,10 +235,13 @@ impl Table {
                         (flow, report)
                     }
                 }
-                None => match ran.next() {
-                    Some(invocation) => (invocation.flow, invocation.report),
-                    None => continue,
-                },
+                None => {
+                    if let Some(invocation) = ran.next() {
+                        // Break or not, keep draining `ran` in order.
+                        let _ = invocation.fold_into(&mut fold);
+                    }
+                    continue;
+                }
             };
             if fold.apply_reported(report, flow).is_break() {
                 // Keep draining `ran` in order; later flows are reported
@@ -586,6 +592,7 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message,
+            notes: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
@@ -609,6 +616,7 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message: Some(NOT_RUN.to_owned()),
+            notes: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
