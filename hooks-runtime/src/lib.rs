@@ -145,7 +145,10 @@ pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome}
 pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, ToolChoice};
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
-pub use crate::dispatch::{Dispatcher, LoadError, Table, TableRef};
+pub use crate::dispatch::{
+    Dispatcher, Fingerprint, LoadError, TRUST_STORE_ENV, Table, TableRef, TrustChange, TrustStore,
+    TrustStoreError, Untrusted,
+};
 
 // The shared shell executor (also for an agent's own bash tool).
 pub use crate::shell::exec::{
