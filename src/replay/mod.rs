@@ -18,8 +18,15 @@
 //! {"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}
 //! {"phase":"after_tool","tool":"bash","call_id":"c1","args":{"command":"ls"},"result":{"output":"a\n"},"outcome":"success"}
 //! {"phase":"invalid_tool_call","tool":"bsh","call_id":"c2","raw_args":"{","error":"unknown tool"}
+//! {"phase":"permission_request","tool":"bash","args":{"command":"git push"}}
+//! {"phase":"after_tool_batch","calls":[{"tool_name":"bash","tool_input":{"command":"ls"},"tool_use_id":"c1","tool_response":"a\n"}]}
 //! {"phase":"stop","text":"done","loop_count":0}
-//! {"phase":"run_end","output":"done"}
+//! {"phase":"notification","notification_type":"idle_prompt","title":"","message":"waiting for you"}
+//! {"phase":"subagent_start","agent_id":"a1","agent_type":"Explore"}
+//! {"phase":"subagent_stop","agent_id":"a1","agent_type":"Explore","text":"found it","loop_count":0}
+//! {"phase":"before_compaction","trigger":"manual","instructions":"keep the plan"}
+//! {"phase":"after_compaction","trigger":"manual","summary":"..."}
+//! {"phase":"run_end","output":"done","reason":"other"}
 //! {"phase":"run_error","error":"boom"}
 //! ```
 //!
@@ -29,7 +36,9 @@
 //! `error`, and `original_args` (the arguments before any `before_tool`
 //! rewrite) defaults to `args`. The streaming phases (`text_delta` with
 //! `delta`; `tool_call_delta` with `tool`, `call_id`, `delta`;
-//! `stream_finish` with `response`) are accepted too. Unknown keys are errors.
+//! `stream_finish` with `response`) are accepted too. `trigger` defaults to
+//! `auto`, `suggestions` and `calls` to `null`, `run_end`'s `reason` to
+//! `other`. Unknown keys are errors.
 //!
 //! Any event may also carry the agent's session identity ([`Identity`]):
 //! `session_id`, `transcript_path`, `cwd`, `permission_mode` (strings); the
