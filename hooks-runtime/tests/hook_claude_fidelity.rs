@@ -19,7 +19,8 @@ fn claude(mut spec: ShellHookSpec) -> ShellHookSpec {
 }
 
 fn seen(fx: &Fixture) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fx.path("seen.json")).unwrap()).unwrap()
+    let text = std::fs::read_to_string(fx.path("seen.json")).expect("the script wrote seen.json");
+    serde_json::from_str(&text).expect("seen.json is JSON")
 }
 
 async fn pre_tool(fx: &Fixture, spec: ShellHookSpec) -> Invocation {

@@ -41,7 +41,7 @@ pub(super) struct Call<'a> {
 /// What running the hook came to, before the failure policy.
 pub(super) enum Outcome {
     /// The hook's output parsed into a decision (its flow already redacted).
-    Decided(ProtocolDecision),
+    Decided(Box<ProtocolDecision>),
     /// The hook failed: the kind and an unredacted detail.
     Failed(FailureKind, String),
 }

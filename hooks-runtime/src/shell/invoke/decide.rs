@@ -83,7 +83,7 @@ impl Call<'_> {
     /// failure.
     pub(super) fn apply_failure_policy(&mut self, outcome: Outcome) -> Settled {
         match outcome {
-            Outcome::Decided(decision) => self.decided(decision),
+            Outcome::Decided(decision) => self.decided(*decision),
             Outcome::Failed(kind, detail) => self.failed(kind, &detail),
         }
     }
@@ -98,7 +98,7 @@ impl Call<'_> {
             .collect();
         self.diagnostics.extend(notes);
         let record_notes: Vec<String> = decision.notes.iter().map(|m| self.redact(m)).collect();
-        let (flow, context) = (decision.flow, decision.context);
+        let (flow, context) = (decision.flow, ContextList::from_vec(decision.context));
         let status = if flow.is_continue() {
             RecordStatus::Ok
         } else {

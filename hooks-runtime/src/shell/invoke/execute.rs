@@ -172,12 +172,12 @@ impl Call<'_> {
             Ok(mut decision) => {
                 decision.flow = redact_flow(decision.flow, &self.secrets);
                 if !decision.context.is_empty() {
-                    let beside = Flow::InjectContext(std::mem::take(&mut decision.context));
+                    let beside = Flow::InjectContext(std::mem::take(&mut decision.context).into());
                     if let Flow::InjectContext(items) = redact_flow(beside, &self.secrets) {
-                        decision.context = items;
+                        decision.context = items.into_vec();
                     }
                 }
-                Outcome::Decided(decision)
+                Outcome::Decided(Box::new(decision))
             }
             Err(ProtocolFailure { kind, detail, .. }) => Outcome::Failed(kind, detail),
         }

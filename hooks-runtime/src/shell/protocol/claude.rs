@@ -202,10 +202,8 @@ pub(crate) fn stdin_payload(
             let reason = if reason.is_empty() { "other" } else { reason };
             map.insert("reason".into(), reason.into());
         }
-        StepEvent::PermissionRequest { suggestions, .. } => {
-            if !suggestions.is_null() {
-                map.insert("permission_suggestions".into(), suggestions.clone());
-            }
+        StepEvent::PermissionRequest { suggestions, .. } if !suggestions.is_null() => {
+            map.insert("permission_suggestions".into(), suggestions.clone());
         }
         StepEvent::AfterToolBatch { calls } => {
             map.insert("tool_calls".into(), calls.clone());

@@ -28,7 +28,7 @@ pub(crate) mod native;
 use hooks_schema::Phase;
 use serde_json::Value;
 
-use crate::{Captured, ContextItem, ContextList, FailureKind, Flow, FlowKind};
+use crate::{Captured, ContextItem, FailureKind, Flow, FlowKind};
 
 /// What a hook's output amounted to when it followed the protocol.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -40,7 +40,7 @@ pub(crate) struct ProtocolDecision {
     /// with `updatedInput`, a deny or a result rewrite): the shell hook's
     /// fold applies them before the flow. Empty otherwise (see
     /// [`ProtocolDecision::with_context`]).
-    pub context: ContextList,
+    pub context: Vec<ContextItem>,
     /// Messages for the operator that are not failures (Claude Code's
     /// `systemMessage`, an exit 2 on an event that cannot be denied).
     /// Unredacted: callers pass them through redaction before showing them.
