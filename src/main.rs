@@ -91,11 +91,17 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum ImportSource {
     /// Convert the `hooks` of a Claude Code settings file (or plugin
-    /// `hooks.json`) into agent-hooks YAML; warns about what does not map.
+    /// `hooks.json`, or a VS Code / Copilot `.github/hooks/*.json`) into
+    /// agent-hooks YAML; warns about what does not map.
     Claude {
-        /// The Claude Code settings file or plugin `hooks.json`.
+        /// The Claude Code settings file, plugin `hooks.json` or
+        /// `.github/hooks/*.json` file.
         #[arg(value_name = "SETTINGS")]
         input: std::path::PathBuf,
+        /// The plugin's directory: written into every hook's `env.set` as
+        /// `CLAUDE_PLUGIN_ROOT`, which Claude Code sets for plugin hooks.
+        #[arg(long, value_name = "DIR")]
+        plugin_root: Option<String>,
         /// Write the config here instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<std::path::PathBuf>,
@@ -150,10 +156,11 @@ fn main() -> ExitCode {
             source:
                 ImportSource::Claude {
                     input,
+                    plugin_root,
                     output,
                     format,
                 },
-        } => cli::import::run_claude(&input, output.as_deref(), format),
+        } => cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
     };
     ExitCode::from(code)
 }

@@ -58,11 +58,13 @@ mod phase;
 #[doc(hidden)]
 pub mod plan;
 mod schema;
+mod script;
 mod yaml;
 
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
+pub use check::{cwd_problem, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
@@ -75,6 +77,7 @@ pub use load::{
 };
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
+pub use script::{MissingScript, SCRIPT_INTERPRETERS, missing_scripts, script_of};
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
 
 /// JSON Schema `pattern` of a hook id: lowercase letters, digits, `_`, `-`.

@@ -152,10 +152,12 @@ pub(crate) const REAL: [(&str, Expected); 17] = {
             },
         ),
         (
+            // A plugin `hooks.json` without the `hooks` wrapper.
             "ramirlm__ramir-cc-marketplace__hooks.json",
-            Refused(
-                "no top-level `hooks` key: the events `SessionStart`, `Notification`, `Stop`, `PreToolUse` sit at the top level",
-            ),
+            Imported {
+                hooks: 7,
+                warnings: 2,
+            },
         ),
         (
             "ruvnet__claude-flow__settings.json",

@@ -27,6 +27,8 @@ mod settings;
 mod tests;
 mod walk;
 
+pub use run::{cwd_problem, valid_env_name};
+
 use crate::diagnostic::{Diagnostic, Layer};
 use crate::plan::DfaCache;
 use crate::yaml::Positions;
