@@ -77,7 +77,9 @@ pub use load::{
 };
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
-pub use script::{MissingScript, SCRIPT_INTERPRETERS, missing_scripts, script_of};
+pub use script::{
+    MISSING_SCRIPT, MissingScript, SCRIPT_INTERPRETERS, missing_scripts, script_of, script_warnings,
+};
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
 
 /// JSON Schema `pattern` of a hook id: lowercase letters, digits, `_`, `-`.

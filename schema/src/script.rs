@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use crate::config::{Action, Config, Program};
+use crate::diagnostic::{Diagnostic, Layer};
 
 /// Interpreters whose first non-option argument is the script they run.
 pub const SCRIPT_INTERPRETERS: &[&str] = &[
@@ -22,15 +23,18 @@ pub const SCRIPT_INTERPRETERS: &[&str] = &[
 /// `/usr/bin/python3`) unless it is an option (`bash -c ...`,
 /// `python3 -m ...`: no file). Absolute paths are returned too.
 pub fn script_of(argv: &[String]) -> Option<&str> {
+    script_index(argv).map(|i| argv[i].as_str())
+}
+
+/// The index in `argv` of the script [`script_of`] names.
+fn script_index(argv: &[String]) -> Option<usize> {
     let program = argv.first()?;
     let name = program.rsplit('/').next().unwrap_or(program);
     if SCRIPT_INTERPRETERS.contains(&name) {
-        return argv
-            .get(1)
-            .map(String::as_str)
-            .filter(|arg| !arg.is_empty() && !arg.starts_with('-'));
+        let arg = argv.get(1)?;
+        return (!arg.is_empty() && !arg.starts_with('-')).then_some(1);
     }
-    program.contains('/').then_some(program.as_str())
+    program.contains('/').then_some(0)
 }
 
 /// The argv of a shell-form `command` whose words need no shell to read: no
@@ -51,8 +55,8 @@ fn simple_words(command: &str) -> Option<Vec<String>> {
 pub struct MissingScript {
     /// The hook's index in [`Config::hooks`].
     pub hook: usize,
-    /// JSON pointer of the `argv` or `command` naming the script
-    /// (`/hooks/2/run/argv`).
+    /// JSON pointer of what names the script: the `argv` element
+    /// (`/hooks/2/run/argv/1`) or the `command`.
     pub pointer: String,
     /// The script as written.
     pub script: String,
@@ -76,15 +80,21 @@ pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> 
         if !hook.enabled {
             continue;
         }
-        let (words, key) = match &run.program {
-            Program::Exec(argv) => (argv.clone(), "argv"),
+        let (words, exec) = match &run.program {
+            Program::Exec(argv) => (argv.clone(), true),
             Program::Shell(command) => match simple_words(command) {
-                Some(words) => (words, "command"),
+                Some(words) => (words, false),
                 None => continue,
             },
         };
-        let Some(script) = script_of(&words) else {
+        let Some(index) = script_index(&words) else {
             continue;
+        };
+        let script = words[index].as_str();
+        let pointer = if exec {
+            format!("/hooks/{i}/run/argv/{index}")
+        } else {
+            format!("/hooks/{i}/run/command")
         };
         let dir = match &run.cwd {
             Some(cwd) => workspace.join(cwd),
@@ -94,13 +104,59 @@ pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> 
         if !path.is_file() {
             out.push(MissingScript {
                 hook: i,
-                pointer: format!("/hooks/{i}/run/{key}"),
+                pointer,
                 script: script.to_owned(),
                 looked_at: path,
             });
         }
     }
     out
+}
+
+/// Code of the [`script_warnings`] finding.
+pub const MISSING_SCRIPT: &str = "missing-script";
+
+/// [`missing_scripts`] as diagnostics located in `source` (the config text
+/// `config` was loaded from; `file` names it), one `missing-script` finding
+/// per hook. The caller decides they are warnings: a script may be created
+/// before the agent runs, and the workspace an embedding agent uses may
+/// differ from the one checked here.
+pub fn script_warnings(
+    source: &str,
+    file: &str,
+    config: &Config,
+    workspace: &Path,
+) -> Vec<Diagnostic> {
+    let missing = missing_scripts(config, workspace);
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let Ok((_, positions)) = crate::yaml::parse(source, file) else {
+        return Vec::new(); // not the text `config` came from
+    };
+    missing
+        .into_iter()
+        .map(|m| {
+            let pos = positions.value_pos(&m.pointer);
+            let id = &config.hooks[m.hook].id;
+            Diagnostic::new(
+                file,
+                pos.line,
+                pos.column,
+                &m.pointer,
+                Layer::Semantic,
+                MISSING_SCRIPT,
+                format!(
+                    "hook `{id}` runs the script `{}`, which does not exist: looked for `{}`",
+                    m.script,
+                    m.looked_at.display()
+                ),
+            )
+            .with_hint(
+                "scripts resolve against the workspace root (joined with `run.cwd`); at run time a missing script is a `spawn_failed` failure under the hook's failure policy",
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -143,5 +199,75 @@ mod tests {
         ] {
             assert_eq!(simple_words(command), None, "{command}");
         }
+    }
+
+    #[test]
+    fn missing_scripts_are_located_on_what_names_them() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        std::fs::create_dir_all(dir.path().join("tools/hooks")).expect("creatable");
+        std::fs::write(dir.path().join("tools/hooks/ok.py"), "").expect("writable");
+        std::fs::write(dir.path().join("present.sh"), "").expect("writable");
+        let source = r#"version: 1
+hooks:
+  - id: typo
+    phase: before_tool
+    run: { command: sh hooks/gaurd.sh }
+  - id: in-cwd
+    phase: after_tool
+    run: { argv: [python3, hooks/ok.py], cwd: tools }
+  - id: missing-in-cwd
+    phase: after_tool
+    run:
+      argv: [python3, hooks/missing.py]
+      cwd: tools
+  - id: program
+    phase: stop
+    run: { argv: [./nope.sh] }
+  - id: present
+    phase: stop
+    run: { command: sh present.sh }
+  - id: inline
+    phase: stop
+    run: { argv: [bash, -c, "exit 0"] }
+  - id: expanded
+    phase: stop
+    run: { command: "sh $ROOT/x.sh" }
+  - id: off
+    phase: stop
+    enabled: false
+    run: { command: sh off.sh }
+"#;
+        let config = crate::load_str(source, "h.yaml").expect("valid");
+        let found: Vec<(String, usize, String)> =
+            script_warnings(source, "h.yaml", &config, dir.path())
+                .into_iter()
+                .map(|d| (d.pointer, d.line, d.code))
+                .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "/hooks/0/run/command".to_owned(),
+                    5,
+                    MISSING_SCRIPT.to_owned()
+                ),
+                (
+                    "/hooks/2/run/argv/1".to_owned(),
+                    12,
+                    MISSING_SCRIPT.to_owned()
+                ),
+                (
+                    "/hooks/3/run/argv/0".to_owned(),
+                    16,
+                    MISSING_SCRIPT.to_owned()
+                ),
+            ]
+        );
+        let missing = missing_scripts(&config, dir.path());
+        assert_eq!(
+            missing[1].looked_at,
+            dir.path().join("tools/hooks/missing.py")
+        );
+        assert!(script_warnings(source, "h.yaml", &config, &dir.path().join("tools")).len() > 3);
     }
 }
