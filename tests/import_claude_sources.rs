@@ -262,3 +262,82 @@ fn vscode_hook_files_import_with_their_own_shape_and_defaults() {
     let yaml = String::from_utf8(out.stdout).expect("UTF-8");
     assert_eq!(load(&yaml, "stdout"), config);
 }
+
+/// Every event of the event table in Claude Code's hooks reference.
+const CLAUDE_CODE_EVENTS: [&str; 31] = [
+    "SessionStart",
+    "Setup",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PreToolUse",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "MessageDisplay",
+    "SubagentStart",
+    "SubagentStop",
+    "TaskCreated",
+    "TaskCompleted",
+    "Stop",
+    "StopFailure",
+    "TeammateIdle",
+    "InstructionsLoaded",
+    "ConfigChange",
+    "CwdChanged",
+    "DirectoryAdded",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "PreCompact",
+    "PostCompact",
+    "Elicitation",
+    "ElicitationResult",
+    "SessionEnd",
+];
+
+#[test]
+fn every_claude_code_event_is_mapped_or_skipped_with_a_located_reason() {
+    for event in CLAUDE_CODE_EVENTS {
+        let text = settings(&format!(
+            "{{\n  \"{event}\": [{{\"hooks\": [{{\"type\": \"command\", \"command\": \"h.sh\"}}]}}]\n}}"
+        ));
+        match import_str(&text, "s.json") {
+            Ok(import) => {
+                assert_eq!(import.len(), 1, "{event}");
+                let config = load(&import.to_yaml(), "s.json");
+                assert_eq!(config.hooks.len(), 1, "{event}");
+            }
+            Err(agent_hooks::import::claude::ImportError::NothingConvertible { warnings }) => {
+                assert_eq!(warnings.len(), 1, "{event}: {warnings:?}");
+                let w = &warnings[0];
+                assert_eq!(w.path, format!("hooks.{event}"));
+                assert_eq!(w.line, Some(2), "{event}: on the event's key");
+                let reason = w
+                    .message
+                    .split_once(&format!("on `{event}`: "))
+                    .map(|(_, r)| r)
+                    .unwrap_or_else(|| panic!("{event}: no reason in `{}`", w.message));
+                assert!(
+                    !reason.is_empty() && !reason.contains("knows"),
+                    "{event}: {reason}"
+                );
+            }
+            Err(e) => panic!("{event}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn the_import_docs_list_every_claude_code_event() {
+    let docs = std::fs::read_to_string(root().join("docs/import-claude.md")).expect("the docs");
+    for event in CLAUDE_CODE_EVENTS {
+        assert!(
+            docs.lines()
+                .any(|l| l.starts_with(&format!("| `{event}` |"))),
+            "docs/import-claude.md has no table row for `{event}`"
+        );
+    }
+}

@@ -53,28 +53,49 @@ fn event_kind(name: &str) -> EventKind {
         "PreCompact" | "PostCompact" => {
             EventKind::Unmapped("agent-hooks does not compact the conversation")
         }
-        "SubagentStart" | "SubagentStop" | "TeammateIdle" | "TaskCreated" | "TaskCompleted" => {
-            EventKind::Unmapped("agent-hooks has no subagent or task events")
+        "SubagentStart" | "SubagentStop" => {
+            EventKind::Unmapped("agent-hooks has no subagent events")
         }
-        "PermissionRequest" | "PermissionDenied" => EventKind::Unmapped(
+        "PermissionRequest" => EventKind::Unmapped(
             "agent-hooks has no permission dialog; gate tool calls with `before_tool` hooks instead",
         ),
-        "Setup"
-        | "StopFailure"
-        | "UserPromptExpansion"
-        | "PostToolBatch"
-        | "ConfigChange"
-        | "InstructionsLoaded"
-        | "CwdChanged"
-        | "FileChanged"
-        | "DirectoryAdded"
-        | "WorktreeCreate"
-        | "WorktreeRemove"
-        | "Elicitation"
-        | "ElicitationResult"
-        | "PreModelSwitch"
-        | "PostModelSwitch"
-        | "MessageDisplay" => EventKind::Unmapped("agent-hooks has no equivalent phase"),
+        "PostToolBatch" => EventKind::Unmapped(
+            "agent-hooks has no phase after a batch of tool calls; `after_tool` runs after each one",
+        ),
+        "PermissionDenied" => EventKind::Unmapped(
+            "it reports denials by Claude Code's auto-mode classifier, which agent-hooks does not have",
+        ),
+        "TaskCreated" | "TaskCompleted" => EventKind::Unmapped(
+            "it belongs to Claude Code's task list, which agent-hooks does not have",
+        ),
+        "TeammateIdle" => EventKind::Unmapped("it belongs to Claude Code's agent teams"),
+        "Setup" => EventKind::Unmapped(
+            "it runs for Claude Code's `--init` / `--maintenance` modes, which agent-hooks does not have",
+        ),
+        "UserPromptExpansion" => EventKind::Unmapped(
+            "it fires when a slash command expands, and agent-hooks has no slash commands",
+        ),
+        "StopFailure" => EventKind::Unmapped(
+            "it fires when a turn ends on an API error, and its output is ignored; `run_error` (the run failing) is the nearest phase but not the same event",
+        ),
+        "MessageDisplay" => EventKind::Unmapped(
+            "it decorates text in Claude Code's terminal display, which agent-hooks does not have",
+        ),
+        "InstructionsLoaded" => EventKind::Unmapped(
+            "it reports CLAUDE.md and rules files loading, which agent-hooks does not do",
+        ),
+        "ConfigChange" | "CwdChanged" | "DirectoryAdded" | "FileChanged" => EventKind::Unmapped(
+            "it watches Claude Code's session environment (settings, working directories, files), which agent-hooks does not track",
+        ),
+        "WorktreeCreate" | "WorktreeRemove" => EventKind::Unmapped(
+            "it replaces Claude Code's git worktree handling, which agent-hooks does not have",
+        ),
+        "Elicitation" | "ElicitationResult" => EventKind::Unmapped(
+            "it answers MCP servers' requests for user input, which agent-hooks does not relay",
+        ),
+        "PreModelSwitch" | "PostModelSwitch" => {
+            EventKind::Unmapped("agent-hooks has no equivalent phase")
+        }
         _ => EventKind::Unknown,
     }
 }
