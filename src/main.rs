@@ -33,6 +33,11 @@ enum Command {
         /// Fail (exit 1) on warnings too, as CI should; notes never fail.
         #[arg(long)]
         deny_warnings: bool,
+        /// The workspace root the hooks run in: scripts they name are looked
+        /// for there (joined with each hook's `cwd`). Default: the current
+        /// directory, as `test` and `replay` run hooks.
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<std::path::PathBuf>,
     },
     /// Print a JSON Schema: the hook config (default), the hook stdin payload
     /// or the hook stdout output.
@@ -144,7 +149,13 @@ fn main() -> ExitCode {
             files,
             format,
             deny_warnings,
-        } => cli::check::run(&files, format, deny_warnings),
+            workspace,
+        } => cli::check::run(
+            &files,
+            format,
+            deny_warnings,
+            &workspace.unwrap_or_else(|| std::path::PathBuf::from(".")),
+        ),
         Command::Schema { kind } => cli::schema::run(kind),
         Command::Test {
             config,

@@ -110,7 +110,12 @@ fn split(compiled: Compiled) -> (Result<Plan, syn::Error>, Vec<String>) {
 /// the warnings and notes of a valid one are rendered the same way.
 fn compile(text: &str, file: &str, lit: &syn::LitStr) -> Compiled {
     hooks_schema::compile_str(text, file)
-        .map(|compiled| {
+        .map(|mut compiled| {
+            // Scripts resolve against the package root, the workspace a
+            // test or example of the package runs its hooks in.
+            if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") {
+                hooks_schema::add_script_warnings(&mut compiled, text, file, Path::new(&root));
+            }
             // Notes are remarks, not compiler warnings: `agent-hooks
             // check` shows them.
             let warnings = compiled

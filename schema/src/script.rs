@@ -5,10 +5,11 @@
 //! as a block): [`missing_scripts`] finds those hooks before anything runs,
 //! and `agent-hooks check` and `hooks!` report each as a warning.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::{Action, Config, Program};
-use crate::diagnostic::{Diagnostic, Layer};
+use crate::diagnostic::{Diagnostic, Layer, Severity};
+use crate::load::Compiled;
 
 /// Interpreters whose first non-option argument is the script they run.
 pub const SCRIPT_INTERPRETERS: &[&str] = &[
@@ -60,9 +61,9 @@ pub struct MissingScript {
     pub pointer: String,
     /// The script as written.
     pub script: String,
-    /// Where it was looked for: the workspace root joined with the hook's
-    /// `cwd` and the script.
-    pub looked_at: std::path::PathBuf,
+    /// Where it was looked for, relative to the workspace root: the hook's
+    /// `cwd` joined with the script (the script itself when absolute).
+    pub looked_at: PathBuf,
 }
 
 /// The enabled `run` hooks of `config` whose script ([`script_of`], for a
@@ -96,17 +97,16 @@ pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> 
         } else {
             format!("/hooks/{i}/run/command")
         };
-        let dir = match &run.cwd {
-            Some(cwd) => workspace.join(cwd),
-            None => workspace.to_path_buf(),
+        let relative = match &run.cwd {
+            Some(cwd) => Path::new(cwd).join(script),
+            None => PathBuf::from(script),
         };
-        let path = dir.join(script);
-        if !path.is_file() {
+        if !workspace.join(&relative).is_file() {
             out.push(MissingScript {
                 hook: i,
                 pointer,
                 script: script.to_owned(),
-                looked_at: path,
+                looked_at: relative,
             });
         }
     }
@@ -116,11 +116,11 @@ pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> 
 /// Code of the [`script_warnings`] finding.
 pub const MISSING_SCRIPT: &str = "missing-script";
 
-/// [`missing_scripts`] as diagnostics located in `source` (the config text
+/// [`missing_scripts`] as warnings located in `source` (the config text
 /// `config` was loaded from; `file` names it), one `missing-script` finding
-/// per hook. The caller decides they are warnings: a script may be created
-/// before the agent runs, and the workspace an embedding agent uses may
-/// differ from the one checked here.
+/// per hook. Warnings, not errors: a script may be created before the agent
+/// runs, and the workspace an embedding agent uses may differ from the one
+/// checked here.
 pub fn script_warnings(
     source: &str,
     file: &str,
@@ -144,19 +144,34 @@ pub fn script_warnings(
                 pos.line,
                 pos.column,
                 &m.pointer,
-                Layer::Semantic,
+                Layer::Lint,
                 MISSING_SCRIPT,
                 format!(
-                    "hook `{id}` runs the script `{}`, which does not exist: looked for `{}`",
+                    "hook `{id}` runs the script `{}`, which does not exist in the workspace (looked for `{}`)",
                     m.script,
                     m.looked_at.display()
                 ),
             )
+            .with_severity(Severity::Warning)
             .with_hint(
                 "scripts resolve against the workspace root (joined with `run.cwd`); at run time a missing script is a `spawn_failed` failure under the hook's failure policy",
             )
         })
         .collect()
+}
+
+/// Adds the [`script_warnings`] of `compiled` (loaded from `source`, named
+/// `file`) against `workspace` to its warnings, keeping them in position
+/// order. What `agent-hooks check` (workspace: `--workspace`, else the
+/// current directory, as `test` runs hooks) and `hooks!` (the package root)
+/// run after [`compile_str`](crate::compile_str).
+pub fn add_script_warnings(compiled: &mut Compiled, source: &str, file: &str, workspace: &Path) {
+    let found = script_warnings(source, file, &compiled.config, workspace);
+    if found.is_empty() {
+        return;
+    }
+    compiled.warnings.extend(found);
+    compiled.warnings.sort_by_key(|d| (d.line, d.column));
 }
 
 #[cfg(test)]

@@ -41,8 +41,12 @@ fn fails(diagnostic: &Diagnostic, deny_warnings: bool) -> bool {
 /// 0 when no file has an error (warnings and notes are printed but pass,
 /// unless `deny_warnings` makes warnings fail), 1 when any has a failing
 /// finding, 2 when any could not be read (I/O errors win over findings).
-pub(crate) fn run(files: &[PathBuf], format: Format, deny_warnings: bool) -> u8 {
-    let loaded: Vec<Loaded> = files.iter().map(|path| load(path)).collect();
+///
+/// Scripts named by `run` hooks are looked for relative to `workspace`
+/// (joined with each hook's `cwd`): a missing one is a `missing-script`
+/// warning.
+pub(crate) fn run(files: &[PathBuf], format: Format, deny_warnings: bool, workspace: &Path) -> u8 {
+    let loaded: Vec<Loaded> = files.iter().map(|path| load(path, workspace)).collect();
     let code = if loaded.iter().any(|l| l.checked.is_err()) {
         EXIT_USAGE
     } else if loaded
@@ -60,13 +64,18 @@ pub(crate) fn run(files: &[PathBuf], format: Format, deny_warnings: bool) -> u8 
     code
 }
 
-fn load(path: &Path) -> Loaded {
+/// Loads and checks one file; scripts its hooks run are looked for under
+/// `workspace`.
+fn load(path: &Path, workspace: &Path) -> Loaded {
     let name = display_name(path);
     let checked = match std::fs::read_to_string(path) {
         Err(err) => Err(format!("cannot read `{}`: {err}", path.display())),
         Ok(source) => {
             let diagnostics = match hooks_schema::compile_str(&source, &name) {
-                Ok(compiled) => compiled.warnings,
+                Ok(mut compiled) => {
+                    hooks_schema::add_script_warnings(&mut compiled, &source, &name, workspace);
+                    compiled.warnings
+                }
                 Err(diagnostics) => diagnostics.into_iter().collect(),
             };
             Ok((source, diagnostics))
