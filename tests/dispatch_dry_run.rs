@@ -51,6 +51,7 @@ fn before_tool(dir: &std::path::Path, dry: bool, command: &str) -> (String, Vec<
         match stack.before_tool(&ctx, call).await.decision {
             ToolDecision::Run { .. } => "run".to_owned(),
             ToolDecision::Skip { reason, .. } => format!("skip: {reason}"),
+            ToolDecision::Ask { reason, .. } => format!("ask: {reason}"),
             ToolDecision::Terminate { reason } => format!("terminate: {reason}"),
         }
     });

@@ -140,10 +140,13 @@ impl Agent<'_> {
         };
         let start = Instant::now();
         let decided = self.stack.before_tool(turn, call).await;
+        // This agent has no one to ask: a hook's `ask` is refused (fail closed).
+        let decided = decided.resolve(turn, call, None).await;
         self.report(&decided, start.elapsed())?;
+        let before_context = decided.context;
         let run_args: Cow<'_, Value> = match decided.decision {
             ToolDecision::Run { args: run_args } => run_args,
-            ToolDecision::Skip { reason, .. } => {
+            ToolDecision::Skip { reason, .. } | ToolDecision::Ask { reason, .. } => {
                 self.summary.blocked += 1;
                 writeln!(self.out, "      => blocked: {reason}")?;
                 messages.push(json!({"role": "tool", "tool_call_id": call_id, "content": reason}));
@@ -187,7 +190,7 @@ impl Agent<'_> {
         messages.push(
             json!({"role": "tool", "tool_call_id": call_id, "content": after.decision.result}),
         );
-        for item in &after.decision.context {
+        for item in before_context.iter().chain(&after.context) {
             self.summary.injected += 1;
             writeln!(
                 self.out,
@@ -466,7 +469,10 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
     agent
         .observe(
             &ctx.for_turn(turn_no),
-            StepEvent::RunEnd { output: &output },
+            StepEvent::RunEnd {
+                output: &output,
+                reason: "other",
+            },
         )
         .await?;
     Ok(())

@@ -505,6 +505,14 @@ impl Quote for ActionSpec {
                 let r = reason.quote(g);
                 quote!(#p::ActionSpec::Terminate(#r))
             }
+            ActionSpec::Ask(reason) => {
+                let r = reason.quote(g);
+                quote!(#p::ActionSpec::Ask(#r))
+            }
+            ActionSpec::Allow(reason) => {
+                let r = reason.quote(g);
+                quote!(#p::ActionSpec::Allow(#r))
+            }
         }
     }
 }

@@ -125,10 +125,11 @@ mod shell;
 
 // What an agent loop calls and applies: events in, typed decisions out,
 // with a report per consulted hook.
+pub use crate::core::approval::{Approval, ApprovalFuture, ApprovalRequest, Approver};
 pub use crate::core::context::{HookContext, Scratchpad};
 pub use crate::core::driver::{
-    AfterToolDecision, CompletionDecision, Decided, InvalidCallDecision, Observed, PromptDecision,
-    StopDecision, ToolCall, ToolDecision,
+    AfterToolDecision, CompactionDecision, CompletionDecision, Decided, InvalidCallDecision,
+    Observed, PermissionDecision, PromptDecision, StopDecision, ToolCall, ToolDecision,
 };
 pub use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 pub use crate::core::report::{FailureKind, HookFailure, HookReport, ReportList, Verdict};

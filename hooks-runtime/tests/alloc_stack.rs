@@ -84,7 +84,7 @@ fn events<'a>(
     result: &'a serde_json::Value,
     request: &'a serde_json::Value,
     outcome: &'a ToolOutcome,
-) -> [StepEvent<'a>; 15] {
+) -> [StepEvent<'a>; hooks_schema::Phase::COUNT] {
     [
         StepEvent::RunStart,
         StepEvent::UserPrompt { prompt: "hello" },
@@ -104,6 +104,12 @@ fn events<'a>(
             call_id: "c1",
             args,
         },
+        StepEvent::PermissionRequest {
+            tool_name: "bash",
+            call_id: "c1",
+            args,
+            suggestions: request,
+        },
         StepEvent::AfterTool {
             tool_name: "bash",
             call_id: "c1",
@@ -112,6 +118,7 @@ fn events<'a>(
             result,
             outcome,
         },
+        StepEvent::AfterToolBatch { calls: result },
         StepEvent::InvalidToolCall {
             tool_name: "bsh",
             call_id: "c2",
@@ -122,7 +129,33 @@ fn events<'a>(
             loop_count: 0,
             text: "done",
         },
-        StepEvent::RunEnd { output: "done" },
+        StepEvent::Notification {
+            notification_type: "idle_prompt",
+            title: "",
+            message: "waiting",
+        },
+        StepEvent::SubagentStart {
+            agent_id: "a1",
+            agent_type: "Explore",
+        },
+        StepEvent::SubagentStop {
+            agent_id: "a1",
+            agent_type: "Explore",
+            loop_count: 0,
+            text: "done",
+        },
+        StepEvent::BeforeCompaction {
+            trigger: "auto",
+            instructions: "",
+        },
+        StepEvent::AfterCompaction {
+            trigger: "auto",
+            summary: "summary",
+        },
+        StepEvent::RunEnd {
+            output: "done",
+            reason: "other",
+        },
         StepEvent::RunError { error: "boom" },
     ]
 }

@@ -213,13 +213,16 @@ async fn after_tool_chains_results_accumulates_context_and_sees_both_args() {
         decided.decision,
         AfterToolDecision {
             result: Cow::Owned(json!({"trail": ["redacted", "summarized"]})),
-            context: smallvec::smallvec![
-                ContextItem::user("first note"),
-                ContextItem::user(r#"saw {"trail":["redacted"]}"#),
-                ContextItem::user("second note"),
-            ],
             terminate: None,
         }
+    );
+    assert_eq!(
+        decided.context.as_slice(),
+        [
+            ContextItem::user("first note"),
+            ContextItem::user(r#"saw {"trail":["redacted"]}"#),
+            ContextItem::user("second note"),
+        ]
     );
     assert_eq!(
         decided.provenance.as_slice(),
@@ -256,10 +259,10 @@ async fn after_tool_terminate_is_terminal() {
         decided.decision,
         AfterToolDecision {
             result: Cow::Borrowed(&result),
-            context: smallvec::smallvec![ContextItem::user("kept")],
             terminate: Some("too many failures".into()),
         }
     );
+    assert_eq!(decided.context.as_slice(), [ContextItem::user("kept")]);
 }
 
 #[tokio::test]
@@ -341,12 +344,10 @@ async fn after_phases_accumulate_context_and_stop_on_terminate() {
             .with("c", recording(&seen, "c", |_| Flow::inject("two")));
         let decided = stack.observe(&ctx, event).await;
         assert_eq!(names(&seen), ["a", "b", "c"], "{}", event.kind());
+        assert_eq!(decided.decision, Observed { terminate: None });
         assert_eq!(
-            decided.decision,
-            Observed {
-                context: smallvec::smallvec![ContextItem::user("one"), ContextItem::user("two")],
-                terminate: None,
-            }
+            decided.context.as_slice(),
+            [ContextItem::user("one"), ContextItem::user("two")]
         );
         let stack = HookStack::new()
             .with("a", FnHook::new(|_, _| Flow::inject("one")))
@@ -356,10 +357,10 @@ async fn after_phases_accumulate_context_and_stop_on_terminate() {
         assert_eq!(
             decided.decision,
             Observed {
-                context: smallvec::smallvec![ContextItem::user("one")],
                 terminate: Some("enough".into()),
             }
         );
+        assert_eq!(decided.context.as_slice(), [ContextItem::user("one")]);
     }
 }
 
@@ -515,7 +516,7 @@ async fn async_hooks_are_awaited_in_order() {
         )
         .await;
     assert_eq!(
-        decided.decision.context.as_slice(),
+        decided.context.as_slice(),
         [ContextItem::user("slow"), ContextItem::user("fast")]
     );
 }

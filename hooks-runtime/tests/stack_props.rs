@@ -198,6 +198,8 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
         FlowKind::Repair => Flow::Repair {
             tool_name: reason.into(),
         },
+        FlowKind::Ask => Flow::ask(reason),
+        FlowKind::Allow => Flow::Allow,
     }
 }
 
@@ -364,6 +366,12 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
             call_id: "c",
             args: &value,
         },
+        StepEvent::PermissionRequest {
+            tool_name: "a",
+            call_id: "c",
+            args: &value,
+            suggestions: &value,
+        },
         StepEvent::AfterTool {
             tool_name: "a",
             call_id: "c",
@@ -372,6 +380,7 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
             result: &value,
             outcome: &failed,
         },
+        StepEvent::AfterToolBatch { calls: &value },
         StepEvent::InvalidToolCall {
             tool_name: "z",
             call_id: "c",
@@ -382,7 +391,33 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
             loop_count: 1,
             text: "t",
         },
-        StepEvent::RunEnd { output: "o" },
+        StepEvent::Notification {
+            notification_type: "n",
+            title: "",
+            message: "m",
+        },
+        StepEvent::SubagentStart {
+            agent_id: "a",
+            agent_type: "t",
+        },
+        StepEvent::SubagentStop {
+            agent_id: "a",
+            agent_type: "t",
+            loop_count: 0,
+            text: "t",
+        },
+        StepEvent::BeforeCompaction {
+            trigger: "auto",
+            instructions: "",
+        },
+        StepEvent::AfterCompaction {
+            trigger: "auto",
+            summary: "s",
+        },
+        StepEvent::RunEnd {
+            output: "o",
+            reason: "other",
+        },
         StepEvent::RunError { error: "e" },
     ];
     let mut outcomes = Vec::with_capacity(events.len());

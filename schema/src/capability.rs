@@ -12,17 +12,24 @@
 //!
 //! | phase | actions besides `run`, `terminate` | flows besides `continue`, `terminate` | tool filters | failure policy `block` | `when` pointers address | `outcome` |
 //! | --- | --- | --- | --- | --- | --- | --- |
-//! | `run_start` | — | — | no | no | nothing | no |
+//! | `run_start` | `inject` | `inject_context` | no | no | nothing | no |
 //! | `user_prompt` | — | `rewrite_prompt`, `skip` | no | no | the prompt (text) | no |
 //! | `before_completion` | `patch` | `patch_request` | no | no | the request | no |
 //! | `after_completion` | `inject` | `inject_context` | no | no | the response | no |
 //! | `text_delta`, `tool_call_delta` | — | — | no | no | the delta (text) | no |
 //! | `stream_finish` | — | — | no | no | the response | no |
 //! | `after_reasoning`, `after_assistant` | `inject` | `inject_context` | no | no | the text | no |
-//! | `before_tool` | `block`, `rewrite` | `rewrite_args`, `skip` | yes | yes (the default) | the arguments | no |
+//! | `before_tool` | `block`, `rewrite`, `ask`, `inject` | `rewrite_args`, `skip`, `ask`, `inject_context` | yes | yes (the default) | the arguments | no |
+//! | `permission_request` | `block`, `rewrite`, `ask`, `allow` | `rewrite_args`, `skip`, `ask`, `allow` | yes | yes (the default) | the arguments | no |
 //! | `after_tool` | `rewrite`, `inject` | `rewrite_result`, `inject_context` | yes | no | the result | yes |
+//! | `after_tool_batch` | `inject` | `inject_context` | no | no | the batch's calls (JSON array) | no |
 //! | `invalid_tool_call` | — | `fail`, `retry`, `repair` | no | no | the raw arguments (text) | no |
 //! | `stop` | — | `resume` | no | no | the assistant's text | no |
+//! | `notification` | — | — | no | no | the notification type (text) | no |
+//! | `subagent_start` | `inject` | `inject_context` | no | no | the agent type (text) | no |
+//! | `subagent_stop` | — | `resume` | no | no | the agent type (text) | no |
+//! | `before_compaction` | — | `skip` | no | no | the trigger (`manual` / `auto`) | no |
+//! | `after_compaction` | — | — | no | no | the trigger (`manual` / `auto`) | no |
 //! | `run_end`, `run_error` | — | — | no | no | the output or error (text) | no |
 
 use serde::{Deserialize, Serialize};
@@ -45,17 +52,23 @@ pub enum ActionKind {
     Inject,
     /// `terminate`: end the run.
     Terminate,
+    /// `ask`: have the agent's approver decide on the tool call.
+    Ask,
+    /// `allow`: grant a permission request.
+    Allow,
 }
 
 impl ActionKind {
     /// Every action, in the order used by messages.
-    pub const ALL: [ActionKind; 6] = [
+    pub const ALL: [ActionKind; 8] = [
         ActionKind::Run,
         ActionKind::Block,
         ActionKind::Patch,
         ActionKind::Rewrite,
         ActionKind::Inject,
         ActionKind::Terminate,
+        ActionKind::Ask,
+        ActionKind::Allow,
     ];
 
     /// The config key, e.g. `block`.
@@ -67,6 +80,8 @@ impl ActionKind {
             ActionKind::Rewrite => "rewrite",
             ActionKind::Inject => "inject",
             ActionKind::Terminate => "terminate",
+            ActionKind::Ask => "ask",
+            ActionKind::Allow => "allow",
         }
     }
 
@@ -111,11 +126,15 @@ pub enum FlowKind {
     Retry,
     /// Run the invalid call as a call of another tool.
     Repair,
+    /// Have the agent's approver decide (a person, an approval service).
+    Ask,
+    /// Grant the permission without asking.
+    Allow,
 }
 
 impl FlowKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FlowKind; 12] = [
+    pub const ALL: [FlowKind; 14] = [
         FlowKind::Continue,
         FlowKind::PatchRequest,
         FlowKind::RewriteArgs,
@@ -128,6 +147,8 @@ impl FlowKind {
         FlowKind::Fail,
         FlowKind::Retry,
         FlowKind::Repair,
+        FlowKind::Ask,
+        FlowKind::Allow,
     ];
 
     /// The snake_case name used in diagnostics, records and the native output protocol.
@@ -145,6 +166,8 @@ impl FlowKind {
             FlowKind::Fail => "fail",
             FlowKind::Retry => "retry",
             FlowKind::Repair => "repair",
+            FlowKind::Ask => "ask",
+            FlowKind::Allow => "allow",
         }
     }
 
@@ -170,6 +193,8 @@ impl FlowKind {
             FlowKind::Fail => "decision: fail",
             FlowKind::Retry => "decision: retry",
             FlowKind::Repair => "decision: repair",
+            FlowKind::Ask => "decision: ask",
+            FlowKind::Allow => "decision: allow",
             FlowKind::RewriteArgs => "rewrite_args",
             FlowKind::RewriteResult => "rewrite_result",
             FlowKind::RewritePrompt => "rewrite_prompt",
@@ -201,6 +226,9 @@ pub enum SubjectKind {
     Request,
     /// The model's response (JSON).
     Response,
+    /// The calls of a tool batch: a JSON array of `{tool_name, tool_input,
+    /// tool_use_id, tool_response}`.
+    Batch,
 }
 
 /// A set of [`ActionKind`]s (a bitset, usable in `const` context).
@@ -334,10 +362,41 @@ const fn after(phase: Phase, subject: SubjectKind) -> Capabilities {
     }
 }
 
+/// `row` whose hooks may also `inject` context (before anything happened:
+/// context for the first prompt, or beside the tool result).
+const fn with_context(row: Capabilities) -> Capabilities {
+    Capabilities {
+        actions: ActionSet::of(&[A::Run, A::Inject, A::Terminate]),
+        flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate]),
+        ..row
+    }
+}
+
+/// A row of a phase that gates one tool call before it runs: tool filters
+/// apply, hooks run one after another and fail closed (`block`) by default.
+const fn gate(phase: Phase) -> Capabilities {
+    Capabilities {
+        tool: true,
+        mutating: true,
+        default_failure_policy: FailurePolicy::Block,
+        block_policy: true,
+        ..observe(phase, SubjectKind::Args)
+    }
+}
+
+/// A row of a phase where an agent is about to stop: a hook may `resume` it.
+const fn resumable(phase: Phase) -> Capabilities {
+    Capabilities {
+        flows: FlowSet::of(&[F::Continue, F::Terminate, F::Resume]),
+        mutating: true,
+        ..observe(phase, SubjectKind::Text)
+    }
+}
+
 /// What each phase allows, indexed by phase in [`Phase::ALL`] order (see
 /// [`Phase::capabilities`]).
-pub const CAPABILITIES: [Capabilities; 15] = [
-    observe(Phase::RunStart, SubjectKind::Nothing),
+pub const CAPABILITIES: [Capabilities; 22] = [
+    with_context(observe(Phase::RunStart, SubjectKind::Nothing)),
     Capabilities {
         flows: FlowSet::of(&[F::Continue, F::RewritePrompt, F::Skip, F::Terminate]),
         mutating: true,
@@ -356,13 +415,35 @@ pub const CAPABILITIES: [Capabilities; 15] = [
     after(Phase::AfterReasoning, SubjectKind::Text),
     after(Phase::AfterAssistant, SubjectKind::Text),
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Block, A::Rewrite, A::Terminate]),
-        flows: FlowSet::of(&[F::Continue, F::RewriteArgs, F::Skip, F::Terminate]),
-        tool: true,
-        mutating: true,
-        default_failure_policy: FailurePolicy::Block,
-        block_policy: true,
-        ..observe(Phase::BeforeTool, SubjectKind::Args)
+        actions: ActionSet::of(&[
+            A::Run,
+            A::Block,
+            A::Rewrite,
+            A::Inject,
+            A::Terminate,
+            A::Ask,
+        ]),
+        flows: FlowSet::of(&[
+            F::Continue,
+            F::RewriteArgs,
+            F::InjectContext,
+            F::Skip,
+            F::Terminate,
+            F::Ask,
+        ]),
+        ..gate(Phase::BeforeTool)
+    },
+    Capabilities {
+        actions: ActionSet::of(&[A::Run, A::Block, A::Rewrite, A::Terminate, A::Ask, A::Allow]),
+        flows: FlowSet::of(&[
+            F::Continue,
+            F::RewriteArgs,
+            F::Skip,
+            F::Terminate,
+            F::Ask,
+            F::Allow,
+        ]),
+        ..gate(Phase::PermissionRequest)
     },
     Capabilities {
         actions: ActionSet::of(&[A::Run, A::Rewrite, A::Inject, A::Terminate]),
@@ -377,16 +458,22 @@ pub const CAPABILITIES: [Capabilities; 15] = [
         outcome: true,
         ..after(Phase::AfterTool, SubjectKind::Result)
     },
+    after(Phase::AfterToolBatch, SubjectKind::Batch),
     Capabilities {
         flows: FlowSet::of(&[F::Continue, F::Terminate, F::Fail, F::Retry, F::Repair]),
         mutating: true,
         ..observe(Phase::InvalidToolCall, SubjectKind::Text)
     },
+    resumable(Phase::Stop),
+    observe(Phase::Notification, SubjectKind::Text),
+    with_context(observe(Phase::SubagentStart, SubjectKind::Text)),
+    resumable(Phase::SubagentStop),
     Capabilities {
-        flows: FlowSet::of(&[F::Continue, F::Terminate, F::Resume]),
+        flows: FlowSet::of(&[F::Continue, F::Skip, F::Terminate]),
         mutating: true,
-        ..observe(Phase::Stop, SubjectKind::Text)
+        ..observe(Phase::BeforeCompaction, SubjectKind::Text)
     },
+    observe(Phase::AfterCompaction, SubjectKind::Text),
     observe(Phase::RunEnd, SubjectKind::Text),
     observe(Phase::RunError, SubjectKind::Text),
 ];
@@ -457,6 +544,8 @@ mod tests {
             assert_eq!(caps.actions.contains(A::Block), f(F::Skip) && caps.tool);
             assert_eq!(caps.actions.contains(A::Patch), f(F::PatchRequest));
             assert_eq!(caps.actions.contains(A::Inject), f(F::InjectContext));
+            assert_eq!(caps.actions.contains(A::Ask), f(F::Ask));
+            assert_eq!(caps.actions.contains(A::Allow), f(F::Allow));
             assert_eq!(
                 caps.actions.contains(A::Rewrite),
                 f(F::RewriteArgs) || f(F::RewriteResult)
@@ -475,14 +564,17 @@ mod tests {
 
     #[test]
     fn phase_sets_are_described_in_words() {
-        assert_eq!(describe_phases(|c| c.block_policy), "`before_tool`");
+        assert_eq!(
+            describe_phases(|c| c.block_policy),
+            "`before_tool`, `permission_request`"
+        );
         assert_eq!(
             describe_phases(|c| c.tool),
-            "tool phases (`before_tool`, `after_tool`)"
+            "tool phases (`before_tool`, `permission_request`, `after_tool`)"
         );
         assert_eq!(
             describe_phases(|c| c.after),
-            "after-phases (`after_completion`, `after_reasoning`, `after_assistant`, `after_tool`)"
+            "after-phases (`after_completion`, `after_reasoning`, `after_assistant`, `after_tool`, `after_tool_batch`)"
         );
     }
 
@@ -494,8 +586,10 @@ mod tests {
             [
                 "decision: continue",
                 "rewrite_args",
+                "context_items",
                 "decision: block",
-                "decision: terminate"
+                "decision: terminate",
+                "decision: ask"
             ]
         );
         let actions: Vec<_> = Phase::AfterTool.capabilities().actions.iter().collect();

@@ -66,7 +66,7 @@ pub use capability::{
 };
 pub use check::{cwd_problem, valid_env_name};
 pub use config::{
-    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits,
+    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
     ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
 };

@@ -78,6 +78,11 @@ pub enum OutputDecision {
     Retry,
     /// `invalid_tool_call` only: route the call to the tool named `tool_name`.
     Repair,
+    /// `before_tool`, `permission_request`: have the agent's approver decide;
+    /// `reason` is what the approver is shown.
+    Ask,
+    /// `permission_request` only: grant the permission.
+    Allow,
 }
 
 impl OutputDecision {
@@ -91,6 +96,8 @@ impl OutputDecision {
             OutputDecision::Fail => "fail",
             OutputDecision::Retry => "retry",
             OutputDecision::Repair => "repair",
+            OutputDecision::Ask => "ask",
+            OutputDecision::Allow => "allow",
         }
     }
 }

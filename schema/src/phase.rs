@@ -30,14 +30,28 @@ pub enum Phase {
     AfterReasoning,
     /// The model finished its turn (rig `ModelTurnFinished`).
     AfterAssistant,
-    /// A tool is about to run (Claude Code `PreToolUse`); hooks may block it or rewrite its arguments.
+    /// A tool is about to run (Claude Code `PreToolUse`); hooks may block it, ask for approval or rewrite its arguments.
     BeforeTool,
-    /// A tool ran, successfully or not (Claude Code `PostToolUse`); hooks may rewrite its result or inject context.
+    /// A tool call needs approval before it runs (Claude Code `PermissionRequest`); hooks allow, deny or ask.
+    PermissionRequest,
+    /// A tool ran, successfully or not (Claude Code `PostToolUse` / `PostToolUseFailure`); hooks may rewrite its result or inject context.
     AfterTool,
+    /// Every tool call of one model turn has resolved, before the next model call (Claude Code `PostToolBatch`).
+    AfterToolBatch,
     /// The model called a tool that does not exist or with arguments that do not parse.
     InvalidToolCall,
     /// The agent is about to stop (Claude Code `Stop`); a hook may ask it to keep working.
     Stop,
+    /// The agent sent a notification to its user (Claude Code `Notification`); observe-only.
+    Notification,
+    /// A subagent was spawned (Claude Code `SubagentStart`); hooks may add context for it.
+    SubagentStart,
+    /// A subagent is about to stop (Claude Code `SubagentStop`); a hook may ask it to keep working.
+    SubagentStop,
+    /// The conversation is about to be compacted (Claude Code `PreCompact`); a hook may prevent it.
+    BeforeCompaction,
+    /// The conversation was compacted (Claude Code `PostCompact`); observe-only.
+    AfterCompaction,
     /// The run ended normally (Claude Code `SessionEnd`).
     RunEnd,
     /// The run ended with an error.
@@ -46,7 +60,7 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in the order of a run (and of the README's phase table).
-    pub const ALL: [Phase; 15] = [
+    pub const ALL: [Phase; 22] = [
         Phase::RunStart,
         Phase::UserPrompt,
         Phase::BeforeCompletion,
@@ -57,9 +71,16 @@ impl Phase {
         Phase::AfterReasoning,
         Phase::AfterAssistant,
         Phase::BeforeTool,
+        Phase::PermissionRequest,
         Phase::AfterTool,
+        Phase::AfterToolBatch,
         Phase::InvalidToolCall,
         Phase::Stop,
+        Phase::Notification,
+        Phase::SubagentStart,
+        Phase::SubagentStop,
+        Phase::BeforeCompaction,
+        Phase::AfterCompaction,
         Phase::RunEnd,
         Phase::RunError,
     ];
@@ -86,9 +107,16 @@ impl Phase {
             Phase::AfterReasoning => "after_reasoning",
             Phase::AfterAssistant => "after_assistant",
             Phase::BeforeTool => "before_tool",
+            Phase::PermissionRequest => "permission_request",
             Phase::AfterTool => "after_tool",
+            Phase::AfterToolBatch => "after_tool_batch",
             Phase::InvalidToolCall => "invalid_tool_call",
             Phase::Stop => "stop",
+            Phase::Notification => "notification",
+            Phase::SubagentStart => "subagent_start",
+            Phase::SubagentStop => "subagent_stop",
+            Phase::BeforeCompaction => "before_compaction",
+            Phase::AfterCompaction => "after_compaction",
             Phase::RunEnd => "run_end",
             Phase::RunError => "run_error",
         }

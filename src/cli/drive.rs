@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use agent_hooks::replay::Event;
 use hooks_runtime::{
-    CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor, HookContext,
-    HookStack, InvalidCallDecision, PromptDecision, ProvenanceList, RecordWriter, ReportList,
-    RequestPatch, SecretSet, ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef,
-    ToolCall, ToolDecision,
+    CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
+    HookContext, HookStack, InvalidCallDecision, PermissionDecision, PromptDecision,
+    ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, ShellRuntime, StepEvent,
+    StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -212,6 +212,7 @@ pub(crate) struct Applied {
 /// The provenance and diagnostics of a [`Decided`], beside its decision.
 struct Extras {
     phase: StepEventKind,
+    context: ContextList,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
     reports: ReportList,
@@ -220,6 +221,7 @@ struct Extras {
 fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
     let Decided {
         decision,
+        context,
         provenance,
         diagnostics,
         reports,
@@ -228,6 +230,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
         decision,
         Extras {
             phase,
+            context,
             provenance,
             diagnostics,
             reports,
@@ -248,7 +251,7 @@ impl Extras {
                 args: None,
                 result: None,
                 prompt: None,
-                context: ContextList::new(),
+                context: self.context,
                 provenance: self.provenance,
                 diagnostics: self.diagnostics,
                 reports: self.reports,
@@ -320,7 +323,41 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &Event) -
                     a.outcome.args = rewritten(args);
                     a
                 }
+                (ToolDecision::Ask { reason, args }, f) => {
+                    let mut a = f.applied("ask", Some(&reason));
+                    a.outcome.args = rewritten(args);
+                    a
+                }
                 (ToolDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
+            }
+        }
+        StepEvent::PermissionRequest {
+            tool_name,
+            call_id,
+            args,
+            suggestions,
+        } => {
+            let call = ToolCall {
+                tool_name,
+                call_id,
+                args,
+            };
+            let decided = stack.permission_request(ctx, call, suggestions).await;
+            match split(phase, decided) {
+                (PermissionDecision::Allow { args }, f) => {
+                    let mut a = f.applied("allow", None);
+                    a.outcome.args = rewritten(args);
+                    a
+                }
+                (PermissionDecision::Deny { reason }, f) => f.applied("deny", Some(&reason)),
+                (PermissionDecision::Ask { reason, args }, f) => {
+                    let mut a = f.applied("ask", reason.as_deref());
+                    a.outcome.args = rewritten(args);
+                    a
+                }
+                (PermissionDecision::Terminate { reason }, f) => {
+                    f.applied("terminate", Some(&reason))
+                }
             }
         }
         StepEvent::AfterTool {
@@ -345,7 +382,6 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &Event) -
                 None => f.applied("continue", None),
             };
             a.outcome.result = rewritten(decision.result);
-            a.outcome.context = decision.context;
             a
         }
         StepEvent::InvalidToolCall {
@@ -369,20 +405,45 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &Event) -
             }
         }
         StepEvent::Stop { loop_count, text } => {
-            match split(phase, stack.stop(ctx, loop_count, text).await) {
-                (StopDecision::Stop, f) => f.applied("stop", None),
-                (StopDecision::Resume { reason }, f) => f.applied("resume", Some(&reason)),
-                (StopDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
-            }
+            stopped(split(phase, stack.stop(ctx, loop_count, text).await))
         }
+        StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            loop_count,
+            text,
+        } => {
+            let decided = stack
+                .subagent_stop(ctx, agent_id, agent_type, loop_count, text)
+                .await;
+            stopped(split(phase, decided))
+        }
+        StepEvent::BeforeCompaction {
+            trigger,
+            instructions,
+        } => match split(
+            phase,
+            stack.before_compaction(ctx, trigger, instructions).await,
+        ) {
+            (CompactionDecision::Compact, f) => f.applied("compact", None),
+            (CompactionDecision::Skip { reason }, f) => f.applied("skip", Some(&reason)),
+            (CompactionDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
+        },
         other => {
             let (decision, f) = split(phase, stack.observe(ctx, other).await);
-            let mut a = match &decision.terminate {
+            match &decision.terminate {
                 Some(reason) => f.applied("terminate", Some(reason)),
                 None => f.applied("continue", None),
-            };
-            a.outcome.context = decision.context;
-            a
+            }
         }
+    }
+}
+
+/// The printed verdict of a `stop` or `subagent_stop` decision.
+fn stopped((decision, f): (StopDecision, Extras)) -> Applied {
+    match decision {
+        StopDecision::Stop => f.applied("stop", None),
+        StopDecision::Resume { reason } => f.applied("resume", Some(&reason)),
+        StopDecision::Terminate { reason } => f.applied("terminate", Some(&reason)),
     }
 }

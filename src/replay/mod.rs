@@ -135,6 +135,20 @@ pub enum Event {
         #[serde(default)]
         args: Value,
     },
+    /// `permission_request`.
+    PermissionRequest {
+        /// The tool's name.
+        tool: String,
+        /// The call's id.
+        #[serde(default)]
+        call_id: String,
+        /// The arguments.
+        #[serde(default)]
+        args: Value,
+        /// The "always allow" options the agent would offer (`null`: none).
+        #[serde(default)]
+        suggestions: Value,
+    },
     /// `after_tool`.
     AfterTool {
         /// The tool's name.
@@ -155,6 +169,13 @@ pub enum Event {
         /// or `error`.
         #[serde(default = "success", with = "outcome_name")]
         outcome: ToolOutcome,
+    },
+    /// `after_tool_batch`.
+    AfterToolBatch {
+        /// The calls: an array of `{tool_name, tool_input, tool_use_id,
+        /// tool_response}`.
+        #[serde(default)]
+        calls: Value,
     },
     /// `invalid_tool_call`.
     InvalidToolCall {
@@ -180,11 +201,69 @@ pub enum Event {
         #[serde(default)]
         loop_count: u32,
     },
+    /// `notification`.
+    Notification {
+        /// The kind, e.g. `permission_prompt`.
+        #[serde(default)]
+        notification_type: String,
+        /// The title.
+        #[serde(default)]
+        title: String,
+        /// The text.
+        #[serde(default)]
+        message: String,
+    },
+    /// `subagent_start`.
+    SubagentStart {
+        /// The subagent's id.
+        #[serde(default)]
+        agent_id: String,
+        /// Its type.
+        #[serde(default)]
+        agent_type: String,
+    },
+    /// `subagent_stop`.
+    SubagentStop {
+        /// The subagent's id.
+        #[serde(default)]
+        agent_id: String,
+        /// Its type.
+        #[serde(default)]
+        agent_type: String,
+        /// Its last text.
+        #[serde(default)]
+        text: String,
+        /// Resumes already granted to it.
+        #[serde(default)]
+        loop_count: u32,
+    },
+    /// `before_compaction`.
+    BeforeCompaction {
+        /// `manual` or `auto`.
+        #[serde(default = "auto")]
+        trigger: String,
+        /// The user's instructions for the summary.
+        #[serde(default)]
+        instructions: String,
+    },
+    /// `after_compaction`.
+    AfterCompaction {
+        /// `manual` or `auto`.
+        #[serde(default = "auto")]
+        trigger: String,
+        /// The summary.
+        #[serde(default)]
+        summary: String,
+    },
     /// `run_end`.
     RunEnd {
         /// The run's output.
         #[serde(default)]
         output: String,
+        /// Why the run ended (Claude Code's `SessionEnd` reasons); default
+        /// `other`.
+        #[serde(default = "other")]
+        reason: String,
     },
     /// `run_error`.
     RunError {
@@ -209,6 +288,14 @@ pub const fn outcome_word(kind: hooks_schema::OutcomeKind) -> &'static str {
 
 fn success() -> ToolOutcome {
     ToolOutcome::Success
+}
+
+fn auto() -> String {
+    "auto".to_owned()
+}
+
+fn other() -> String {
+    "other".to_owned()
 }
 
 /// `outcome` as one word (`success`, `timeout`, `not_found`, `denied`, `error`).
@@ -269,6 +356,18 @@ impl Event {
                 call_id,
                 args,
             },
+            Event::PermissionRequest {
+                tool,
+                call_id,
+                args,
+                suggestions,
+            } => StepEvent::PermissionRequest {
+                tool_name: tool,
+                call_id,
+                args,
+                suggestions,
+            },
+            Event::AfterToolBatch { calls } => StepEvent::AfterToolBatch { calls },
             Event::AfterTool {
                 tool,
                 call_id,
@@ -299,7 +398,44 @@ impl Event {
                 loop_count: *loop_count,
                 text,
             },
-            Event::RunEnd { output } => StepEvent::RunEnd { output },
+            Event::Notification {
+                notification_type,
+                title,
+                message,
+            } => StepEvent::Notification {
+                notification_type,
+                title,
+                message,
+            },
+            Event::SubagentStart {
+                agent_id,
+                agent_type,
+            } => StepEvent::SubagentStart {
+                agent_id,
+                agent_type,
+            },
+            Event::SubagentStop {
+                agent_id,
+                agent_type,
+                text,
+                loop_count,
+            } => StepEvent::SubagentStop {
+                agent_id,
+                agent_type,
+                loop_count: *loop_count,
+                text,
+            },
+            Event::BeforeCompaction {
+                trigger,
+                instructions,
+            } => StepEvent::BeforeCompaction {
+                trigger,
+                instructions,
+            },
+            Event::AfterCompaction { trigger, summary } => {
+                StepEvent::AfterCompaction { trigger, summary }
+            }
+            Event::RunEnd { output, reason } => StepEvent::RunEnd { output, reason },
             Event::RunError { error } => StepEvent::RunError { error },
         }
     }

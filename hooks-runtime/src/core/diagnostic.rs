@@ -66,6 +66,14 @@ pub enum Diagnostic {
         /// The failure policy applied.
         policy: FailurePolicy,
     },
+    /// A hook asked for approval of a call of `tool` and the agent supplied
+    /// no approver: the call was refused (fail closed).
+    NoApprover {
+        /// The tool.
+        tool: String,
+        /// The hook's reason, if one asked.
+        reason: Option<String>,
+    },
 }
 
 impl Diagnostic {
@@ -90,6 +98,13 @@ impl fmt::Display for Diagnostic {
                 "hooks `{first}` and `{second}` set `{field}` differently; the last writer (`{second}`) wins"
             ),
             Diagnostic::Hook { message, .. } => f.write_str(message),
+            Diagnostic::NoApprover { tool, reason } => {
+                write!(f, "the call of `{tool}` needed approval")?;
+                if let Some(reason) = reason {
+                    write!(f, " ({reason})")?;
+                }
+                f.write_str(" and there is no approver: refused (fail closed)")
+            }
             Diagnostic::EmptyActiveTools { hook } => write!(
                 f,
                 "hook `{hook}` narrowed `active_tools` to an empty set; the model can call no tool"

@@ -23,13 +23,15 @@ use crate::core::patch::RequestPatch;
 use crate::core::report::ReportList;
 use crate::core::stack::HookStack;
 
-/// A decision plus the provenance, diagnostics and per-hook reports of the
-/// fold behind it:
+/// A decision plus the context, provenance, diagnostics and per-hook
+/// reports of the fold behind it:
 /// what the driver methods of [`HookStack`] ([`HookStack::user_prompt`],
 /// [`HookStack::before_completion`], [`HookStack::before_tool`],
-/// [`HookStack::after_tool`], [`HookStack::invalid_tool_call`],
-/// [`HookStack::stop`], [`HookStack::observe`]) return, so an agent loop
-/// applies a typed decision and never matches raw [`Flow`] values.
+/// [`HookStack::permission_request`], [`HookStack::after_tool`],
+/// [`HookStack::invalid_tool_call`], [`HookStack::stop`],
+/// [`HookStack::subagent_stop`], [`HookStack::before_compaction`],
+/// [`HookStack::observe`]) return, so an agent loop applies a typed
+/// decision and never matches raw [`Flow`] values.
 ///
 /// None of those methods fails (see [`HookStack`]'s `# Errors`), and all
 /// share [`HookStack::fold`]'s cancel safety.
@@ -37,6 +39,12 @@ use crate::core::stack::HookStack;
 pub struct Decided<D> {
     /// What the agent loop must do.
     pub decision: D,
+    /// Context items the hooks injected, in order, on phases that honour
+    /// `inject_context` (`run_start`, `subagent_start`: before the first
+    /// prompt; `before_tool`, `after_tool`, `after_tool_batch`: beside the
+    /// tool results; other after-phases: for the model's next turn). Empty
+    /// elsewhere. The agent adds them whatever the decision.
+    pub context: ContextList,
     /// Which hook set or rewrote what, in order.
     pub provenance: ProvenanceList,
     /// Conflicts, fail-closed reasons and the consulted hooks' own
@@ -49,9 +57,10 @@ pub struct Decided<D> {
 }
 
 impl<D> Decided<D> {
-    fn new(decision: D, outcome: StackOutcome) -> Self {
+    fn new(decision: D, mut outcome: StackOutcome) -> Self {
         Decided {
             decision,
+            context: std::mem::take(&mut outcome.context),
             provenance: outcome.provenance,
             diagnostics: outcome.diagnostics,
             reports: outcome.reports,
@@ -121,6 +130,14 @@ pub enum ToolDecision<'a> {
         /// The arguments as rewritten before the skip (for records).
         args: Cow<'a, Value>,
     },
+    /// A hook asked for approval: resolve it with an approver
+    /// ([`Decided::resolve`]); without one the call must not run.
+    Ask {
+        /// What the approver is shown.
+        reason: Text,
+        /// The arguments as rewritten before the ask.
+        args: Cow<'a, Value>,
+    },
     /// End the run.
     Terminate {
         /// Why.
@@ -128,13 +145,59 @@ pub enum ToolDecision<'a> {
     },
 }
 
-/// What to do after a tool ran.
+/// What to do with a permission request ([`HookStack::permission_request`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermissionDecision<'a> {
+    /// Granted: run the tool with `args`.
+    Allow {
+        /// The arguments to run with (borrowed when no hook rewrote them).
+        args: Cow<'a, Value>,
+    },
+    /// Denied: do not run the tool; give the model `reason` as the result.
+    Deny {
+        /// What the model sees.
+        reason: Text,
+    },
+    /// A hook asked for approval, or no hook decided (`reason` is `None`):
+    /// the agent's approver decides ([`Decided::resolve`]); without one the
+    /// request is denied.
+    Ask {
+        /// What the approver is shown, when a hook asked.
+        reason: Option<Text>,
+        /// The arguments as rewritten by the hooks.
+        args: Cow<'a, Value>,
+    },
+    /// End the run.
+    Terminate {
+        /// Why.
+        reason: Text,
+    },
+}
+
+/// What to do before the conversation is compacted
+/// ([`HookStack::before_compaction`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactionDecision {
+    /// Compact as planned.
+    Compact,
+    /// Do not compact; show `reason` to the user.
+    Skip {
+        /// Why.
+        reason: Text,
+    },
+    /// End the run.
+    Terminate {
+        /// Why.
+        reason: Text,
+    },
+}
+
+/// What to do after a tool ran (the injected context is
+/// [`Decided::context`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AfterToolDecision<'a> {
     /// The model-visible result (borrowed when no hook rewrote it).
     pub result: Cow<'a, Value>,
-    /// Context items to add for the model's next turn, in order.
-    pub context: ContextList,
     /// `Some(reason)` when the run must end.
     pub terminate: Option<Text>,
 }
@@ -179,11 +242,10 @@ pub enum StopDecision {
     },
 }
 
-/// What to do after an observed event (any phase without its own method).
+/// What to do after an observed event (any phase without its own method;
+/// the injected context is [`Decided::context`]).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Observed {
-    /// Context items to add for the model's next turn (after-phases only).
-    pub context: ContextList,
     /// `Some(reason)` when the run must end.
     pub terminate: Option<Text>,
 }
@@ -210,12 +272,36 @@ impl CompletionDecision {
 }
 
 impl ToolDecision<'_> {
-    /// The decision's name: `run`, `skip` or `terminate`.
+    /// The decision's name: `run`, `skip`, `ask` or `terminate`.
     pub const fn label(&self) -> &'static str {
         match self {
             ToolDecision::Run { .. } => "run",
             ToolDecision::Skip { .. } => "skip",
+            ToolDecision::Ask { .. } => "ask",
             ToolDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl PermissionDecision<'_> {
+    /// The decision's name: `allow`, `deny`, `ask` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            PermissionDecision::Allow { .. } => "allow",
+            PermissionDecision::Deny { .. } => "deny",
+            PermissionDecision::Ask { .. } => "ask",
+            PermissionDecision::Terminate { .. } => "terminate",
+        }
+    }
+}
+
+impl CompactionDecision {
+    /// The decision's name: `compact`, `skip` or `terminate`.
+    pub const fn label(&self) -> &'static str {
+        match self {
+            CompactionDecision::Compact => "compact",
+            CompactionDecision::Skip { .. } => "skip",
+            CompactionDecision::Terminate { .. } => "terminate",
         }
     }
 }
@@ -342,6 +428,7 @@ impl HookStack {
         };
         let decision = match outcome.decision.take() {
             Some(Flow::Skip { reason }) => ToolDecision::Skip { reason, args },
+            Some(Flow::Ask { reason }) => ToolDecision::Ask { reason, args },
             Some(Flow::Terminate { reason }) => ToolDecision::Terminate { reason },
             Some(other) => ToolDecision::Terminate {
                 reason: unexpected(&other, Phase::BeforeTool),
@@ -385,7 +472,6 @@ impl HookStack {
                 Some(rewritten) => Cow::Owned(rewritten),
                 None => Cow::Borrowed(result),
             },
-            context: std::mem::take(&mut folded.context),
             terminate,
         };
         Decided::new(decision, folded)
@@ -437,21 +523,110 @@ impl HookStack {
         text: &str,
     ) -> Decided<StopDecision> {
         let mut outcome = self.fold(ctx, StepEvent::Stop { loop_count, text }).await;
+        let decision = stop_decision(outcome.decision.take(), Phase::Stop);
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds a `permission_request` event for `call` (the agent is about
+    /// to ask for approval); `suggestions` are the "always allow" options
+    /// it would offer (`Value::Null` when none). When no hook decides, the
+    /// decision is [`PermissionDecision::Ask`] without a reason: the
+    /// agent's approver decides, as it would without hooks.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn permission_request<'a>(
+        &self,
+        ctx: &HookContext,
+        call: ToolCall<'a>,
+        suggestions: &Value,
+    ) -> Decided<PermissionDecision<'a>> {
+        let event = StepEvent::PermissionRequest {
+            tool_name: call.tool_name,
+            call_id: call.call_id,
+            args: call.args,
+            suggestions,
+        };
+        let mut outcome = self.fold(ctx, event).await;
+        let args = match outcome.args.take() {
+            Some(rewritten) => Cow::Owned(rewritten),
+            None => Cow::Borrowed(call.args),
+        };
         let decision = match outcome.decision.take() {
-            None => StopDecision::Stop,
-            Some(Flow::Resume { reason }) => StopDecision::Resume { reason },
-            Some(Flow::Terminate { reason }) => StopDecision::Terminate { reason },
-            Some(other) => StopDecision::Terminate {
-                reason: unexpected(&other, Phase::Stop),
+            None => PermissionDecision::Ask { reason: None, args },
+            Some(Flow::Allow) => PermissionDecision::Allow { args },
+            Some(Flow::Ask { reason }) => PermissionDecision::Ask {
+                reason: Some(reason),
+                args,
+            },
+            Some(Flow::Skip { reason }) => PermissionDecision::Deny { reason },
+            Some(Flow::Terminate { reason }) => PermissionDecision::Terminate { reason },
+            Some(other) => PermissionDecision::Terminate {
+                reason: unexpected(&other, Phase::PermissionRequest),
+            },
+        };
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds a `subagent_stop` event: as [`HookStack::stop`], for the
+    /// subagent `agent_id` of type `agent_type`.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn subagent_stop(
+        &self,
+        ctx: &HookContext,
+        agent_id: &str,
+        agent_type: &str,
+        loop_count: u32,
+        text: &str,
+    ) -> Decided<StopDecision> {
+        let event = StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            loop_count,
+            text,
+        };
+        let mut outcome = self.fold(ctx, event).await;
+        let decision = stop_decision(outcome.decision.take(), Phase::SubagentStop);
+        Decided::new(decision, outcome)
+    }
+
+    /// Folds a `before_compaction` event (`trigger`: `manual` or `auto`;
+    /// `instructions`: the user's, empty for `auto`).
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn before_compaction(
+        &self,
+        ctx: &HookContext,
+        trigger: &str,
+        instructions: &str,
+    ) -> Decided<CompactionDecision> {
+        let event = StepEvent::BeforeCompaction {
+            trigger,
+            instructions,
+        };
+        let mut outcome = self.fold(ctx, event).await;
+        let decision = match outcome.decision.take() {
+            None => CompactionDecision::Compact,
+            Some(Flow::Skip { reason }) => CompactionDecision::Skip { reason },
+            Some(Flow::Terminate { reason }) => CompactionDecision::Terminate { reason },
+            Some(other) => CompactionDecision::Terminate {
+                reason: unexpected(&other, Phase::BeforeCompaction),
             },
         };
         Decided::new(decision, outcome)
     }
 
     /// Folds any other event (`run_start`, `after_completion`, deltas,
-    /// `stream_finish`, `after_reasoning`, `after_assistant`, `run_end`,
-    /// `run_error`): hooks may only inject context (after-phases) or
-    /// terminate.
+    /// `stream_finish`, `after_reasoning`, `after_assistant`,
+    /// `after_tool_batch`, `notification`, `subagent_start`,
+    /// `after_compaction`, `run_end`, `run_error`): hooks may only inject
+    /// context (where the phase honours it) or terminate.
     ///
     /// Events with a dedicated method should go through it; given one here,
     /// a decision [`Observed`] cannot carry (a rewrite, a patch, a skip, ...)
@@ -482,11 +657,20 @@ impl HookStack {
             };
             dropped.map(|flow| not_observable(flow, event))
         });
-        let decision = Observed {
-            context: std::mem::take(&mut outcome.context),
-            terminate,
-        };
+        let decision = Observed { terminate };
         Decided::new(decision, outcome)
+    }
+}
+
+/// The stop decision of a `stop` or `subagent_stop` fold.
+fn stop_decision(decision: Option<Flow>, phase: Phase) -> StopDecision {
+    match decision {
+        None => StopDecision::Stop,
+        Some(Flow::Resume { reason }) => StopDecision::Resume { reason },
+        Some(Flow::Terminate { reason }) => StopDecision::Terminate { reason },
+        Some(other) => StopDecision::Terminate {
+            reason: unexpected(&other, phase),
+        },
     }
 }
 

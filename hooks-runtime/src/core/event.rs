@@ -83,6 +83,22 @@ pub enum StepEvent<'a> {
         /// The arguments, as rewritten by the hooks before this one.
         args: &'a Value,
     },
+    /// A tool call needs approval before it runs (Claude Code
+    /// `PermissionRequest`): the agent's own permission rules did not settle
+    /// it. Hooks allow it ([`Flow::Allow`](crate::Flow::Allow)), deny it
+    /// ([`Flow::Skip`](crate::Flow::Skip)), ask the approver
+    /// ([`Flow::Ask`](crate::Flow::Ask)) or rewrite the arguments.
+    PermissionRequest {
+        /// The tool's name.
+        tool_name: &'a str,
+        /// The call's id.
+        call_id: &'a str,
+        /// The arguments, as rewritten by the hooks before this one.
+        args: &'a Value,
+        /// The "always allow" options the agent would offer its user (Claude
+        /// Code `permission_suggestions`; `null` when there are none).
+        suggestions: &'a Value,
+    },
     /// A tool ran, successfully or not (Claude Code `PostToolUse`). Hooks may
     /// rewrite the result, inject context or terminate the run.
     AfterTool {
@@ -98,6 +114,14 @@ pub enum StepEvent<'a> {
         result: &'a Value,
         /// Why the tool succeeded or failed, without parsing `result`.
         outcome: &'a ToolOutcome,
+    },
+    /// Every tool call of one model turn has resolved, before the next model
+    /// call (Claude Code `PostToolBatch`). Hooks may inject context or
+    /// terminate the run.
+    AfterToolBatch {
+        /// The calls: a JSON array of `{tool_name, tool_input, tool_use_id,
+        /// tool_response}` objects, in the order the model issued them.
+        calls: &'a Value,
     },
     /// The model called a tool that does not exist, or with arguments that do
     /// not parse. Hooks choose to fail, retry with feedback or repair the
@@ -121,10 +145,60 @@ pub enum StepEvent<'a> {
         /// The assistant's last text.
         text: &'a str,
     },
+    /// The agent sent a notification to its user (Claude Code
+    /// `Notification`): observe-only.
+    Notification {
+        /// The kind, e.g. `permission_prompt`, `idle_prompt` (what `when` on
+        /// pointer `""` tests).
+        notification_type: &'a str,
+        /// The title (empty when there is none).
+        title: &'a str,
+        /// The notification's text.
+        message: &'a str,
+    },
+    /// A subagent was spawned (Claude Code `SubagentStart`); hooks may add
+    /// context for the subagent's first turn.
+    SubagentStart {
+        /// The subagent's unique id.
+        agent_id: &'a str,
+        /// Its type or name (what `when` on pointer `""` tests).
+        agent_type: &'a str,
+    },
+    /// A subagent is about to stop (Claude Code `SubagentStop`); a hook may
+    /// keep it working ([`Flow::Resume`](crate::Flow::Resume)).
+    SubagentStop {
+        /// The subagent's unique id.
+        agent_id: &'a str,
+        /// Its type or name (what `when` on pointer `""` tests).
+        agent_type: &'a str,
+        /// How many times hooks already resumed this subagent.
+        loop_count: u32,
+        /// The subagent's last text.
+        text: &'a str,
+    },
+    /// The conversation is about to be compacted (Claude Code `PreCompact`);
+    /// a hook may prevent it ([`Flow::Skip`](crate::Flow::Skip)).
+    BeforeCompaction {
+        /// `manual` or `auto` (what `when` on pointer `""` tests).
+        trigger: &'a str,
+        /// The user's instructions for the summary (empty for `auto`).
+        instructions: &'a str,
+    },
+    /// The conversation was compacted (Claude Code `PostCompact`):
+    /// observe-only.
+    AfterCompaction {
+        /// `manual` or `auto` (what `when` on pointer `""` tests).
+        trigger: &'a str,
+        /// The summary that replaced the conversation.
+        summary: &'a str,
+    },
     /// The run ended normally (Claude Code `SessionEnd`).
     RunEnd {
         /// The run's final output text.
         output: &'a str,
+        /// Why the run ended, in Claude Code's `SessionEnd` terms where they
+        /// apply (`other`, `clear`, `logout`, `prompt_input_exit`, ...).
+        reason: &'a str,
     },
     /// The run ended with an error.
     RunError {
@@ -147,19 +221,27 @@ impl<'a> StepEvent<'a> {
             StepEvent::AfterReasoning { .. } => Phase::AfterReasoning,
             StepEvent::AfterAssistant { .. } => Phase::AfterAssistant,
             StepEvent::BeforeTool { .. } => Phase::BeforeTool,
+            StepEvent::PermissionRequest { .. } => Phase::PermissionRequest,
             StepEvent::AfterTool { .. } => Phase::AfterTool,
+            StepEvent::AfterToolBatch { .. } => Phase::AfterToolBatch,
             StepEvent::InvalidToolCall { .. } => Phase::InvalidToolCall,
             StepEvent::Stop { .. } => Phase::Stop,
+            StepEvent::Notification { .. } => Phase::Notification,
+            StepEvent::SubagentStart { .. } => Phase::SubagentStart,
+            StepEvent::SubagentStop { .. } => Phase::SubagentStop,
+            StepEvent::BeforeCompaction { .. } => Phase::BeforeCompaction,
+            StepEvent::AfterCompaction { .. } => Phase::AfterCompaction,
             StepEvent::RunEnd { .. } => Phase::RunEnd,
             StepEvent::RunError { .. } => Phase::RunError,
         }
     }
 
-    /// The tool name, on tool phases (`before_tool`, `after_tool`,
-    /// `invalid_tool_call`, `tool_call_delta`); `None` elsewhere.
+    /// The tool name, on tool phases (`before_tool`, `permission_request`,
+    /// `after_tool`, `invalid_tool_call`, `tool_call_delta`); `None` elsewhere.
     pub const fn tool_name(&self) -> Option<&'a str> {
         match *self {
             StepEvent::BeforeTool { tool_name, .. }
+            | StepEvent::PermissionRequest { tool_name, .. }
             | StepEvent::AfterTool { tool_name, .. }
             | StepEvent::InvalidToolCall { tool_name, .. }
             | StepEvent::ToolCallDelta { tool_name, .. } => Some(tool_name),
@@ -171,6 +253,7 @@ impl<'a> StepEvent<'a> {
     pub const fn call_id(&self) -> Option<&'a str> {
         match *self {
             StepEvent::BeforeTool { call_id, .. }
+            | StepEvent::PermissionRequest { call_id, .. }
             | StepEvent::AfterTool { call_id, .. }
             | StepEvent::InvalidToolCall { call_id, .. }
             | StepEvent::ToolCallDelta { call_id, .. } => Some(call_id),
@@ -179,8 +262,8 @@ impl<'a> StepEvent<'a> {
     }
 
     /// The event with its chained value replaced: the arguments of a
-    /// `before_tool` event, the result of an `after_tool` event. Other events
-    /// are returned unchanged.
+    /// `before_tool` or `permission_request` event, the result of an
+    /// `after_tool` event. Other events are returned unchanged.
     pub(crate) fn with_value<'b>(self, value: &'b Value) -> StepEvent<'b>
     where
         'a: 'b,
@@ -192,6 +275,17 @@ impl<'a> StepEvent<'a> {
                 tool_name,
                 call_id,
                 args: value,
+            },
+            StepEvent::PermissionRequest {
+                tool_name,
+                call_id,
+                suggestions,
+                ..
+            } => StepEvent::PermissionRequest {
+                tool_name,
+                call_id,
+                args: value,
+                suggestions,
             },
             StepEvent::AfterTool {
                 tool_name,

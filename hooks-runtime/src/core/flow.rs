@@ -71,6 +71,17 @@ pub enum Flow {
         /// The tool to run instead.
         tool_name: Text,
     },
+    /// `before_tool`, `permission_request`: have the agent's approver
+    /// decide on the call (a person, an approval service). Does not stop
+    /// the fold: a later hook's `Skip` (deny) wins over it, and it wins
+    /// over `Allow`.
+    Ask {
+        /// What the approver is shown.
+        reason: Text,
+    },
+    /// `permission_request`: grant the permission without asking. Does not
+    /// stop the fold: a later hook's `Ask` or `Skip` wins over it.
+    Allow,
 }
 
 impl Flow {
@@ -89,6 +100,8 @@ impl Flow {
             Flow::Fail => FlowKind::Fail,
             Flow::Retry { .. } => FlowKind::Retry,
             Flow::Repair { .. } => FlowKind::Repair,
+            Flow::Ask { .. } => FlowKind::Ask,
+            Flow::Allow => FlowKind::Allow,
         }
     }
 
@@ -114,6 +127,13 @@ impl Flow {
     /// Shorthand for [`Flow::Resume`].
     pub fn resume(reason: impl Into<Text>) -> Self {
         Flow::Resume {
+            reason: reason.into(),
+        }
+    }
+
+    /// Shorthand for [`Flow::Ask`].
+    pub fn ask(reason: impl Into<Text>) -> Self {
+        Flow::Ask {
             reason: reason.into(),
         }
     }
@@ -174,7 +194,8 @@ mod tests {
             assert!(FlowKind::Terminate.honoured_on(phase));
         }
         for phase in [
-            Phase::RunStart,
+            Phase::Notification,
+            Phase::AfterCompaction,
             Phase::TextDelta,
             Phase::RunEnd,
             Phase::RunError,
@@ -190,7 +211,11 @@ mod tests {
             );
         }
         assert!(FlowKind::InjectContext.honoured_on(Phase::AfterTool));
-        assert!(!FlowKind::InjectContext.honoured_on(Phase::BeforeTool));
+        assert!(FlowKind::InjectContext.honoured_on(Phase::BeforeTool));
+        assert!(!FlowKind::InjectContext.honoured_on(Phase::PermissionRequest));
+        assert!(FlowKind::Ask.honoured_on(Phase::BeforeTool));
+        assert!(!FlowKind::Allow.honoured_on(Phase::BeforeTool));
+        assert!(FlowKind::Allow.honoured_on(Phase::PermissionRequest));
         assert!(FlowKind::Skip.honoured_on(Phase::UserPrompt));
         assert!(!FlowKind::Skip.honoured_on(Phase::AfterTool));
     }

@@ -34,6 +34,8 @@ pub struct Fold<'e> {
     prompt: Option<Text>,
     context: ContextList,
     decision: Option<Flow>,
+    /// The strongest `Ask` / `Allow` so far (they do not stop the fold).
+    permission: Option<Flow>,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
     reports: ReportList,
@@ -49,6 +51,7 @@ impl<'e> Fold<'e> {
             prompt: None,
             context: ContextList::new(),
             decision: None,
+            permission: None,
             provenance: ProvenanceList::new(),
             diagnostics: Vec::new(),
             reports: ReportList::new(),
@@ -171,6 +174,10 @@ impl<'e> Fold<'e> {
                     self.context.extend(items.iter().cloned());
                 }
             }
+            answer @ (Flow::Ask { .. } | Flow::Allow) => {
+                self.record(hook, Change::Decided(kind));
+                self.answer(answer);
+            }
             terminal @ (Flow::Skip { .. }
             | Flow::Terminate { .. }
             | Flow::Resume { .. }
@@ -183,6 +190,20 @@ impl<'e> Fold<'e> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Keeps `answer` (an `Ask` or `Allow`) if it is stronger than the one
+    /// kept so far: deny (a `Skip`, which stops the fold) > ask > allow; of
+    /// two equal answers the first is kept.
+    fn answer(&mut self, answer: Flow) {
+        let rank = |f: &Flow| u8::from(matches!(f, Flow::Ask { .. }));
+        if self
+            .permission
+            .as_ref()
+            .is_none_or(|kept| rank(&answer) > rank(kept))
+        {
+            self.permission = Some(answer);
+        }
     }
 
     /// Absorbs `outcome`, the folded answer of hook `hook` (a stack or
@@ -255,6 +276,10 @@ impl<'e> Fold<'e> {
         self.provenance.extend(provenance);
         self.diagnostics.extend(diagnostics);
         match decision {
+            Some(answer @ (Flow::Ask { .. } | Flow::Allow)) => {
+                self.answer(answer);
+                ControlFlow::Continue(())
+            }
             Some(decision) => {
                 self.decision = Some(decision);
                 ControlFlow::Break(())
@@ -315,8 +340,11 @@ impl<'e> Fold<'e> {
                 Err(diagnostic) => self.fail_closed(diagnostic),
             }
         }
+        if self.decision.is_none() {
+            self.decision = self.permission.take();
+        }
         let (args, result) = match phase {
-            Phase::BeforeTool => (self.value, None),
+            Phase::BeforeTool | Phase::PermissionRequest => (self.value, None),
             Phase::AfterTool => (None, self.value),
             _ => (None, None),
         };

@@ -5,9 +5,11 @@
 //! `flow`; `diagnostic` and `report`; `outcome` (what a fold yields,
 //! with provenance); `merge` (patches merged field by field); `fold`
 //! (flows merged one hook at a time); `hook` (the `AgentHook` trait);
-//! `stack` (`HookStack`); `driver` (typed decisions). Nothing here depends on the dispatch table or the shell
+//! `stack` (`HookStack`); `driver` (typed decisions); `approval` (asks
+//! resolved by the agent's approver). Nothing here depends on the dispatch table or the shell
 //! hooks.
 
+pub(crate) mod approval;
 pub(crate) mod context;
 pub(crate) mod diagnostic;
 pub(crate) mod driver;

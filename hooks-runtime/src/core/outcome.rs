@@ -25,13 +25,14 @@ pub struct StackOutcome {
     /// The event's phase.
     pub phase: Phase,
     /// The flow that stopped the stack: `Skip`, `Terminate` (including a
-    /// fail-closed one), `Resume`, `Fail`, `Retry` or `Repair`; `None` when
-    /// every hook was consulted.
+    /// fail-closed one), `Resume`, `Fail`, `Retry` or `Repair`; else the
+    /// strongest permission answer (`Ask` over `Allow`); `None` when every
+    /// hook continued.
     pub decision: Option<Flow>,
     /// `before_completion`: the merged patch (empty when no hook patched, or
     /// when the stack stopped).
     pub patch: RequestPatch,
-    /// `before_tool`: the arguments as rewritten (kept when a later hook
+    /// `before_tool`, `permission_request`: the arguments as rewritten (kept when a later hook
     /// skipped or terminated); `None` when no hook rewrote them.
     pub args: Option<Value>,
     /// `after_tool`: the result as rewritten; `None` when no hook rewrote it.

@@ -50,6 +50,8 @@ impl RuleActions for Rule {
             ActionSpec::Run(_) => return None,
             ActionSpec::Block(reason) => Flow::skip(reason.clone()),
             ActionSpec::Terminate(reason) => Flow::terminate(reason.clone()),
+            ActionSpec::Ask(reason) => Flow::ask(reason.clone()),
+            ActionSpec::Allow(_) => Flow::Allow,
             ActionSpec::Inject(items) => Flow::InjectContext(items.iter().cloned().collect()),
             ActionSpec::Patch(patch) => Flow::PatchRequest(request_patch(patch)),
             ActionSpec::Rewrite(steps) => match *event {
@@ -106,6 +108,8 @@ impl RuleActions for Rule {
             ActionSpec::Run(_) => return None,
             ActionSpec::Block(_) => FlowKind::Skip,
             ActionSpec::Terminate(_) => FlowKind::Terminate,
+            ActionSpec::Ask(_) => FlowKind::Ask,
+            ActionSpec::Allow(_) => FlowKind::Allow,
             ActionSpec::Inject(_) => FlowKind::InjectContext,
             ActionSpec::Patch(_) => FlowKind::PatchRequest,
             ActionSpec::Rewrite(_) => match self.phase {

@@ -19,10 +19,20 @@ pub fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
         }
         StepEvent::AfterReasoning { reasoning } => Subject::Text(reasoning),
         StepEvent::AfterAssistant { text } | StepEvent::Stop { text, .. } => Subject::Text(text),
-        StepEvent::BeforeTool { args, .. } => Subject::Json(args),
+        StepEvent::BeforeTool { args, .. } | StepEvent::PermissionRequest { args, .. } => {
+            Subject::Json(args)
+        }
         StepEvent::AfterTool { result, .. } => Subject::Json(result),
+        StepEvent::AfterToolBatch { calls } => Subject::Json(calls),
         StepEvent::InvalidToolCall { raw_args, .. } => Subject::Text(raw_args),
-        StepEvent::RunEnd { output } => Subject::Text(output),
+        StepEvent::Notification {
+            notification_type, ..
+        } => Subject::Text(notification_type),
+        StepEvent::SubagentStart { agent_type, .. }
+        | StepEvent::SubagentStop { agent_type, .. } => Subject::Text(agent_type),
+        StepEvent::BeforeCompaction { trigger, .. }
+        | StepEvent::AfterCompaction { trigger, .. } => Subject::Text(trigger),
+        StepEvent::RunEnd { output, .. } => Subject::Text(output),
         StepEvent::RunError { error } => Subject::Text(error),
     }
 }
@@ -54,11 +64,12 @@ mod tests {
         use hooks_schema::SubjectKind as Subject;
         use hooks_schema::plan::Subject as Addressed;
         let role = |r: &str| serde_json::json!({ "role": r });
-        let (args, result, request, response) = (
+        let (args, result, request, response, batch) = (
             role("args"),
             role("result"),
             role("request"),
             role("response"),
+            role("batch"),
         );
         let outcome = ToolOutcome::Success;
         let events = [
@@ -84,6 +95,12 @@ mod tests {
                 call_id: "c",
                 args: &args,
             },
+            StepEvent::PermissionRequest {
+                tool_name: "x",
+                call_id: "c",
+                args: &args,
+                suggestions: &request,
+            },
             StepEvent::AfterTool {
                 tool_name: "x",
                 call_id: "c",
@@ -92,6 +109,7 @@ mod tests {
                 result: &result,
                 outcome: &outcome,
             },
+            StepEvent::AfterToolBatch { calls: &batch },
             StepEvent::InvalidToolCall {
                 tool_name: "x",
                 call_id: "c",
@@ -102,7 +120,33 @@ mod tests {
                 loop_count: 0,
                 text: "t",
             },
-            StepEvent::RunEnd { output: "t" },
+            StepEvent::Notification {
+                notification_type: "t",
+                title: "",
+                message: "m",
+            },
+            StepEvent::SubagentStart {
+                agent_id: "a",
+                agent_type: "t",
+            },
+            StepEvent::SubagentStop {
+                agent_id: "a",
+                agent_type: "t",
+                loop_count: 0,
+                text: "x",
+            },
+            StepEvent::BeforeCompaction {
+                trigger: "t",
+                instructions: "",
+            },
+            StepEvent::AfterCompaction {
+                trigger: "t",
+                summary: "s",
+            },
+            StepEvent::RunEnd {
+                output: "t",
+                reason: "other",
+            },
             StepEvent::RunError { error: "t" },
         ];
         for (phase, event) in Phase::ALL.into_iter().zip(events) {
@@ -116,6 +160,7 @@ mod tests {
                 Subject::Result => json_role("result"),
                 Subject::Request => json_role("request"),
                 Subject::Response => json_role("response"),
+                Subject::Batch => json_role("batch"),
             };
             assert!(agrees, "{phase}: {:?}", subject(&event));
         }

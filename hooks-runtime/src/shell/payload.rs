@@ -258,6 +258,57 @@ pub fn build(
             data.insert("text".into(), text(t).into());
         }
         StepEvent::BeforeTool { args: a, .. } => args = Some(prep(a, "/args")),
+        StepEvent::PermissionRequest {
+            args: a,
+            suggestions,
+            ..
+        } => {
+            args = Some(prep(a, "/args"));
+            if !suggestions.is_null() {
+                data.insert("suggestions".into(), prep(suggestions, "/data/suggestions"));
+            }
+        }
+        StepEvent::AfterToolBatch { calls } => {
+            data.insert("calls".into(), prep(calls, "/data/calls"));
+        }
+        StepEvent::Notification {
+            notification_type,
+            title,
+            message,
+        } => {
+            data.insert("notification_type".into(), text(notification_type).into());
+            data.insert("title".into(), text(title).into());
+            data.insert("message".into(), text(message).into());
+        }
+        StepEvent::SubagentStart {
+            agent_id,
+            agent_type,
+        } => {
+            data.insert("agent_id".into(), text(agent_id).into());
+            data.insert("agent_type".into(), text(agent_type).into());
+        }
+        StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            loop_count: n,
+            text: t,
+        } => {
+            loop_count = Some(n);
+            data.insert("agent_id".into(), text(agent_id).into());
+            data.insert("agent_type".into(), text(agent_type).into());
+            data.insert("text".into(), text(t).into());
+        }
+        StepEvent::BeforeCompaction {
+            trigger,
+            instructions,
+        } => {
+            data.insert("trigger".into(), text(trigger).into());
+            data.insert("instructions".into(), text(instructions).into());
+        }
+        StepEvent::AfterCompaction { trigger, summary } => {
+            data.insert("trigger".into(), text(trigger).into());
+            data.insert("summary".into(), text(summary).into());
+        }
         StepEvent::AfterTool {
             args: a,
             original_args,
@@ -294,8 +345,9 @@ pub fn build(
             loop_count = Some(n);
             data.insert("text".into(), text(t).into());
         }
-        StepEvent::RunEnd { output } => {
+        StepEvent::RunEnd { output, reason } => {
             data.insert("output".into(), text(output).into());
+            data.insert("reason".into(), text(reason).into());
         }
         StepEvent::RunError { error } => {
             data.insert("error".into(), text(error).into());
@@ -304,7 +356,9 @@ pub fn build(
     let affected_paths = match (input.tool_paths, event) {
         (
             Some(settings),
-            StepEvent::BeforeTool { args: a, .. } | StepEvent::AfterTool { args: a, .. },
+            StepEvent::BeforeTool { args: a, .. }
+            | StepEvent::PermissionRequest { args: a, .. }
+            | StepEvent::AfterTool { args: a, .. },
         ) => affected_paths(a, settings, input.cwd, &mut diagnostics),
         _ => Vec::new(),
     };

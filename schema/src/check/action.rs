@@ -1,4 +1,4 @@
-//! The bodies of the declarative actions: `block`/`terminate` (`reason`),
+//! The bodies of the declarative actions: `block`/`terminate`/`ask` (`reason`), `allow`,
 //! `inject` (`content`), `patch` (a request patch) and `rewrite` (steps).
 
 use serde_json::{Map, Value};
@@ -14,12 +14,24 @@ impl Checker<'_> {
     pub(super) fn action_body(&mut self, ap: &str, action: ActionKind, body: &Value) {
         match action {
             ActionKind::Run => self.run(ap, body),
-            ActionKind::Block | ActionKind::Terminate => {
+            ActionKind::Block | ActionKind::Terminate | ActionKind::Ask => {
                 self.reason(ap, body, VOCABULARY.reason, action);
             }
             ActionKind::Inject => self.reason(ap, body, VOCABULARY.inject, action),
             ActionKind::Patch => self.patch(ap, body),
             ActionKind::Rewrite => self.rewrite(ap, body),
+            ActionKind::Allow => self.grant(ap, body),
+        }
+    }
+
+    /// `allow: {}` or `allow: {reason: ...}`.
+    fn grant(&mut self, p: &str, v: &Value) {
+        let Some(m) = self.object(p, v, "a mapping `{}` or `{reason: ...}`") else {
+            return;
+        };
+        self.unknown_keys(p, m, VOCABULARY.reason, "`allow`");
+        if let Some(r) = m.get("reason") {
+            self.nonempty_string(&child(p, "reason"), r);
         }
     }
 

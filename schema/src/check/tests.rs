@@ -204,7 +204,8 @@ fn accepted(text: &str) -> bool {
 fn schema_and_checker_enforce_the_capability_table() {
     let body = |a: ActionKind| match a {
         ActionKind::Run => json!({"command": "x"}),
-        ActionKind::Block | ActionKind::Terminate => json!({"reason": "r"}),
+        ActionKind::Block | ActionKind::Terminate | ActionKind::Ask => json!({"reason": "r"}),
+        ActionKind::Allow => json!({}),
         ActionKind::Patch => json!({"preamble": "p"}),
         ActionKind::Rewrite => json!([{"op": "remove", "pointer": "/x"}]),
         ActionKind::Inject => json!({"content": "c"}),

@@ -1,5 +1,6 @@
-//! What a hook does: the [`Action`] enum and the values of its six action
-//! keys (`run`, `block`, `patch`, `rewrite`, `inject`, `terminate`).
+//! What a hook does: the [`Action`] enum and the values of its eight action
+//! keys (`run`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`,
+//! `allow`).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -13,10 +14,10 @@ use crate::capability::ActionKind;
 use crate::duration::Duration;
 use crate::phase::{PayloadMode, Phase, Protocol};
 
-/// The names of the six actions, in the order used by messages
+/// The names of the actions, in the order used by messages
 /// ([`ActionKind::ALL`]'s config keys).
-pub const ACTION_KEYS: [&str; 6] = {
-    let mut keys = [""; 6];
+pub const ACTION_KEYS: [&str; ActionKind::ALL.len()] = {
+    let mut keys = [""; ActionKind::ALL.len()];
     let mut i = 0;
     while i < keys.len() {
         keys[i] = ActionKind::ALL[i].as_str();
@@ -25,7 +26,7 @@ pub const ACTION_KEYS: [&str; 6] = {
     keys
 };
 
-/// What a hook does: exactly one of six actions.
+/// What a hook does: exactly one action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Run a command (shell or exec form) and interpret its output.
@@ -40,6 +41,11 @@ pub enum Action {
     Inject(Inject),
     /// End the run.
     Terminate(Reason),
+    /// Have the agent's approver decide on the tool call; `before_tool` and
+    /// `permission_request` only.
+    Ask(Reason),
+    /// Grant the permission without asking; `permission_request` only.
+    Allow(Grant),
 }
 
 impl Action {
@@ -52,10 +58,13 @@ impl Action {
             Action::Rewrite(_) => ActionKind::Rewrite,
             Action::Inject(_) => ActionKind::Inject,
             Action::Terminate(_) => ActionKind::Terminate,
+            Action::Ask(_) => ActionKind::Ask,
+            Action::Allow(_) => ActionKind::Allow,
         }
     }
 
-    /// The action's config key: `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
+    /// The action's config key: `run`, `block`, `patch`, `rewrite`, `inject`,
+    /// `terminate`, `ask` or `allow`.
     pub const fn name(&self) -> &'static str {
         self.kind().as_str()
     }
@@ -68,13 +77,24 @@ impl Action {
     }
 }
 
-/// `{reason: "..."}` for `block` and `terminate`.
+/// `{reason: "..."}` for `block`, `terminate` and `ask`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reason {
     /// Why; for `block` this is what the model sees as the tool's result.
     #[schemars(length(min = 1), example = "destructive command refused by policy")]
     pub reason: String,
+}
+
+/// `allow: {}` or `allow: {reason: "..."}`: the permission is granted; the
+/// reason, if any, goes into the record.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Grant {
+    /// Why the permission is granted (for the records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub reason: Option<String>,
 }
 
 /// `{content: "..."}`: a `user`-role context item to add after the event.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Action, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run, is_default};
+use super::{Action, Grant, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run, is_default};
 use crate::phase::{FailurePolicy, Mode, Phase};
 
 /// A tool-name pattern: an anchored glob over the whole name (`bash`, `*`,
@@ -145,6 +145,13 @@ struct RawHook {
     /// Action: end the run with a reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     terminate: Option<Reason>,
+    /// Action (`before_tool`, `permission_request`): have the agent's
+    /// approver decide on the call; the reason is what the approver is shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ask: Option<Reason>,
+    /// Action (`permission_request` only): grant the permission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    allow: Option<Grant>,
     /// What happens when the hook *fails* (not when it decides). Default:
     /// `block` on `before_tool`, `warn` elsewhere; `block` only on `before_tool`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -204,6 +211,12 @@ impl TryFrom<RawHook> for Hook {
         if let Some(t) = raw.terminate {
             actions.push(Action::Terminate(t));
         }
+        if let Some(r) = raw.ask {
+            actions.push(Action::Ask(r));
+        }
+        if let Some(g) = raw.allow {
+            actions.push(Action::Allow(g));
+        }
         if actions.len() != 1 {
             return Err(format!(
                 "hook `{}` must have exactly one action, found {}",
@@ -243,6 +256,8 @@ impl From<Hook> for RawHook {
             rewrite: None,
             inject: None,
             terminate: None,
+            ask: None,
+            allow: None,
             failure_policy: h.failure_policy,
             mode: h.mode,
             enabled: h.enabled,
@@ -255,6 +270,8 @@ impl From<Hook> for RawHook {
             Action::Rewrite(r) => raw.rewrite = Some(r),
             Action::Inject(i) => raw.inject = Some(i),
             Action::Terminate(t) => raw.terminate = Some(t),
+            Action::Ask(r) => raw.ask = Some(r),
+            Action::Allow(g) => raw.allow = Some(g),
         }
         raw
     }

@@ -36,8 +36,8 @@ use crate::duration::Duration;
 use crate::phase::{FailurePolicy, PayloadMode};
 
 pub use action::{
-    ACTION_KEYS, Action, Env, HistoryPatch, Inject, Program, Reason, RequestPatch, RewriteOp, Run,
-    SpecificTools, ToolChoice, ToolChoiceMode,
+    ACTION_KEYS, Action, Env, Grant, HistoryPatch, Inject, Program, Reason, RequestPatch,
+    RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode,
 };
 pub use hook::{Hook, RegexPattern, ToolPattern};
 pub use predicate::{ArgTest, Predicate};

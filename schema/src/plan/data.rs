@@ -359,6 +359,10 @@ pub enum ActionSpec {
     Inject(List<ContextItem>),
     /// `terminate: {reason}`: end the run.
     Terminate(Text),
+    /// `ask: {reason}`: the agent's approver decides.
+    Ask(Text),
+    /// `allow: {}`: the permission is granted (the reason, if any, for records).
+    Allow(Option<Text>),
 }
 
 impl ActionSpec {
@@ -376,6 +380,8 @@ impl ActionSpec {
             ActionSpec::Rewrite(_) => "rewrite",
             ActionSpec::Inject(_) => "inject",
             ActionSpec::Terminate(_) => "terminate",
+            ActionSpec::Ask(_) => "ask",
+            ActionSpec::Allow(_) => "allow",
         }
     }
 }

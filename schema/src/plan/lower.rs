@@ -280,6 +280,8 @@ fn action(config: &Config, hook: &Hook) -> Result<ActionSpec, String> {
     Ok(match hook.action() {
         Action::Block(r) => ActionSpec::Block(owned(&r.reason)),
         Action::Terminate(r) => ActionSpec::Terminate(owned(&r.reason)),
+        Action::Ask(r) => ActionSpec::Ask(owned(&r.reason)),
+        Action::Allow(g) => ActionSpec::Allow(g.reason.as_deref().map(owned)),
         Action::Inject(i) => {
             ActionSpec::Inject(List::Owned(vec![ContextItem::user(owned(&i.content))]))
         }

@@ -52,6 +52,7 @@ pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
         Flow::Skip { reason } => Flow::Skip { reason: r(reason) },
         Flow::Terminate { reason } => Flow::Terminate { reason: r(reason) },
         Flow::Resume { reason } => Flow::Resume { reason: r(reason) },
+        Flow::Ask { reason } => Flow::Ask { reason: r(reason) },
         Flow::Retry { feedback } => Flow::Retry {
             feedback: r(feedback),
         },
@@ -79,6 +80,10 @@ pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
             }
             Flow::PatchRequest(patch)
         }
-        other @ (Flow::Continue | Flow::Fail | Flow::RewriteArgs(_) | Flow::Repair { .. }) => other,
+        other @ (Flow::Continue
+        | Flow::Fail
+        | Flow::Allow
+        | Flow::RewriteArgs(_)
+        | Flow::Repair { .. }) => other,
     }
 }

@@ -79,9 +79,16 @@ pub(crate) fn event_name(phase: Phase) -> &'static str {
         Phase::AfterReasoning => "AfterReasoning",
         Phase::AfterAssistant => "AfterAssistant",
         Phase::BeforeTool => "PreToolUse",
+        Phase::PermissionRequest => "PermissionRequest",
         Phase::AfterTool => "PostToolUse",
+        Phase::AfterToolBatch => "PostToolBatch",
         Phase::InvalidToolCall => "InvalidToolCall",
         Phase::Stop => "Stop",
+        Phase::Notification => "Notification",
+        Phase::SubagentStart => "SubagentStart",
+        Phase::SubagentStop => "SubagentStop",
+        Phase::BeforeCompaction => "PreCompact",
+        Phase::AfterCompaction => "PostCompact",
         Phase::RunEnd | Phase::RunError => "SessionEnd",
     }
 }

@@ -111,7 +111,10 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     }
     let needs_reason = matches!(
         decision,
-        OutputDecision::Block | OutputDecision::Terminate | OutputDecision::Resume
+        OutputDecision::Block
+            | OutputDecision::Terminate
+            | OutputDecision::Resume
+            | OutputDecision::Ask
     );
     let reason = match (&out.reason, needs_reason) {
         (Some(r), true) => r.clone(),
@@ -120,7 +123,7 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
         }
         (Some(_), false) if decision != OutputDecision::Fail => {
             return Err(format!(
-                "`reason` goes only with decisions `block`, `terminate`, `resume` and `fail`, not `{}`",
+                "`reason` goes only with decisions `block`, `terminate`, `resume`, `ask` and `fail`, not `{}`",
                 decision.as_str()
             ));
         }
@@ -160,6 +163,8 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
         OutputDecision::Terminate => Flow::terminate(reason),
         OutputDecision::Resume => Flow::resume(reason),
         OutputDecision::Fail => Flow::Fail,
+        OutputDecision::Ask => Flow::ask(reason),
+        OutputDecision::Allow => Flow::Allow,
         OutputDecision::Retry => Flow::Retry {
             feedback: out.feedback.unwrap_or_default().into(),
         },
@@ -253,11 +258,11 @@ mod tests {
         );
         assert!(err.contains("`rewrite_result`"), "{err}");
         let err = to_flow(
-            Phase::BeforeTool,
+            Phase::PermissionRequest,
             out(r#"{"context_items":[{"role":"user","content":"c"}]}"#),
         )
         .unwrap_err();
-        assert!(err.contains("not allowed on `before_tool`"), "{err}");
+        assert!(err.contains("not allowed on `permission_request`"), "{err}");
         let err = to_flow(Phase::BeforeTool, out(r#"{"decision":"block"}"#)).unwrap_err();
         assert_eq!(err, "decision `block` needs a `reason`");
         let err = to_flow(
@@ -280,6 +285,8 @@ mod tests {
             FlowKind::Fail => r#"{"decision":"fail"}"#,
             FlowKind::Retry => r#"{"decision":"retry","feedback":"f"}"#,
             FlowKind::Repair => r#"{"decision":"repair","tool_name":"t"}"#,
+            FlowKind::Ask => r#"{"decision":"ask","reason":"r"}"#,
+            FlowKind::Allow => r#"{"decision":"allow"}"#,
             FlowKind::RewriteArgs => r#"{"rewrite_args":{"a":1}}"#,
             FlowKind::RewriteResult => r#"{"rewrite_result":{"a":1}}"#,
             FlowKind::RewritePrompt => r#"{"rewrite_prompt":"p"}"#,
