@@ -341,3 +341,54 @@ fn the_import_docs_list_every_claude_code_event() {
         );
     }
 }
+
+#[test]
+fn new_events_map_onto_their_phases_and_label_matchers_become_when() {
+    let text = settings(
+        r#"{
+  "PermissionRequest": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "p.sh", "onFailure": "block"}]}],
+  "PostToolBatch": [{"hooks": [{"type": "command", "command": "b.sh"}]}],
+  "Notification": [{"matcher": "permission_prompt|idle_prompt", "hooks": [{"type": "command", "command": "n.sh"}]}],
+  "SubagentStart": [{"matcher": "^my-plugin:reviewer$", "hooks": [{"type": "command", "command": "s.sh"}]}],
+  "SubagentStop": [{"matcher": "Explore", "hooks": [{"type": "command", "command": "t.sh"}]}],
+  "PreCompact": [{"matcher": "manual, auto", "hooks": [{"type": "command", "command": "c.sh"}]}],
+  "PostCompact": [{"matcher": "*", "hooks": [{"type": "command", "command": "d.sh"}]}]
+}"#,
+    );
+    let import = import_str(&text, "s.json").expect("imports");
+    assert!(import.warnings.is_empty(), "{:?}", import.warnings);
+    let config = load(&import.to_yaml(), "s.json");
+    assert_eq!(config, load(&import.to_json(), "s.json"));
+    let got: Vec<(Phase, serde_json::Value)> = config
+        .hooks
+        .iter()
+        .map(|h| (h.phase, serde_json::to_value(&h.when).expect("serializes")))
+        .collect();
+    let eq = |v: &str| serde_json::json!({"pointer": "", "equals": v});
+    assert_eq!(
+        got,
+        [
+            (Phase::PermissionRequest, serde_json::Value::Null),
+            (Phase::AfterToolBatch, serde_json::Value::Null),
+            (
+                Phase::Notification,
+                serde_json::json!({"any": [eq("permission_prompt"), eq("idle_prompt")]})
+            ),
+            (
+                Phase::SubagentStart,
+                serde_json::json!({"pointer": "", "matches": "^my-plugin:reviewer$"})
+            ),
+            (Phase::SubagentStop, eq("Explore")),
+            (
+                Phase::BeforeCompaction,
+                serde_json::json!({"any": [eq("manual"), eq("auto")]})
+            ),
+            (Phase::AfterCompaction, serde_json::Value::Null),
+        ]
+    );
+    // A permission request is a tool event: the matcher filters tools, and
+    // `onFailure: "block"` fails closed there.
+    let permission = &config.hooks[0];
+    assert_eq!(permission.include_tools.len(), 2);
+    assert_eq!(permission.failure_policy, Some(FailurePolicy::Block));
+}

@@ -35,10 +35,17 @@ pub(super) enum When {
     },
     /// `{pointer: P, matches: REGEX}`.
     Matches {
-        /// The JSON pointer into the tool arguments.
+        /// The JSON pointer into the tool arguments (`""`: the event's label).
         pointer: &'static str,
         /// The regex searched in the string there.
         matches: String,
+    },
+    /// `{pointer: P, equals: VALUE}` (a string).
+    Equals {
+        /// The JSON pointer (`""`: the event's label).
+        pointer: &'static str,
+        /// The string it must equal.
+        equals: String,
     },
     /// `{any: [...]}`.
     Any {

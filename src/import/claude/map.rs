@@ -24,6 +24,10 @@ enum EventKind {
     Tool(&'static str, Option<When>),
     /// An event without a matcher.
     Plain(&'static str),
+    /// An event whose matcher filters a label (notification type, agent
+    /// type, compaction trigger) that the phase's `when` pointer `""`
+    /// addresses.
+    Labeled(&'static str),
     SessionStart,
     SessionEnd,
     /// No equivalent: the reason.
@@ -47,21 +51,13 @@ fn event_kind(name: &str) -> EventKind {
         "Stop" => EventKind::Plain("stop"),
         "SessionStart" => EventKind::SessionStart,
         "SessionEnd" => EventKind::SessionEnd,
-        "Notification" => EventKind::Unmapped(
-            "agent-hooks has no notification events (permission prompts, idle alerts)",
-        ),
-        "PreCompact" | "PostCompact" => {
-            EventKind::Unmapped("agent-hooks does not compact the conversation")
-        }
-        "SubagentStart" | "SubagentStop" => {
-            EventKind::Unmapped("agent-hooks has no subagent events")
-        }
-        "PermissionRequest" => EventKind::Unmapped(
-            "agent-hooks has no permission dialog; gate tool calls with `before_tool` hooks instead",
-        ),
-        "PostToolBatch" => EventKind::Unmapped(
-            "agent-hooks has no phase after a batch of tool calls; `after_tool` runs after each one",
-        ),
+        "PermissionRequest" => EventKind::Tool("permission_request", None),
+        "PostToolBatch" => EventKind::Plain("after_tool_batch"),
+        "Notification" => EventKind::Labeled("notification"),
+        "SubagentStart" => EventKind::Labeled("subagent_start"),
+        "SubagentStop" => EventKind::Labeled("subagent_stop"),
+        "PreCompact" => EventKind::Labeled("before_compaction"),
+        "PostCompact" => EventKind::Labeled("after_compaction"),
         "PermissionDenied" => EventKind::Unmapped(
             "it reports denials by Claude Code's auto-mode classifier, which agent-hooks does not have",
         ),
@@ -311,6 +307,20 @@ impl<'o> Converter<'o> {
                 }
                 (*phase, ToolMatch::All, None, String::new())
             }
+            EventKind::Labeled(phase) => {
+                let Some(when) = label_when(&matcher) else {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!(
+                            "skipped {} hook(s): matcher `{matcher}` is a regular expression agent-hooks cannot compile",
+                            hooks.len()
+                        ),
+                    );
+                    return;
+                };
+                (*phase, ToolMatch::All, when, slug(&matcher))
+            }
             EventKind::SessionStart => {
                 let sources = convert_matcher(&matcher);
                 if !sources.matches("startup") {
@@ -346,7 +356,7 @@ impl<'o> Converter<'o> {
                         path,
                         Some("matcher"),
                         format!(
-                            "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which `run_end` does not carry",
+                            "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which a `when` on `run_end` cannot address (its pointer `\"\"` is the run's output)",
                             hooks.len()
                         ),
                     );
@@ -753,6 +763,45 @@ struct HookCtx<'a> {
     outcome: Option<&'a When>,
     description: Option<&'a str>,
     origin: String,
+}
+
+/// A label matcher (notification type, agent type, compaction trigger) as a
+/// `when` on the pointer `""`, which addresses that label: none for a
+/// match-all matcher, `equals` for exact names (Claude Code's exact set:
+/// letters, digits, `_`, `-`, spaces, `,` and `|`; names separated by `|`
+/// or `,`), else `matches`, which searches like Claude Code's
+/// `RegExp.test`. `None` for a regex Rust's `regex` cannot compile.
+fn label_when(matcher: &str) -> Option<Option<When>> {
+    if matcher.is_empty() || matcher == "*" {
+        return Some(None);
+    }
+    let exact = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|');
+    if matcher.chars().all(exact) {
+        let mut names: Vec<When> = Vec::new();
+        for name in matcher
+            .split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+        {
+            let leaf = When::Equals {
+                pointer: "",
+                equals: name.to_owned(),
+            };
+            if !names.contains(&leaf) {
+                names.push(leaf);
+            }
+        }
+        return Some(match names.len() {
+            0 => None,
+            1 => names.pop(),
+            _ => Some(When::Any { any: names }),
+        });
+    }
+    hooks_schema::check_regex(matcher).ok()?;
+    Some(Some(When::Matches {
+        pointer: "",
+        matches: matcher.to_owned(),
+    }))
 }
 
 /// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.

@@ -42,7 +42,19 @@
 //! | `Stop` | `stop` |
 //! | `SessionStart` | `run_start`, for groups whose matcher accepts the `startup` source |
 //! | `SessionEnd` | `run_end`, for groups that match every end reason |
-//! | anything else (`Notification`, `PreCompact`, `SubagentStop`, `PermissionRequest`, `Setup`, ...) | skipped, with a warning |
+//! | `PermissionRequest` | `permission_request` (a tool event: the matcher selects tools) |
+//! | `PostToolBatch` | `after_tool_batch` |
+//! | `Notification` | `notification`, the matcher (notification type) as a `when` on pointer `""` |
+//! | `SubagentStart`, `SubagentStop` | `subagent_start`, `subagent_stop`, the matcher (agent type) as a `when` on `""` |
+//! | `PreCompact`, `PostCompact` | `before_compaction`, `after_compaction`, the matcher (trigger) as a `when` on `""` |
+//! | every other event (`Setup`, `TeammateIdle`, `ConfigChange`, ...) | skipped, with a warning giving the reason |
+//!
+//! A label matcher (the last three rows) of exact names (letters, digits,
+//! `_`, `-`, spaces, separated by `|` or `,`) becomes `{pointer: "", equals:
+//! NAME}` (an `any` of them for several); any other matcher becomes
+//! `{pointer: "", matches: MATCHER}`, which searches the label as Claude
+//! Code's regular expression does. `docs/import-claude.md` in the
+//! repository lists every Claude Code event.
 //!
 //! Every converted hook is `run: {command, timeout, protocol: claude}` with
 //! `failure_policy: warn` (or `block`, see `onFailure`):
