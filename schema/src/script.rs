@@ -279,10 +279,7 @@ hooks:
             ]
         );
         let missing = missing_scripts(&config, dir.path());
-        assert_eq!(
-            missing[1].looked_at,
-            dir.path().join("tools/hooks/missing.py")
-        );
+        assert_eq!(missing[1].looked_at, Path::new("tools/hooks/missing.py"));
         assert!(script_warnings(source, "h.yaml", &config, &dir.path().join("tools")).len() > 3);
     }
 }
