@@ -23,7 +23,9 @@ fn poll_ready<F: Future>(future: F) -> F::Output {
 
 fn bench(c: &mut Criterion) {
     let hooks = Full::new();
-    let loaded = Table::load("tests/configs/full.yaml").expect("the config loads");
+    let path = std::path::Path::new("tests/configs/full.yaml");
+    let source = std::fs::read_to_string(path).expect("the config reads");
+    let loaded = Table::load_str(&source, "tests/configs/full.yaml").expect("the config loads");
     let ctx = HookContext::new("bench");
     let quiet = json!({"command": "cargo build"});
     let wipe = json!({"command": "rm -rf /"});

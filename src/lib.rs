@@ -99,9 +99,11 @@
 //!     for (i, (tool, args)) in calls.iter().enumerate() {
 //!         let call_id = format!("call-{i}");
 //!         let call = ToolCall { tool_name: tool, call_id: &call_id, args };
-//!         let args = match hooks.before_tool(&ctx, call).await.decision {
+//!         let decided = hooks.before_tool(&ctx, call).await;
+//!         // A hook's `ask` goes to the agent's approver; with none it is refused.
+//!         let args = match decided.resolve(&ctx, call, None).await.decision {
 //!             ToolDecision::Run { args } => args, // possibly rewritten by hooks
-//!             ToolDecision::Skip { reason, .. } => {
+//!             ToolDecision::Skip { reason, .. } | ToolDecision::Ask { reason, .. } => {
 //!                 // The tool does not run: `reason` is its result for the model.
 //!                 assert_eq!(reason, "rm -rf is not allowed");
 //!                 continue;
@@ -112,7 +114,7 @@
 //!         let ran = ToolCall { args: &args, ..call };
 //!         let after = hooks.after_tool(&ctx, ran, call.args, &result, &ToolOutcome::Success).await;
 //!         // Give the model `after.decision.result` and the injected context.
-//!         assert_eq!(after.decision.context[0].content, "run the tests");
+//!         assert_eq!(after.context[0].content, "run the tests");
 //!     }
 //!     Ok::<(), String>(())
 //! })?;

@@ -91,6 +91,29 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Trust a hook config for agents that load it at run time
+    /// (`Table::load`): its hooks and every script they run, as they are
+    /// now. Any later change asks for trust again.
+    Trust {
+        /// The config to trust (or, with `--revoke`, to forget).
+        #[arg(value_name = "CONFIG", required_unless_present = "list")]
+        config: Option<std::path::PathBuf>,
+        /// List the trusted configs instead.
+        #[arg(long, conflicts_with_all = ["config", "revoke"])]
+        list: bool,
+        /// Forget CONFIG's trust.
+        #[arg(long)]
+        revoke: bool,
+        /// The workspace root the config's scripts resolve against
+        /// (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<std::path::PathBuf>,
+        /// The trust store file (default: `$AGENT_HOOKS_TRUST_STORE`, else
+        /// `$XDG_CONFIG_HOME/agent-hooks/trust.json`, else
+        /// `~/.config/agent-hooks/trust.json`).
+        #[arg(long, value_name = "FILE")]
+        store: Option<std::path::PathBuf>,
+    },
     /// Convert another agent's hook configuration into an agent-hooks config.
     Import {
         #[command(subcommand)]
@@ -173,6 +196,19 @@ fn main() -> ExitCode {
             exec,
             format,
         } => cli::replay::run(&config, &inputs, exec, format),
+        Command::Trust {
+            config,
+            list,
+            revoke,
+            workspace,
+            store,
+        } => cli::trust::run(&cli::trust::Args {
+            config,
+            list,
+            revoke,
+            workspace,
+            store,
+        }),
         Command::Import {
             source:
                 ImportSource::Claude {

@@ -465,3 +465,52 @@ fn unreadable_input_exits_2_and_a_bad_config_exits_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("befor_tool"));
 }
+
+#[test]
+fn a_claude_transcript_gives_its_session_id_and_path_to_claude_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: dump\n    phase: user_prompt\n    run: { command: \"cat > seen.json\", protocol: claude }\n",
+    )
+    .unwrap();
+    let transcript = dir.path().join("abc-123.jsonl");
+    std::fs::write(
+        &transcript,
+        r#"{"type":"user","sessionId":"abc-123","cwd":"/home/u/p","permissionMode":"acceptEdits","message":{"role":"user","content":"fix it"}}
+"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args([
+            "replay",
+            "hooks.yaml",
+            "abc-123.jsonl",
+            "--exec",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("seen.json")).unwrap())
+            .unwrap();
+    assert_eq!(seen["session_id"], "abc-123");
+    assert_eq!(
+        seen["transcript_path"],
+        std::path::absolute(&transcript)
+            .unwrap()
+            .to_string_lossy()
+            .as_ref()
+    );
+    assert_eq!(seen["cwd"], "/home/u/p");
+    assert_eq!(seen["permission_mode"], "acceptEdits");
+    assert_eq!(seen["prompt"], "fix it");
+}

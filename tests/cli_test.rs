@@ -194,3 +194,43 @@ fn a_bad_event_is_a_usage_error() {
     let out = test_cmd(&["examples/hooks.yaml", "--event", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_event_sets_the_session_identity_a_claude_script_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: dump\n    phase: stop\n    run: { command: \"cat > seen.json\", protocol: claude }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("event.json"),
+        r#"{"phase":"stop","text":"done","session_id":"sess-42","transcript_path":"/t/sess-42.jsonl","cwd":"/w","permission_mode":"plan"}"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args([
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("seen.json")).unwrap())
+            .unwrap();
+    assert_eq!(seen["session_id"], "sess-42");
+    assert_eq!(seen["transcript_path"], "/t/sess-42.jsonl");
+    assert_eq!(seen["cwd"], "/w");
+    assert_eq!(seen["permission_mode"], "plan");
+}

@@ -132,9 +132,21 @@ fn event<'a>(g: &mut Gen, values: &'a [Value], outcomes: &'a [ToolOutcome]) -> S
     }
 }
 
+/// `tests/configs/full.yaml` loaded at run time, after trusting it as it is.
+fn trusted_full() -> Table {
+    let path = std::path::Path::new("tests/configs/full.yaml");
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let config = agent_hooks::schema::load_file(path).expect("the config is valid");
+    let mut trust = agent_hooks::runtime::TrustStore::in_memory();
+    trust
+        .trust(path, &config, workspace)
+        .expect("an in-memory store saves nothing");
+    Table::load(path, workspace, &trust).expect("the config loads, trusted")
+}
+
 #[test]
 fn static_and_loaded_plans_are_equal_in_every_field() {
-    let loaded = Table::load("tests/configs/full.yaml").expect("the config loads");
+    let loaded = trusted_full();
     let (a, b) = (Full::table().plan(), loaded.plan());
     // `==` compares every field of every rule (DFAs by their serialized
     // bytes), `run` specs included; the `Debug` forms show a difference.
@@ -186,7 +198,7 @@ fn plans_differ_when_one_run_field_differs() {
 
 #[test]
 fn static_and_loaded_tables_decide_identically() {
-    let loaded = Table::load("tests/configs/full.yaml").expect("the config loads");
+    let loaded = trusted_full();
     let hooks = Full::new();
     let ctx = HookContext::new("differential");
     let values = values();

@@ -104,7 +104,7 @@
 //!     for _ in 0..20 {
 //!         let after = stack.after_tool(&ctx, call, &args, &result, &not_found).await;
 //!         assert_eq!(after.decision.terminate, None);
-//!         assert_eq!(after.decision.context.len(), 1); // the hint
+//!         assert_eq!(after.context.len(), 1); // the hint
 //!     }
 //!     // Nine timeouts continue; the tenth ends the run.
 //!     for _ in 0..9 {
@@ -114,7 +114,7 @@
 //!     let after = stack.after_tool(&ctx, call, &args, &result, &timeout).await;
 //!     assert_eq!(after.decision.terminate.as_deref(), Some("10 tool timeouts in this run"));
 //!     // The hint hook comes after the budget in declared order: not consulted.
-//!     assert!(after.decision.context.is_empty());
+//!     assert!(after.context.is_empty());
 //! });
 //! # Ok::<(), std::io::Error>(())
 //! ```
@@ -145,7 +145,10 @@ pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome}
 pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, ToolChoice};
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
-pub use crate::dispatch::{Dispatcher, LoadError, Table, TableRef};
+pub use crate::dispatch::{
+    Dispatcher, Fingerprint, LoadError, TRUST_STORE_ENV, Table, TableRef, TrustChange, TrustStore,
+    TrustStoreError, Untrusted,
+};
 
 // The shared shell executor (also for an agent's own bash tool).
 pub use crate::shell::exec::{

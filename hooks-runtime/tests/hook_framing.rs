@@ -115,8 +115,7 @@ async fn a_non_ascii_payload_round_trips_byte_for_byte() {
     let root = fx.root().canonicalize().unwrap();
     let input = PayloadInput {
         hook_id: "echo",
-        run_id: "run-ü",
-        turn: 0,
+        ctx: &hooks_runtime::HookContext::new("run-ü"),
         cwd: &root,
         mode: hooks_schema::PayloadMode::Full,
         protocol: hooks_schema::Protocol::Native,

@@ -117,8 +117,7 @@ fn a_session_directory_symlinked_out_of_the_root_is_refused() {
     let args = json!({"content": "z".repeat(10_000)});
     let input = PayloadInput {
         hook_id: "h",
-        run_id: "r",
-        turn: 0,
+        ctx: &hooks_runtime::HookContext::new("r"),
         cwd: &root_c,
         mode: hooks_schema::PayloadMode::Full,
         protocol: hooks_schema::Protocol::Native,

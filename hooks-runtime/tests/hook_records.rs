@@ -73,6 +73,7 @@ fn many_threads_never_interleave_lines() {
                         elapsed_ms: i,
                         target_ran: true,
                         message: Some(format!("{t}-{i}-{}", "m".repeat(5000))),
+                        notes: Vec::new(),
                     };
                     writer
                         .write(&Record::Hook(record), &SecretSet::new())

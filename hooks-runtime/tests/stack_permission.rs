@@ -167,3 +167,29 @@ async fn without_an_approver_an_ask_is_refused_with_the_hooks_reason() {
             .any(|d| matches!(d, Diagnostic::NoApprover { reason: None, .. }))
     );
 }
+
+#[tokio::test]
+async fn a_refused_ask_is_in_the_report_of_the_hook_that_asked() {
+    let args = json!({"command": "git push"});
+    let ctx = HookContext::new("run");
+    let stack = HookStack::new()
+        .with("quiet", FnHook::new(|_, _| Flow::Continue))
+        .with("asker", FnHook::new(|_, _| Flow::ask("push?")));
+    let decided = stack
+        .before_tool(&ctx, call(&args))
+        .await
+        .resolve(&ctx, call(&args), None)
+        .await;
+    let asker = decided
+        .reports
+        .iter()
+        .find(|r| r.hook == "asker")
+        .expect("the asking hook's report");
+    assert!(
+        asker
+            .diagnostics
+            .iter()
+            .any(|d| matches!(d, Diagnostic::NoApprover { .. })),
+        "{asker:?}"
+    );
+}

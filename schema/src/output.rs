@@ -33,7 +33,7 @@ pub struct HookOutput {
     /// Not allowed with other decisions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// `before_tool` only: the tool's new arguments, replacing the old ones whole.
+    /// `before_tool`, `permission_request`: the tool's new arguments, replacing the old ones whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rewrite_args: Option<serde_json::Value>,
     /// `after_tool` only: the tool's new model-visible result, replacing the old one whole.
@@ -65,7 +65,7 @@ pub struct HookOutput {
 pub enum OutputDecision {
     /// Go on (optionally with the rewrite, patch or context items given).
     Continue,
-    /// `before_tool` only: the tool does not run; `reason` is what the model sees.
+    /// `before_tool`, `permission_request`: the tool does not run (deny); `reason` is what the model sees.
     Block,
     /// End the run; `reason` says why.
     Terminate,

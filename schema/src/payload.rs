@@ -57,8 +57,8 @@ pub struct Payload {
     /// How much of the event this payload carries: `full`, or `redacted`
     /// (credential-like keys masked, sensitive values summarized).
     pub mode: PayloadMode,
-    /// The tool's name, on tool phases (`before_tool`, `after_tool`) and
-    /// `invalid_tool_call`.
+    /// The tool's name, on tool phases (`before_tool`, `permission_request`,
+    /// `after_tool`) and `invalid_tool_call`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// The id the model gave the tool call, when it has one.

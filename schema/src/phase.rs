@@ -175,7 +175,7 @@ pub enum FailurePolicy {
     Ignore,
     /// Continue, record the failure and emit a visible diagnostic.
     Warn,
-    /// Skip the tool call (fail closed). Allowed only on `before_tool`.
+    /// Skip the tool call (fail closed). Allowed only on `before_tool` and `permission_request`.
     Block,
     /// Terminate the run.
     Fail,

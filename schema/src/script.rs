@@ -1,9 +1,8 @@
-//! The script a `run` hook runs, and the check that it exists.
-//!
-//! A hook whose script is missing fails at run time (the interpreter exits
-//! with an error, `sh` even with status 2, which Claude Code's protocol reads
-//! as a block): [`missing_scripts`] finds those hooks before anything runs,
-//! and `agent-hooks check` and `hooks!` report each as a warning.
+//! The script an interpreter command runs: `sh hooks/guard.sh`,
+//! `python3 check.py`, `uv run tool.py`. One rule, used by `check` (a
+//! warning when the script does not exist) and by the shell runtime (a
+//! `spawn_failed` failure before spawning, never the interpreter's own
+//! exit code, which `sh` makes 2 — a deny — when it cannot open the file).
 
 use std::path::{Path, PathBuf};
 
@@ -11,44 +10,69 @@ use crate::config::{Action, Config, Program};
 use crate::diagnostic::{Diagnostic, Layer, Severity};
 use crate::load::Compiled;
 
-/// Interpreters whose first non-option argument is the script they run.
-pub const SCRIPT_INTERPRETERS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl",
+/// Programs whose first non-option argument is a script file, by file
+/// name (`/usr/bin/python3` counts as `python3`). `uv` needs `run` first.
+const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "ruby", "perl", "uv",
 ];
 
-/// The script file `argv` names, if it names one: the program itself when
-/// it is a relative path (`./hook.sh`, `scripts/check.py`; a bare name such
-/// as `jq` is looked up on `PATH` and is not a script here), or the first
-/// argument of an interpreter in [`SCRIPT_INTERPRETERS`] (`sh FILE`,
-/// `bash FILE`, `python3 FILE`, also spelled with a path such as
-/// `/usr/bin/python3`) unless it is an option (`bash -c ...`,
-/// `python3 -m ...`: no file). Absolute paths are returned too.
-pub fn script_of(argv: &[String]) -> Option<&str> {
-    script_index(argv).map(|i| argv[i].as_str())
-}
+/// Options after which no script file follows (the code comes inline, from
+/// a module or from stdin).
+const INLINE_OPTIONS: &[&str] = &["-c", "-m", "-e", "-E", "--eval", "-p", "--print", "-s", "-"];
 
-/// The index in `argv` of the script [`script_of`] names.
-fn script_index(argv: &[String]) -> Option<usize> {
-    let program = argv.first()?;
-    let name = program.rsplit('/').next().unwrap_or(program);
-    if SCRIPT_INTERPRETERS.contains(&name) {
-        let arg = argv.get(1)?;
-        return (!arg.is_empty() && !arg.starts_with('-')).then_some(1);
-    }
-    program.contains('/').then_some(0)
-}
+/// File name endings a script argument has, when it is not a path with `/`.
+const SCRIPT_EXTENSIONS: &[&str] = &[
+    ".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl",
+];
 
-/// The argv of a shell-form `command` whose words need no shell to read: no
-/// expansion, redirection, pipe, list or glob character. `None` when the
-/// shell would do more than split words and strip quotes.
-fn simple_words(command: &str) -> Option<Vec<String>> {
-    const SHELL_SYNTAX: &[char] = &[
-        '$', '`', '|', '&', ';', '<', '>', '(', ')', '*', '?', '[', '{', '~', '\n', '#', '\\',
-    ];
-    if command.contains(SHELL_SYNTAX) {
+/// The script file `argv` runs, when `argv[0]` is an interpreter (`sh`,
+/// `bash`, `zsh`, `dash`, `ksh`, `python`, `python3`, `node`, `ruby`,
+/// `perl`, `uv run`; by file name) and its first non-option argument looks
+/// like a file: it contains `/` or ends in a script extension (`.sh`,
+/// `.py`, `.js`, `.rb`, `.pl`, ...). `None` otherwise, and when an option
+/// says the code comes inline (`-c`, `-m`, `-e`, `-`): the rule errs
+/// towards not naming a script, so it never refuses a command that would
+/// have run.
+///
+/// The path is as written: relative paths resolve against the command's
+/// working directory.
+pub fn script_path<S: AsRef<str>>(argv: &[S]) -> Option<&str> {
+    let (program, rest) = argv.split_first()?;
+    let name = program.as_ref().rsplit('/').next().unwrap_or_default();
+    if !INTERPRETERS.contains(&name) {
         return None;
     }
-    shlex::split(command)
+    let mut rest = rest.iter().map(AsRef::as_ref);
+    if name == "uv" && rest.next() != Some("run") {
+        return None;
+    }
+    let candidate = rest.find(|a| !a.starts_with('-') || INLINE_OPTIONS.contains(a))?;
+    if INLINE_OPTIONS.contains(&candidate) {
+        return None;
+    }
+    let looks_like_file =
+        candidate.contains('/') || SCRIPT_EXTENSIONS.iter().any(|e| candidate.ends_with(e));
+    looks_like_file.then_some(candidate)
+}
+
+/// The words of a shell-form `command` when it is one simple command that
+/// [`script_path`] can judge: split as `sh` would split it (quotes
+/// honoured), and `None` when any word holds something the shell would
+/// expand or interpret (`$`, backquotes, globs, `~`, redirections, pipes,
+/// `;`, `&`, parentheses, an assignment before the program), or the quoting
+/// is unbalanced.
+pub fn shell_words(command: &str) -> Option<Vec<String>> {
+    const SPECIAL: &[char] = &[
+        '$', '`', '*', '?', '[', '~', '<', '>', '|', ';', '&', '(', ')', '{', '}', '\n', '\\',
+    ];
+    if command.contains(SPECIAL) {
+        return None;
+    }
+    let words = shlex::split(command)?;
+    if words.first().is_none_or(|w| w.contains('=')) {
+        return None;
+    }
+    Some(words)
 }
 
 /// A hook whose script does not exist.
@@ -66,9 +90,10 @@ pub struct MissingScript {
     pub looked_at: PathBuf,
 }
 
-/// The enabled `run` hooks of `config` whose script ([`script_of`], for a
-/// shell-form `command` only when it is plain words such as
-/// `sh hooks/guard.sh`) does not exist as a file, resolved as the shell
+/// The enabled `run` hooks of `config` whose script — [`script_path`] of
+/// the argv (of a shell-form `command` only when [`shell_words`] splits it,
+/// such as `sh hooks/guard.sh`), or the program itself when it is a
+/// relative or absolute path such as `./hook.sh` — does not exist as a file, resolved as the shell
 /// runtime resolves it: relative to `workspace` joined with the hook's
 /// `run.cwd`. Absolute script paths are checked as they are. Reads the file
 /// system (one `stat` per script); never fails.
@@ -83,7 +108,7 @@ pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> 
         }
         let (words, exec) = match &run.program {
             Program::Exec(argv) => (argv.clone(), true),
-            Program::Shell(command) => match simple_words(command) {
+            Program::Shell(command) => match shell_words(command) {
                 Some(words) => (words, false),
                 None => continue,
             },
@@ -174,46 +199,56 @@ pub fn add_script_warnings(compiled: &mut Compiled, source: &str, file: &str, wo
     compiled.warnings.sort_by_key(|d| (d.line, d.column));
 }
 
+/// The index in `argv` of the script [`missing_scripts`] checks: the one
+/// [`script_path`] names, else the program when it is a path (`./hook.sh`;
+/// a bare name such as `jq` is looked up on `PATH`).
+fn script_index(argv: &[String]) -> Option<usize> {
+    if let Some(script) = script_path(argv) {
+        return argv.iter().position(|a| std::ptr::eq(a.as_str(), script));
+    }
+    argv.first().filter(|p| p.contains('/')).map(|_| 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn argv(words: &[&str]) -> Vec<String> {
-        words.iter().map(|w| (*w).to_owned()).collect()
-    }
-
     #[test]
-    fn the_script_of_each_argv_shape() {
-        for (words, script) in [
-            (&["./hook.sh"][..], Some("./hook.sh")),
-            (&["scripts/check.py", "--fast"], Some("scripts/check.py")),
-            (&["jq", ".x"], None),
-            (&["sh", "hooks/guard.sh"], Some("hooks/guard.sh")),
-            (&["bash", "-c", "echo hi"], None),
-            (&["python3", "missing.py", "a"], Some("missing.py")),
-            (&["/usr/bin/python3", "x.py"], Some("x.py")),
-            (&["python3", "-m", "tool"], None),
-            (&["node"], None),
-            (&["/opt/bin/tool"], Some("/opt/bin/tool")),
-        ] {
-            assert_eq!(script_of(&argv(words)), script, "{words:?}");
-        }
-    }
-
-    #[test]
-    fn shell_form_is_read_only_when_it_is_plain_words() {
+    fn interpreters_name_their_script() {
         assert_eq!(
-            simple_words("sh 'hooks/my guard.sh'"),
-            Some(argv(&["sh", "hooks/my guard.sh"]))
+            script_path(&["sh", "hooks/guard.sh"]),
+            Some("hooks/guard.sh")
         );
-        for command in [
-            "sh $DIR/guard.sh",
-            "python3 x.py | tee log",
-            "cd a && ./b.sh",
-            "./b.sh > out",
-        ] {
-            assert_eq!(simple_words(command), None, "{command}");
-        }
+        assert_eq!(
+            script_path(&["/usr/bin/python3", "check.py"]),
+            Some("check.py")
+        );
+        assert_eq!(script_path(&["bash", "-x", "run.sh"]), Some("run.sh"));
+        assert_eq!(script_path(&["uv", "run", "--quiet", "a/b"]), Some("a/b"));
+        assert_eq!(script_path(&["node", "x.mjs", "arg"]), Some("x.mjs"));
+    }
+
+    #[test]
+    fn inline_code_and_other_programs_name_none() {
+        assert_eq!(script_path(&["sh", "-c", "x.sh"]), None);
+        assert_eq!(script_path(&["python3", "-m", "tool.py"]), None);
+        assert_eq!(script_path(&["python3", "-W", "ignore"]), None);
+        assert_eq!(script_path(&["uv", "pip", "x.py"]), None);
+        assert_eq!(script_path(&["jq", "f.sh"]), None);
+        assert_eq!(script_path(&["sh"]), None);
+        assert_eq!(script_path::<&str>(&[]), None);
+    }
+
+    #[test]
+    fn only_simple_commands_are_split() {
+        assert_eq!(
+            shell_words("sh 'hooks/my guard.sh' x"),
+            Some(vec!["sh".into(), "hooks/my guard.sh".into(), "x".into()])
+        );
+        assert_eq!(shell_words("sh \"$CLAUDE_PROJECT_DIR\"/x.sh"), None);
+        assert_eq!(shell_words("sh x.sh | tee log"), None);
+        assert_eq!(shell_words("FOO=1 sh x.sh"), None);
+        assert_eq!(shell_words("sh 'unbalanced"), None);
     }
 
     #[test]

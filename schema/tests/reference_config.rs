@@ -113,7 +113,11 @@ fn reference_config_uses_every_key() {
 fn reference_config_covers_every_action_and_leaf() {
     let config = hooks_schema::load_str(&source(), "examples/hooks.yaml").unwrap();
     let actions: BTreeSet<&str> = config.hooks.iter().map(|h| h.action().name()).collect();
-    assert_eq!(actions.len(), 6, "{actions:?}");
+    assert_eq!(
+        actions.len(),
+        hooks_schema::ActionKind::ALL.len(),
+        "{actions:?}"
+    );
     assert!(config.hooks.iter().any(|h| h.mode == Mode::Audit));
     assert!(config.hooks.iter().any(|h| !h.enabled));
     assert!(config.hooks.iter().any(|h| h.show_in_tui));

@@ -60,7 +60,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         }
     };
     let event_doc = match crate::cli::test::read_event(event) {
-        Ok(e) => e,
+        Ok((e, _)) => e,
         Err(message) => {
             warn(&format!("error: {message}"));
             return EXIT_USAGE;

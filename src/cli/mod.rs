@@ -7,6 +7,7 @@ pub(crate) mod import;
 pub(crate) mod replay;
 pub(crate) mod schema;
 pub(crate) mod test;
+pub(crate) mod trust;
 
 use std::future::Future;
 use std::time::Duration;

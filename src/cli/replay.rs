@@ -159,7 +159,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         for (path, session) in inputs.iter().zip(&sessions) {
             // Each input is its own run; each prompt starts a user turn
             // (the runtime caps stop resumes per turn).
-            let run = HookContext::new("replay");
+            let run = session.identity.apply(HookContext::new("replay"));
             let mut turn = run.for_turn(0);
             let mut prompts = 0u32;
             let mut stopped: HashSet<&str> = HashSet::new();

@@ -20,7 +20,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use agent_hooks::replay::Event;
+use agent_hooks::replay::{Event, Identity};
 use hooks_runtime::{HookContext, StepEventKind};
 use serde::Serialize;
 use serde_json::Value;
@@ -84,7 +84,8 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let ctx = HookContext::new("test");
+    let (event, identity) = event;
+    let ctx = identity.apply(HookContext::new("test"));
     let work = drive(&bound.stack, &ctx, &event);
     let applied = match run_interruptible(&runtime, bound.shell.cancel_token(), work) {
         Ok(done) => done,
@@ -121,7 +122,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
 }
 
 /// Reads one event of our format from `path`, or stdin when it is `-`.
-pub(crate) fn read_event(path: &Path) -> Result<Event, String> {
+pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
     let text = if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()
@@ -132,7 +133,8 @@ pub(crate) fn read_event(path: &Path) -> Result<Event, String> {
         std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read event `{}`: {e}", path.display()))?
     };
-    Event::from_json(&text).map_err(|e| format!("invalid event `{}`: {e}", path.display()))
+    Event::from_json_with_identity(&text)
+        .map_err(|e| format!("invalid event `{}`: {e}", path.display()))
 }
 
 fn print_human(r: &Report) {

@@ -18,8 +18,15 @@
 //! {"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}
 //! {"phase":"after_tool","tool":"bash","call_id":"c1","args":{"command":"ls"},"result":{"output":"a\n"},"outcome":"success"}
 //! {"phase":"invalid_tool_call","tool":"bsh","call_id":"c2","raw_args":"{","error":"unknown tool"}
+//! {"phase":"permission_request","tool":"bash","args":{"command":"git push"}}
+//! {"phase":"after_tool_batch","calls":[{"tool_name":"bash","tool_input":{"command":"ls"},"tool_use_id":"c1","tool_response":"a\n"}]}
 //! {"phase":"stop","text":"done","loop_count":0}
-//! {"phase":"run_end","output":"done"}
+//! {"phase":"notification","notification_type":"idle_prompt","title":"","message":"waiting for you"}
+//! {"phase":"subagent_start","agent_id":"a1","agent_type":"Explore"}
+//! {"phase":"subagent_stop","agent_id":"a1","agent_type":"Explore","text":"found it","loop_count":0}
+//! {"phase":"before_compaction","trigger":"manual","instructions":"keep the plan"}
+//! {"phase":"after_compaction","trigger":"manual","summary":"..."}
+//! {"phase":"run_end","output":"done","reason":"other"}
 //! {"phase":"run_error","error":"boom"}
 //! ```
 //!
@@ -29,7 +36,14 @@
 //! `error`, and `original_args` (the arguments before any `before_tool`
 //! rewrite) defaults to `args`. The streaming phases (`text_delta` with
 //! `delta`; `tool_call_delta` with `tool`, `call_id`, `delta`;
-//! `stream_finish` with `response`) are accepted too. Unknown keys are errors.
+//! `stream_finish` with `response`) are accepted too. `trigger` defaults to
+//! `auto`, `suggestions` and `calls` to `null`, `run_end`'s `reason` to
+//! `other`. Unknown keys are errors.
+//!
+//! Any event may also carry the agent's session identity ([`Identity`]):
+//! `session_id`, `transcript_path`, `cwd`, `permission_mode` (strings); the
+//! hooks' [`HookContext`](hooks_runtime::HookContext) gets them, and
+//! `protocol: claude` scripts receive them as Claude Code would send them.
 //!
 //! # Claude Code transcripts
 //!
@@ -50,6 +64,10 @@
 //!   `text` items joined by newlines; images and other items are left out)
 //!   and outcome `error` when `is_error` is true, else `success`.
 //!
+//! The session identity of a transcript ([`Session::identity`]): the first
+//! record's `sessionId`, `cwd` and `permissionMode`, and as the transcript
+//! path the file [`read_session`] read.
+//!
 //! Other records (`progress`, `system`, `summary`, `queue-operation`,
 //! `file-history-snapshot`, assistant `text` and `thinking` items) carry no
 //! hookable event here and are counted as skipped. Lines that are not JSON,
@@ -57,9 +75,9 @@
 
 use std::collections::HashMap;
 use std::io::{self, BufRead};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use hooks_runtime::{StepEvent, ToolFailure, ToolOutcome};
+use hooks_runtime::{HookContext, StepEvent, ToolFailure, ToolOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -449,6 +467,87 @@ impl Event {
     pub fn from_json(text: &str) -> Result<Event, serde_json::Error> {
         serde_json::from_str(text.trim_start_matches('\u{feff}'))
     }
+
+    /// Parses one event line that may carry session identity keys beside
+    /// the event's own: the event, and the identity.
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::from_json`]; an identity key that is not a string.
+    pub fn from_json_with_identity(text: &str) -> Result<(Event, Identity), serde_json::Error> {
+        let mut value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))?;
+        let identity = Identity::take_from(&mut value)?;
+        Ok((serde_json::from_value(value)?, identity))
+    }
+}
+
+/// The agent's session identity an event line or a transcript gives: what
+/// [`HookContext`]'s `with_session_id`, `with_transcript_path`, `with_cwd`
+/// and `with_permission_mode` set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    /// The session id (`session_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The transcript path (`transcript_path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<PathBuf>,
+    /// The agent's working directory (`cwd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// The permission mode (`permission_mode`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<String>,
+}
+
+impl Identity {
+    /// The keys of an event line that belong to the identity.
+    pub const KEYS: [&'static str; 4] = ["session_id", "transcript_path", "cwd", "permission_mode"];
+
+    /// Removes the identity keys from the JSON object `value` and returns
+    /// them (nothing when `value` is not an object).
+    ///
+    /// # Errors
+    ///
+    /// A key whose value is not a string.
+    pub fn take_from(value: &mut Value) -> Result<Identity, serde_json::Error> {
+        let mut taken = serde_json::Map::new();
+        if let Some(map) = value.as_object_mut() {
+            for key in Identity::KEYS {
+                if let Some(v) = map.remove(key) {
+                    taken.insert(key.to_owned(), v);
+                }
+            }
+        }
+        serde_json::from_value(Value::Object(taken))
+    }
+
+    /// Fills the fields `self` lacks from `other`.
+    fn or(&mut self, other: Identity) {
+        self.session_id = self.session_id.take().or(other.session_id);
+        self.transcript_path = self.transcript_path.take().or(other.transcript_path);
+        self.cwd = self.cwd.take().or(other.cwd);
+        self.permission_mode = self.permission_mode.take().or(other.permission_mode);
+    }
+
+    /// `ctx` with the fields this identity sets.
+    #[must_use]
+    pub fn apply(&self, mut ctx: HookContext) -> HookContext {
+        if let Some(id) = &self.session_id {
+            ctx = ctx.with_session_id(id.as_str());
+        }
+        if let Some(path) = &self.transcript_path {
+            ctx = ctx.with_transcript_path(path);
+        }
+        if let Some(cwd) = &self.cwd {
+            ctx = ctx.with_cwd(cwd);
+        }
+        if let Some(mode) = &self.permission_mode {
+            ctx = ctx.with_permission_mode(mode.as_str());
+        }
+        ctx
+    }
 }
 
 /// Which formats a session file held.
@@ -471,6 +570,9 @@ pub struct Session {
     pub skipped: usize,
     /// One message per line that could not be used (`line N: why`).
     pub warnings: Vec<String>,
+    /// The agent's session identity: from the first event line or record
+    /// that gives each field (see the [module docs](self)).
+    pub identity: Identity,
 }
 
 /// Reads a session file (our event JSONL, a Claude Code transcript, or a mix)
@@ -482,7 +584,14 @@ pub struct Session {
 /// Unusable lines are [`Session::warnings`], not errors.
 pub fn read_session(path: &Path) -> io::Result<Session> {
     let file = std::fs::File::open(path)?;
-    parse_session(io::BufReader::new(file))
+    let mut session = parse_session(io::BufReader::new(file))?;
+    if session.formats.claude > 0 {
+        session.identity.or(Identity {
+            transcript_path: Some(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())),
+            ..Identity::default()
+        });
+    }
+    Ok(session)
 }
 
 /// As [`read_session`], from any reader.
@@ -508,6 +617,11 @@ pub fn parse_session(reader: impl BufRead) -> io::Result<Session> {
             }
         };
         if value.get("phase").is_some() {
+            let mut value = value;
+            match Identity::take_from(&mut value) {
+                Ok(identity) => session.identity.or(identity),
+                Err(e) => session.warnings.push(format!("line {n}: {e}")),
+            }
             match serde_json::from_value::<Event>(value) {
                 Ok(event) => {
                     session.formats.events += 1;
@@ -517,6 +631,13 @@ pub fn parse_session(reader: impl BufRead) -> io::Result<Session> {
             }
         } else if let Some(kind) = value.get("type").and_then(Value::as_str) {
             session.formats.claude += 1;
+            let text_of = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+            session.identity.or(Identity {
+                session_id: text_of("sessionId"),
+                transcript_path: None,
+                cwd: text_of("cwd").map(PathBuf::from),
+                permission_mode: text_of("permissionMode"),
+            });
             let before = session.events.len();
             claude_record(kind, &value, &mut calls, &mut session, n);
             if session.events.len() == before {

@@ -20,7 +20,10 @@ use serde_json::Value;
 use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::driver::{Decided, PermissionDecision, ToolCall, ToolDecision};
-use crate::core::flow::Text;
+use crate::core::flow::{FlowKind, Text};
+use crate::core::id::HookId;
+use crate::core::outcome::{Change, ProvenanceList};
+use crate::core::report::ReportList;
 
 /// What an approver is asked: one tool call, and the hooks' reason.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,6 +115,27 @@ async fn ask(
     }
 }
 
+/// Notes a refusal for lack of an approver: in the diagnostics and in the
+/// report of every hook that asked, so whoever reads a hook's report sees
+/// what became of its ask.
+fn refused(
+    provenance: &ProvenanceList,
+    reports: &mut ReportList,
+    diagnostics: &mut Vec<Diagnostic>,
+    diagnostic: Option<Diagnostic>,
+) {
+    let Some(diagnostic) = diagnostic else { return };
+    let asked = |hook: &HookId| {
+        provenance
+            .iter()
+            .any(|p| &p.hook == hook && p.change == Change::Decided(FlowKind::Ask))
+    };
+    for report in reports.iter_mut().filter(|r| asked(&r.hook)) {
+        report.diagnostics.push(diagnostic.clone());
+    }
+    diagnostics.push(diagnostic);
+}
+
 impl<'a> Decided<ToolDecision<'a>> {
     /// Resolves a [`ToolDecision::Ask`] for `call` with `approver`:
     /// [`Approval::Allow`] becomes [`ToolDecision::Run`] with the
@@ -143,7 +167,12 @@ impl<'a> Decided<ToolDecision<'a>> {
         self.decision = match ask(ctx, approver, request).await {
             Ok(()) => ToolDecision::Run { args },
             Err((reason, diagnostic)) => {
-                self.diagnostics.extend(diagnostic);
+                refused(
+                    &self.provenance,
+                    &mut self.reports,
+                    &mut self.diagnostics,
+                    diagnostic,
+                );
                 ToolDecision::Skip { reason, args }
             }
         };
@@ -182,7 +211,12 @@ impl<'a> Decided<PermissionDecision<'a>> {
                 args: Cow::Owned(args.into_owned()),
             },
             Err((reason, diagnostic)) => {
-                self.diagnostics.extend(diagnostic);
+                refused(
+                    &self.provenance,
+                    &mut self.reports,
+                    &mut self.diagnostics,
+                    diagnostic,
+                );
                 PermissionDecision::Deny { reason }
             }
         };

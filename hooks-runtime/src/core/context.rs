@@ -1,41 +1,117 @@
-//! The per-run context every hook receives: run id, turn and a typed,
-//! run-scoped scratchpad shared by all hooks.
+//! The per-run context every hook receives: run id, turn, the session
+//! identity the agent reports (session id, transcript path, cwd, permission
+//! mode) and a typed, run-scoped scratchpad shared by all hooks.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// What a hook knows about the run it is called in.
 ///
-/// Cloning is cheap (two reference-count increments) and the clone shares the
+/// Cloning is cheap (three reference-count increments) and the clone shares the
 /// scratchpad: an agent loop keeps one context per run and derives a context
 /// per turn with [`HookContext::for_turn`].
+///
+/// The session identity (set with the `with_*` builder methods) is what
+/// `protocol: claude` hook scripts receive as `session_id`,
+/// `transcript_path`, `cwd` and `permission_mode`; the README's *Claude Code
+/// compatibility* section says which scripts need which.
 #[derive(Clone)]
 pub struct HookContext {
     run_id: Arc<str>,
     turn: u32,
+    session: Arc<Session>,
     scratchpad: Arc<Scratchpad>,
 }
 
+/// The session identity an agent reports to its hooks (all optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Session {
+    id: Option<Arc<str>>,
+    transcript_path: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+    permission_mode: Option<Arc<str>>,
+}
+
 impl HookContext {
-    /// A context for a new run with an empty scratchpad, at turn 0.
+    /// A context for a new run with an empty scratchpad, at turn 0, with no
+    /// session identity beyond the run id (see [`HookContext::session_id`]).
     pub fn new(run_id: impl Into<Arc<str>>) -> Self {
         HookContext {
             run_id: run_id.into(),
             turn: 0,
+            session: Arc::new(Session::default()),
             scratchpad: Arc::new(Scratchpad::default()),
         }
     }
 
-    /// The same run (same id, same scratchpad) at `turn`.
+    /// The same run (same id, session identity and scratchpad) at `turn`.
     #[must_use]
     pub fn for_turn(&self, turn: u32) -> Self {
         HookContext {
             run_id: Arc::clone(&self.run_id),
             turn,
+            session: Arc::clone(&self.session),
             scratchpad: Arc::clone(&self.scratchpad),
         }
+    }
+
+    /// Sets the agent's session id (Claude Code's `session_id`: scripts key
+    /// per-session state files by it). Default: the run id.
+    #[must_use]
+    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        Arc::make_mut(&mut self.session).id = Some(id.into());
+        self
+    }
+
+    /// Sets the path of the agent's conversation transcript (Claude Code's
+    /// `transcript_path`, a JSONL file scripts read). Default: none, sent as
+    /// an empty string.
+    #[must_use]
+    pub fn with_transcript_path(mut self, path: impl Into<PathBuf>) -> Self {
+        Arc::make_mut(&mut self.session).transcript_path = Some(path.into());
+        self
+    }
+
+    /// Sets the agent's working directory (Claude Code's `cwd`). Default:
+    /// none, meaning the hook's own working directory (the workspace root
+    /// unless the hook sets `cwd`).
+    #[must_use]
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        Arc::make_mut(&mut self.session).cwd = Some(cwd.into());
+        self
+    }
+
+    /// Sets the agent's permission mode (Claude Code's `permission_mode`:
+    /// `default`, `plan`, `acceptEdits`, `auto`, `dontAsk`,
+    /// `bypassPermissions`; passed through as given). Default: `default`.
+    #[must_use]
+    pub fn with_permission_mode(mut self, mode: impl Into<Arc<str>>) -> Self {
+        Arc::make_mut(&mut self.session).permission_mode = Some(mode.into());
+        self
+    }
+
+    /// The session id: as set with [`HookContext::with_session_id`], else
+    /// the run id.
+    pub fn session_id(&self) -> &str {
+        self.session.id.as_deref().unwrap_or(&self.run_id)
+    }
+
+    /// The transcript path, when the agent set one.
+    pub fn transcript_path(&self) -> Option<&Path> {
+        self.session.transcript_path.as_deref()
+    }
+
+    /// The agent's working directory, when it set one.
+    pub fn cwd(&self) -> Option<&Path> {
+        self.session.cwd.as_deref()
+    }
+
+    /// The permission mode: as set, else `default`.
+    pub fn permission_mode(&self) -> &str {
+        self.session.permission_mode.as_deref().unwrap_or("default")
     }
 
     /// The run's id, as given to [`HookContext::new`].
@@ -80,6 +156,7 @@ impl fmt::Debug for HookContext {
         f.debug_struct("HookContext")
             .field("run_id", &self.run_id)
             .field("turn", &self.turn)
+            .field("session", &self.session)
             .field("scratchpad", &self.scratchpad)
             .finish()
     }
@@ -212,6 +289,26 @@ mod tests {
         assert_eq!(ctx.scratchpad().len(), 2);
         assert_eq!(ctx.scratchpad().remove::<Count>(), Some(Count(3)));
         assert_eq!(ctx.get::<Count>(), None);
+    }
+
+    #[test]
+    fn session_identity_defaults_and_survives_turns() {
+        let ctx = HookContext::new("run-1");
+        assert_eq!(ctx.session_id(), "run-1");
+        assert_eq!(ctx.transcript_path(), None);
+        assert_eq!(ctx.cwd(), None);
+        assert_eq!(ctx.permission_mode(), "default");
+        let ctx = ctx
+            .with_session_id("sess-9")
+            .with_transcript_path("/t/sess-9.jsonl")
+            .with_cwd("/w")
+            .with_permission_mode("plan");
+        let next = ctx.for_turn(2);
+        assert_eq!(next.session_id(), "sess-9");
+        assert_eq!(next.transcript_path(), Some(Path::new("/t/sess-9.jsonl")));
+        assert_eq!(next.cwd(), Some(Path::new("/w")));
+        assert_eq!(next.permission_mode(), "plan");
+        assert_eq!(next.run_id(), "run-1");
     }
 
     #[test]

@@ -24,8 +24,9 @@ use crate::core::report::HookReport;
 /// | phase | fold |
 /// | --- | --- |
 /// | `before_completion` | every hook is consulted; [`Flow::PatchRequest`](crate::Flow::PatchRequest)s merge in order (rules on [`RequestPatch`](crate::RequestPatch)); `Terminate` stops |
-/// | `before_tool`, `after_tool`, `user_prompt` | chain: a rewrite does not stop the others, hook N sees the value rewritten by hooks 1..N-1; `Skip` / `Terminate` stop and keep the rewrites made before them |
-/// | `after_completion`, `after_reasoning`, `after_assistant`, `after_tool` | [`Flow::InjectContext`](crate::Flow::InjectContext) items accumulate in order; `Terminate` stops |
+/// | `before_tool`, `permission_request`, `after_tool`, `user_prompt` | chain: a rewrite does not stop the others, hook N sees the value rewritten by hooks 1..N-1; `Skip` / `Terminate` stop and keep the rewrites made before them |
+/// | `before_tool`, `permission_request` | [`Flow::Ask`](crate::Flow::Ask) and [`Flow::Allow`](crate::Flow::Allow) do not stop the stack: the strongest answer wins, deny (`Skip`) > `Ask` > `Allow`; of two asks the first reason is kept |
+/// | phases that honour [`Flow::InjectContext`](crate::Flow::InjectContext) (`run_start`, `before_tool`, the after-phases, `subagent_start`) | context items accumulate in order; `Terminate` stops |
 /// | every other phase | the first non-`Continue` flow wins and stops the stack |
 /// | `invalid_tool_call` | as above; when every hook continues, the call fails ([`InvalidCallDecision::Fail`](crate::InvalidCallDecision::Fail)) |
 ///

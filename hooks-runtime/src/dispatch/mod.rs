@@ -91,7 +91,11 @@ mod action;
 mod eval;
 mod run;
 mod table;
+pub(crate) mod trust;
 
 pub use eval::{facts, subject};
 pub use run::{Dispatcher, TableRef};
 pub use table::{LoadError, Table};
+pub use trust::{
+    Fingerprint, TRUST_STORE_ENV, TrustChange, TrustStore, TrustStoreError, Untrusted,
+};

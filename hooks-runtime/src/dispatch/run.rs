@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hooks_schema::Mode;
+use hooks_schema::{Mode, Phase};
 
 use hooks_schema::plan::Rule;
 
@@ -20,6 +20,7 @@ use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::FailureKind;
 use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::shell::activity::ActivityEvent;
 use crate::shell::exec::Executor;
 use crate::shell::invoke::{
     HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks,
@@ -179,7 +180,10 @@ impl Table {
                     let invocation = ShellHook::new(spec, Arc::clone(rt))
                         .invoke(ctx, current)
                         .await;
-                    (invocation.flow, invocation.report)
+                    if invocation.fold_into(&mut fold).is_break() {
+                        break;
+                    }
+                    continue;
                 }
                 (None, None) => unbound(rule, id),
             };
@@ -231,10 +235,13 @@ impl Table {
                         (flow, report)
                     }
                 }
-                None => match ran.next() {
-                    Some(invocation) => (invocation.flow, invocation.report),
-                    None => continue,
-                },
+                None => {
+                    if let Some(invocation) = ran.next() {
+                        // Break or not, keep draining `ran` in order.
+                        let _ = invocation.fold_into(&mut fold);
+                    }
+                    continue;
+                }
             };
             if fold.apply_reported(report, flow).is_break() {
                 // Keep draining `ran` in order; later flows are reported
@@ -527,25 +534,35 @@ impl AgentHook for Dispatcher {
 }
 
 /// The records of the declarative rules a fold consulted, written when the
-/// fold completes (so a fold that starts over, or is dropped, writes none).
-/// Inert, and allocation-free, without a record writer.
+/// fold completes (so a fold that starts over, or is dropped, writes none),
+/// and the activity events of those with `show_in_tui` (`Started` and
+/// `Succeeded` with 0 ms: nothing is spawned). Inert, and allocation-free,
+/// without a record writer or an activity sink.
 struct InProcessRecords<'r> {
     rt: Option<&'r ShellRuntime>,
     pending: Vec<(HookId, HookRecord)>,
+    shown: Vec<(Arc<str>, Phase)>,
 }
 
 impl<'r> InProcessRecords<'r> {
     fn new(shell: Option<&'r Arc<ShellRuntime>>) -> Self {
         InProcessRecords {
-            rt: shell.map(|rt| &**rt).filter(|rt| rt.records().is_some()),
+            rt: shell
+                .map(|rt| &**rt)
+                .filter(|rt| rt.records().is_some() || rt.activity().is_some()),
             pending: Vec::new(),
+            shown: Vec::new(),
         }
     }
 
     /// Notes that `rule` (declarative, consulted as `id`) answered `event`
     /// with `flow` (after its mode was applied).
     fn add(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>, flow: &Flow) {
-        if self.rt.is_none() {
+        let Some(rt) = self.rt else { return };
+        if rule.show_in_tui && rt.activity().is_some() {
+            self.shown.push((Arc::from(&*rule.id), rule.phase));
+        }
+        if rt.records().is_none() {
             return;
         }
         let (status, shown) = match rule.mode {
@@ -575,6 +592,7 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message,
+            notes: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
@@ -582,7 +600,7 @@ impl<'r> InProcessRecords<'r> {
     /// Notes that `rule` (a `run` rule) matched `event` in a dry run and was
     /// not executed.
     fn add_not_run(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>) {
-        if self.rt.is_none() {
+        if self.rt.is_none_or(|rt| rt.records().is_none()) {
             return;
         }
         let record = HookRecord {
@@ -598,6 +616,7 @@ impl<'r> InProcessRecords<'r> {
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
             message: Some(NOT_RUN.to_owned()),
+            notes: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
@@ -606,6 +625,19 @@ impl<'r> InProcessRecords<'r> {
     /// of its rule's report.
     fn write(self, fold: &mut Fold<'_>) {
         let Some(rt) = self.rt else { return };
+        if let Some(sink) = rt.activity() {
+            for (hook_id, phase) in self.shown {
+                sink.on_activity(ActivityEvent::Started {
+                    hook_id: Arc::clone(&hook_id),
+                    phase,
+                });
+                sink.on_activity(ActivityEvent::Succeeded {
+                    hook_id,
+                    phase,
+                    elapsed_ms: 0,
+                });
+            }
+        }
         let Some(writer) = rt.records() else { return };
         for (hook, record) in self.pending {
             if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {

@@ -22,6 +22,10 @@ pub enum LoadError {
     /// (for example, it exceeds the DFA size limit).
     #[error(transparent)]
     Pattern(#[from] hooks_schema::plan::LowerError),
+    /// The config file is not trusted as it is now (see
+    /// [`TrustStore`](crate::TrustStore)).
+    #[error(transparent)]
+    Untrusted(#[from] crate::dispatch::trust::Untrusted),
 }
 
 /// A compiled hook config: its [`Plan`] (rules in declared order, and per
@@ -53,15 +57,25 @@ impl Table {
     }
 
     /// Loads, validates and compiles the config file at `path` (the path as
-    /// given is the file name in diagnostics).
+    /// given is the file name in diagnostics), once `trust` says the
+    /// operator trusted it as it is now: its hooks and every file they run,
+    /// resolved against `workspace` (the root the shell runtime runs hooks
+    /// in). See [`TrustStore`](crate::TrustStore).
     ///
     /// # Errors
     ///
     /// [`LoadError::Invalid`] with every diagnostic when the file cannot be
     /// read or the config is invalid (a pattern group too large to compile
-    /// included).
-    pub fn load(path: impl AsRef<Path>) -> Result<Table, LoadError> {
-        let compiled = hooks_schema::compile_file(path.as_ref()).map_err(LoadError::Invalid)?;
+    /// included); [`LoadError::Untrusted`] naming what changed since it was
+    /// trusted (nothing of it has run).
+    pub fn load(
+        path: impl AsRef<Path>,
+        workspace: &Path,
+        trust: &crate::TrustStore,
+    ) -> Result<Table, LoadError> {
+        let path = path.as_ref();
+        let compiled = hooks_schema::compile_file(path).map_err(LoadError::Invalid)?;
+        trust.verify(path, &compiled.config, workspace)?;
         Ok(Table::from_plan(compiled.plan))
     }
 

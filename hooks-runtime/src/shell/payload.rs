@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::shell::protocol::claude;
 use crate::shell::redact::{SecretSet, redact_json, redact_sensitive_text};
-use crate::{StepEvent, ToolOutcome};
+use crate::{HookContext, StepEvent, ToolOutcome};
 
 /// The environment variable that tells a hook the path of its payload-ref
 /// file, when the payload spilled.
@@ -120,10 +120,10 @@ pub(crate) fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathB
 pub struct PayloadInput<'a> {
     /// The hook's id.
     pub hook_id: &'a str,
-    /// The run's id.
-    pub run_id: &'a str,
-    /// The turn number.
-    pub turn: u64,
+    /// The run's context: run id, turn and the session identity
+    /// (`protocol: claude` sends its session id, transcript path, cwd and
+    /// permission mode).
+    pub ctx: &'a HookContext,
     /// The hook's canonical working directory.
     pub cwd: &'a Path,
     /// `full` or `redacted`.
@@ -371,8 +371,8 @@ pub fn build(
                 version: PAYLOAD_VERSION,
                 phase,
                 hook_id: input.hook_id.to_owned(),
-                run_id: input.run_id.to_owned(),
-                turn: input.turn,
+                run_id: input.ctx.run_id().to_owned(),
+                turn: u64::from(input.ctx.turn()),
                 cwd: cwd.clone(),
                 target_ran: target_ran(phase),
                 mode: input.mode,
@@ -393,7 +393,7 @@ pub fn build(
         }
         Protocol::Claude => {
             let mut v =
-                claude::stdin_payload(event, input.run_id, &cwd, args.as_ref(), result.as_ref());
+                claude::stdin_payload(event, input.ctx, &cwd, args.as_ref(), result.as_ref());
             if let (Some(map), Some(p)) = (v.as_object_mut(), prompt) {
                 map.insert("prompt".into(), p.into());
             }

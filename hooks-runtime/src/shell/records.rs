@@ -74,6 +74,11 @@ pub struct HookRecord {
     /// decision's reason); never command text or tool output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Redacted notes about output the hook's protocol accepted but
+    /// ignored, such as an unknown Claude Code output field; absent when
+    /// there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Whether a hook's context items were added to the conversation.

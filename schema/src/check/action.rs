@@ -29,7 +29,7 @@ impl Checker<'_> {
         let Some(m) = self.object(p, v, "a mapping `{}` or `{reason: ...}`") else {
             return;
         };
-        self.unknown_keys(p, m, VOCABULARY.reason, "`allow`");
+        self.unknown_keys(p, m, VOCABULARY.grant, "`allow`");
         if let Some(r) = m.get("reason") {
             self.nonempty_string(&child(p, "reason"), r);
         }

@@ -10,8 +10,8 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Value;
 
 use crate::config::{
-    Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits, Predicate, Reason, RegexPattern,
-    RequestPatch, Run, SpecificTools, ToolChoiceMode, ToolSettings,
+    Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits, Predicate, Reason,
+    RegexPattern, RequestPatch, Run, SpecificTools, ToolChoiceMode, ToolSettings,
 };
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Protocol};
 
@@ -86,6 +86,7 @@ pub(crate) struct Vocabulary {
     pub(crate) regex_pattern: &'static [&'static str],
     pub(crate) predicate: &'static [&'static str],
     pub(crate) reason: &'static [&'static str],
+    pub(crate) grant: &'static [&'static str],
     pub(crate) inject: &'static [&'static str],
     pub(crate) failure_policies: &'static [&'static str],
     pub(crate) modes: &'static [&'static str],
@@ -206,6 +207,7 @@ pub(crate) static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         regex_pattern: names_of::<RegexPattern>(),
         predicate: names_of::<Predicate>(),
         reason: names_of::<Reason>(),
+        grant: names_of::<Grant>(),
         inject: names_of::<Inject>(),
         failure_policies: names_of::<FailurePolicy>(),
         modes: names_of::<Mode>(),

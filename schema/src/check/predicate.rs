@@ -38,11 +38,37 @@ impl Checker<'_> {
         for (i, item) in items.iter().enumerate() {
             let ip = format!("{p}/{i}");
             match item {
+                Value::String(glob) if glob.contains('|') => self.piped_tool_glob(&ip, glob),
                 Value::String(glob) => self.glob(&ip, glob, "tool glob", "invalid tool glob"),
                 Value::Object(m) if m.contains_key("regex") => self.tool_regex(&ip, m),
                 other => self.not_a_tool_pattern(&ip, other),
             }
         }
+    }
+
+    /// A tool glob with `|`, as Claude Code matchers write alternatives
+    /// (`Bash|PowerShell`): in a glob `|` is a literal character, and no
+    /// tool name contains it, so the pattern could never match.
+    fn piped_tool_glob(&mut self, p: &str, glob: &str) {
+        let names: Vec<&str> = glob
+            .split('|')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        self.report(
+            p,
+            At::Value,
+            Layer::Semantic,
+            "pipe-in-tool-glob",
+            format!(
+                "tool glob `{glob}` contains `|`, which a glob matches literally and no tool name contains: it can never match"
+            ),
+            Some(format!(
+                "write one pattern per list item: `[{}]` (or the glob `{{{}}}`)",
+                names.join(", "),
+                names.join(",")
+            )),
+        );
     }
 
     /// A glob that compiles into a small enough anchored DFA.

@@ -9,6 +9,7 @@ use super::names::VOCABULARY;
 use super::walk::{child, quoted_list};
 use super::{At, Checker};
 use crate::capability::{CAPABILITIES, describe_phases};
+use crate::config::Limits;
 use crate::diagnostic::Layer;
 use crate::phase::FailurePolicy;
 
@@ -93,6 +94,36 @@ impl Checker<'_> {
             self.check_hook(&format!("/hooks/{i}"), hook);
         }
         self.unique_ids(hooks);
+        self.injections_fit(root, hooks);
+    }
+
+    /// Each `inject` content within `limits.max_context_bytes` (the cap the
+    /// runtime enforces on every injection): a declarative item over it
+    /// could never be injected.
+    fn injections_fit(&mut self, root: &Map<String, Value>, hooks: &[Value]) {
+        let cap = root
+            .get("limits")
+            .and_then(|l| l.get("max_context_bytes"))
+            .and_then(Value::as_u64)
+            .unwrap_or(Limits::DEFAULT.max_context_bytes);
+        for (i, hook) in hooks.iter().enumerate() {
+            let Some(content) = hook.pointer("/inject/content").and_then(Value::as_str) else {
+                continue;
+            };
+            let bytes = content.len() as u64;
+            if bytes > cap {
+                self.report(
+                    &format!("/hooks/{i}/inject/content"),
+                    At::Value,
+                    Layer::Semantic,
+                    "inject-over-cap",
+                    format!(
+                        "`inject` content of {bytes} bytes is over `limits.max_context_bytes` ({cap} bytes): it could never be injected"
+                    ),
+                    Some("shorten the content or raise `limits.max_context_bytes`".to_owned()),
+                );
+            }
+        }
     }
 
     fn unique_ids(&mut self, hooks: &[Value]) {

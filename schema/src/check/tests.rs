@@ -100,6 +100,7 @@ fn the_checker_accepts_exactly_the_schemas_keys() {
             "SpecificTools" => v.specific_tools,
             "RegexPattern" => v.regex_pattern,
             "Reason" => v.reason,
+            "Grant" => v.grant,
             "Inject" => v.inject,
             other => panic!("object definition `{other}` has no key list in the checker"),
         };

@@ -31,7 +31,7 @@ pub const ACTION_KEYS: [&str; ActionKind::ALL.len()] = {
 pub enum Action {
     /// Run a command (shell or exec form) and interpret its output.
     Run(Run),
-    /// Do not run the tool; `before_tool` only.
+    /// Do not run the tool (deny); `before_tool` and `permission_request` only.
     Block(Reason),
     /// Patch the completion request; `before_completion` only.
     Patch(RequestPatch),

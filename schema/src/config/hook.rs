@@ -128,7 +128,7 @@ struct RawHook {
     /// Action: run a command (`command:` shell form or `argv:` exec form).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     run: Option<Run>,
-    /// Action (`before_tool` only): do not run the tool; the reason is what the model sees.
+    /// Action (`before_tool`, `permission_request`): do not run the tool (deny); the reason is what the model sees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     block: Option<Reason>,
     /// Action (`before_completion` only): patch the completion request.
@@ -153,7 +153,7 @@ struct RawHook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     allow: Option<Grant>,
     /// What happens when the hook *fails* (not when it decides). Default:
-    /// `block` on `before_tool`, `warn` elsewhere; `block` only on `before_tool`.
+    /// `block` on `before_tool` and `permission_request`, `warn` elsewhere; `block` only there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure_policy: Option<FailurePolicy>,
     /// `enforce` (default): the decision takes effect; `audit`: decide and

@@ -68,7 +68,7 @@ impl Config {
     /// The failure policy `hook` runs with: its own, else `defaults.failure_policy`,
     /// else its phase's default
     /// ([`Phase::default_failure_policy`](crate::Phase::default_failure_policy):
-    /// `block` on `before_tool`, `warn` elsewhere).
+    /// `block` on `before_tool` and `permission_request`, `warn` elsewhere).
     pub fn failure_policy(&self, hook: &Hook) -> FailurePolicy {
         hook.failure_policy
             .or(self.defaults.failure_policy)
@@ -138,7 +138,7 @@ pub struct Defaults {
     #[schemars(extend("default" = Defaults::default_timeout_annotation(), "examples" = ["10s", "2m"]))]
     pub timeout: Option<Duration>,
     /// Failure policy of hooks that set none, replacing the per-phase default
-    /// (`block` on `before_tool`, `warn` elsewhere). `block` is not allowed
+    /// (`block` on `before_tool` and `permission_request`, `warn` elsewhere). `block` is not allowed
     /// here because it applies to every phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<DefaultFailurePolicy>")]

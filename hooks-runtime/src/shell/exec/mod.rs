@@ -12,7 +12,7 @@ mod env;
 mod executor;
 mod group;
 mod outcome;
-mod preflight;
+pub(crate) mod preflight;
 mod read;
 
 pub use command::{CommandForm, EnvSpec, ExecRequest};

@@ -122,6 +122,35 @@ pub(crate) fn resolve_cwd(root: &Path, cwd: Option<&Path>) -> Result<PathBuf, Pr
     Ok(canonical)
 }
 
+/// The detail of a `spawn_failed` failure when `form` runs an interpreter
+/// on a script file ([`hooks_schema::script_path`]; a shell-form command
+/// only when it is one simple command, [`hooks_schema::shell_words`]) and
+/// that file does not exist relative to `cwd`; `None` otherwise.
+///
+/// Checked before spawning a hook: an interpreter that cannot open its
+/// script exits with a code of its own (`sh` with 2, which the protocols
+/// read as a deny), so the hook's failure policy would never see it.
+pub(crate) fn missing_script(form: &CommandForm, cwd: &Path) -> Option<String> {
+    let words;
+    let argv: &[String] = match form {
+        CommandForm::Exec(argv) => argv,
+        CommandForm::Shell(command) => {
+            words = hooks_schema::shell_words(command)?;
+            &words
+        }
+    };
+    let script = hooks_schema::script_path(argv)?;
+    let path = cwd.join(script);
+    if path.exists() {
+        return None;
+    }
+    Some(format!(
+        "the script `{script}` that `{}` should run does not exist in `{}`",
+        argv[0],
+        cwd.display()
+    ))
+}
+
 /// Checks the request's shape (not its cwd or environment).
 pub(crate) fn check_form(req: &ExecRequest) -> Result<(), PreflightError> {
     match &req.form {
@@ -186,6 +215,20 @@ mod tests {
             canonical_root(&dir.path().join("file")),
             Err(PreflightError::RootNotDirectory { .. })
         ));
+    }
+
+    #[test]
+    fn a_missing_script_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("there.sh"), b"exit 0\n").unwrap();
+        let exec = |a: &[&str]| CommandForm::Exec(a.iter().map(|s| (*s).to_owned()).collect());
+        assert_eq!(missing_script(&exec(&["sh", "there.sh"]), dir.path()), None);
+        let detail = missing_script(&exec(&["sh", "hooks/gaurd.sh"]), dir.path()).unwrap();
+        assert!(detail.contains("`hooks/gaurd.sh`"), "{detail}");
+        let shell = CommandForm::Shell("python3 missing.py --x".into());
+        assert!(missing_script(&shell, dir.path()).is_some());
+        let expanded = CommandForm::Shell("sh \"$DIR\"/missing.sh".into());
+        assert_eq!(missing_script(&expanded, dir.path()), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
 use crate::shell::records::{HookRecord, Record, RecordStatus};
 use crate::shell::redact::{SecretSet, is_credential_name, redact_sensitive_text};
-use crate::{FailureKind, Flow, HookContext, HookId, StepEvent};
+use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 
 /// One invocation of a shell hook in progress: what every step reads
 /// (spec, runtime, context, phase, turn, secrets) and the diagnostics the
@@ -46,11 +46,13 @@ pub(super) enum Outcome {
     Failed(FailureKind, String),
 }
 
-/// An outcome after the failure policy: the flow to act on, the record
-/// describing it, the failure (kind and policy) when there was one, and
-/// whether the stop-resume cap refused the flow.
+/// An outcome after the failure policy: the flow to act on, the context
+/// items beside it, the record describing it, the failure (kind and
+/// policy) when there was one, and whether the stop-resume cap refused the
+/// flow.
 pub(super) struct Settled {
     pub(super) flow: Flow,
+    pub(super) context: ContextList,
     pub(super) record: HookRecord,
     pub(super) failure: Option<HookFailure>,
     pub(super) refused: bool,
@@ -81,6 +83,7 @@ impl<'a> Call<'a> {
     pub(super) fn not_observed(self) -> Invocation {
         Invocation {
             flow: Flow::Continue,
+            context: ContextList::new(),
             record: self.record(RecordStatus::Ok),
             report: HookReport::new(self.hook_id),
         }
@@ -101,6 +104,7 @@ impl<'a> Call<'a> {
     pub(super) fn finish(mut self, settled: Settled, verdict: Verdict) -> Invocation {
         let Settled {
             flow,
+            context,
             mut record,
             failure,
             ..
@@ -126,6 +130,7 @@ impl<'a> Call<'a> {
         };
         Invocation {
             flow,
+            context,
             record,
             report,
         }
@@ -165,6 +170,7 @@ impl<'a> Call<'a> {
             elapsed_ms: 0,
             target_ran: self.phase.is_after_phase(),
             message: None,
+            notes: Vec::new(),
         }
     }
 

@@ -10,7 +10,7 @@ use crate::shell::policy;
 use crate::shell::protocol::ProtocolDecision;
 use crate::shell::records::{InjectionRecord, InjectionStatus, Record, RecordStatus};
 use crate::shell::redact::{redact_and_truncate, truncate_outside_markers};
-use crate::{ContextItem, FailureKind, Flow};
+use crate::{ContextItem, ContextList, FailureKind, Flow};
 
 /// Most characters of a record's message or a failure's detail (plus `…`).
 pub(crate) const MESSAGE_MAX_CHARS: usize = 300;
@@ -24,8 +24,10 @@ impl Call<'_> {
         let Outcome::Decided(decision) = outcome else {
             return outcome;
         };
-        let Flow::InjectContext(items) = &decision.flow else {
-            return Outcome::Decided(decision);
+        let items: &[ContextItem] = match &decision.flow {
+            Flow::InjectContext(items) => items,
+            _ if !decision.context.is_empty() => &decision.context,
+            _ => return Outcome::Decided(decision),
         };
         let max = self.rt.limits.max_context_bytes;
         let bytes: usize = items.iter().map(|i| i.content.len()).sum();
@@ -95,7 +97,8 @@ impl Call<'_> {
             .map(|m| self.redact(m))
             .collect();
         self.diagnostics.extend(notes);
-        let flow = decision.flow;
+        let record_notes: Vec<String> = decision.notes.iter().map(|m| self.redact(m)).collect();
+        let (flow, context) = (decision.flow, decision.context);
         let status = if flow.is_continue() {
             RecordStatus::Ok
         } else {
@@ -106,8 +109,10 @@ impl Call<'_> {
         // The flow's texts were redacted whole right after parsing
         // (`redact_flow`); the message is cut after that.
         record.message = flow_reason(&flow).map(|r| truncate_outside_markers(r, MESSAGE_MAX_CHARS));
+        record.notes = record_notes;
         Settled {
             flow,
+            context,
             record,
             failure: None,
             refused: false,
@@ -135,6 +140,7 @@ impl Call<'_> {
         record.message = Some(detail);
         Settled {
             flow: applied.flow,
+            context: ContextList::new(),
             record,
             failure: Some(HookFailure {
                 kind,
@@ -150,11 +156,15 @@ impl Call<'_> {
     pub(super) fn apply_mode(&self, settled: Settled) -> (Settled, Verdict) {
         let Settled {
             flow,
+            mut context,
             mut record,
             failure,
             refused,
         } = settled;
         let (flow, would_be) = policy::apply_mode(self.spec.mode, flow);
+        if self.spec.mode == Mode::Audit {
+            context.clear();
+        }
         let verdict = match &would_be {
             Some(would) => Verdict::Audited(would.kind()),
             None if refused => Verdict::Refused(crate::FlowKind::Resume),
@@ -167,6 +177,7 @@ impl Call<'_> {
         }
         let settled = Settled {
             flow,
+            context,
             record,
             failure,
             refused,

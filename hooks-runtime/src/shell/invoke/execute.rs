@@ -6,9 +6,10 @@ use hooks_schema::Protocol;
 use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;
 use super::spec::CLAUDE_PROJECT_DIR;
+use crate::shell::exec::preflight::missing_script;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, SpillFile};
 use crate::shell::protocol::{self, ProtocolFailure};
-use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, StepEvent};
+use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent};
 
 impl Call<'_> {
     /// Builds the stdin payload of `event` (cwd, payload mode, protocol,
@@ -21,16 +22,10 @@ impl Call<'_> {
     ) -> Result<BuiltPayload, (FailureKind, String)> {
         let (spec, rt) = (self.spec, self.rt);
         let root = rt.executor.workspace_root();
-        let cwd = spec
-            .cwd
-            .as_ref()
-            .map(|c| root.join(c))
-            .and_then(|c| c.canonicalize().ok())
-            .unwrap_or_else(|| root.to_path_buf());
+        let cwd = self.cwd();
         let input = PayloadInput {
             hook_id: &spec.id,
-            run_id: self.ctx.run_id(),
-            turn: u64::from(self.turn),
+            ctx: self.ctx,
             cwd: &cwd,
             mode: spec.payload,
             protocol: spec.protocol,
@@ -50,6 +45,29 @@ impl Call<'_> {
                 self.diagnostics.extend(notes);
                 Ok(built)
             }
+        }
+    }
+
+    /// The hook's working directory: its `cwd` joined to the workspace root
+    /// and canonicalized, else the root.
+    fn cwd(&self) -> std::path::PathBuf {
+        let root = self.rt.executor.workspace_root();
+        self.spec
+            .cwd
+            .as_ref()
+            .map(|c| root.join(c))
+            .and_then(|c| c.canonicalize().ok())
+            .unwrap_or_else(|| root.to_path_buf())
+    }
+
+    /// Fails the call as `spawn_failed` before spawning when the command
+    /// runs an interpreter on a script that does not exist
+    /// (`preflight::missing_script`), so the hook's failure policy decides,
+    /// not the interpreter's exit code.
+    pub(super) fn check_script(&self) -> Result<(), (FailureKind, String)> {
+        match missing_script(&self.spec.form, &self.cwd()) {
+            Some(detail) => Err((FailureKind::SpawnFailed, detail)),
+            None => Ok(()),
         }
     }
 
@@ -153,6 +171,12 @@ impl Call<'_> {
             // counts it.
             Ok(mut decision) => {
                 decision.flow = redact_flow(decision.flow, &self.secrets);
+                if !decision.context.is_empty() {
+                    let beside = Flow::InjectContext(std::mem::take(&mut decision.context));
+                    if let Flow::InjectContext(items) = redact_flow(beside, &self.secrets) {
+                        decision.context = items;
+                    }
+                }
                 Outcome::Decided(decision)
             }
             Err(ProtocolFailure { kind, detail, .. }) => Outcome::Failed(kind, detail),

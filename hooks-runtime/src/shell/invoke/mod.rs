@@ -10,7 +10,7 @@
 //!
 //! [`ShellHook::invoke`] is a pipeline of named steps on one `Call`:
 //! `call` (begin, activity, record, report), `resumes` (the stop-resume
-//! cap), `execute` (payload, executor, protocol), `decide` (context cap,
+//! cap), `execute` (script check, payload, executor, protocol), `decide` (context cap,
 //! failure policy, mode); `redact_flow` redacts what the output asked for.
 
 mod batch;
@@ -22,6 +22,7 @@ mod resumes;
 mod runtime;
 mod spec;
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 pub use self::batch::run_shell_hooks;
@@ -31,7 +32,9 @@ pub use self::spec::{CLAUDE_PROJECT_DIR, ShellHookSpec};
 use crate::core::fold::Fold;
 use crate::core::report::HookReport;
 use crate::shell::records::HookRecord;
-use crate::{AgentHook, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind};
+use crate::{
+    AgentHook, ContextList, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind,
+};
 use call::{Call, Outcome};
 
 /// The result of one shell hook invocation.
@@ -39,6 +42,12 @@ use call::{Call, Outcome};
 pub struct Invocation {
     /// The flow to act on (`Continue` in audit mode).
     pub flow: Flow,
+    /// Context items to add before acting on `flow`, when the hook's output
+    /// asked for both (Claude Code's `additionalContext` beside an allow
+    /// with `updatedInput`, a deny or a result rewrite); empty otherwise,
+    /// and in audit mode. When the output asked only for context, `flow`
+    /// is the `InjectContext` and this is empty.
+    pub context: ContextList,
     /// The record written for it.
     pub record: HookRecord,
     /// What the invocation decided, its failure (kind and policy), elapsed
@@ -48,6 +57,23 @@ pub struct Invocation {
 }
 
 impl Invocation {
+    /// Applies the invocation to `fold`: its context items
+    /// ([`Invocation::context`]) first, then its flow with its report.
+    /// Returns `ControlFlow::Break` when the fold is stopped (by this
+    /// invocation or an earlier one).
+    pub fn fold_into(self, fold: &mut Fold<'_>) -> ControlFlow<()> {
+        if !self.context.is_empty() {
+            let hook = self.report.hook.clone();
+            if fold
+                .apply(&hook, Flow::InjectContext(self.context))
+                .is_break()
+            {
+                return ControlFlow::Break(());
+            }
+        }
+        fold.apply_reported(self.report, self.flow)
+    }
+
     /// The invocation's diagnostics ([`HookReport::diagnostics`]) as the
     /// (redacted) texts shown to an operator, in order.
     pub fn diagnostics(&self) -> Vec<String> {
@@ -77,7 +103,9 @@ impl ShellHook {
         &self.spec
     }
 
-    /// Runs the hook once for `event`: builds the payload, runs the command,
+    /// Runs the hook once for `event`: checks that the script an interpreter
+    /// command names exists (else a `spawn_failed` failure, see
+    /// [`hooks_schema::script_path`]), builds the payload, runs the command,
     /// parses its output per the protocol, applies the failure policy to
     /// failures and the mode to the result, enforces the stop-resume cap and
     /// the context byte cap, writes the record (and an injection record) and
@@ -98,7 +126,10 @@ impl ShellHook {
         }
         let (event, resumes) = call.count_resumes(event);
         call.emit_started();
-        let outcome = match call.build_payload(&event) {
+        let outcome = match call
+            .check_script()
+            .and_then(|()| call.build_payload(&event))
+        {
             Ok(built) => {
                 let out = call.spawn(built).await;
                 call.parse_output(&event, out)
@@ -115,13 +146,17 @@ impl ShellHook {
 
 impl AgentHook for ShellHook {
     /// Runs [`ShellHook::invoke`] and returns its flow (one allocation: the
-    /// boxed future).
+    /// boxed future). One flow only: context items the output asked for
+    /// beside another flow ([`Invocation::context`]) are dropped here; a
+    /// [`HookStack`](crate::HookStack) calls [`AgentHook::fold_event`],
+    /// which keeps them.
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         HookFuture::boxed(async move { self.invoke(ctx, event).await.flow })
     }
 
-    /// Runs [`ShellHook::invoke`] and answers with the fold of its flow and
-    /// report, so a stack keeps the invocation's failure, timing and
+    /// Runs [`ShellHook::invoke`] and answers with the fold of its context
+    /// items ([`Invocation::context`], first) and its flow with its report,
+    /// so a stack keeps both, and the invocation's failure, timing and
     /// diagnostics (one allocation: the boxed future).
     fn fold_event<'a>(
         &'a self,
@@ -131,7 +166,7 @@ impl AgentHook for ShellHook {
         Some(OutcomeFuture::boxed(async move {
             let invocation = self.invoke(ctx, event).await;
             let mut fold = Fold::new(event);
-            let _ = fold.apply_reported(invocation.report, invocation.flow);
+            let _ = invocation.fold_into(&mut fold);
             fold.finish()
         }))
     }

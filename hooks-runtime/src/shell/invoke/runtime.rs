@@ -170,6 +170,11 @@ impl ShellRuntime {
         &self.secrets
     }
 
+    /// The activity sink, when one is set ([`ShellRuntime::with_activity`]).
+    pub(crate) fn activity(&self) -> Option<&dyn ActivitySink> {
+        self.activity.as_deref()
+    }
+
     /// The records writer, when records are on: query it for lost records
     /// ([`RecordWriter::failed_writes`], [`RecordWriter::last_error`]).
     pub fn records(&self) -> Option<&RecordWriter> {

@@ -4,69 +4,99 @@
 //!
 //! # Stdin
 //!
-//! [`stdin_payload`] builds Claude Code's input object: `session_id` (our run
-//! id), `transcript_path` (empty: there is no Claude Code transcript), `cwd`,
-//! `hook_event_name`, `permission_mode` (`"default"`), and per event
-//! `tool_name`, `tool_input`, `tool_use_id`, `tool_response`, `prompt`,
-//! `stop_hook_active`, `source`/`reason`. The environment variable
-//! `CLAUDE_PROJECT_DIR` is set to the workspace root
-//! ([`CLAUDE_PROJECT_DIR`](crate::CLAUDE_PROJECT_DIR)). Event names:
+//! [`stdin_payload`] builds Claude Code's input object: `session_id`,
+//! `transcript_path`, `cwd` and `permission_mode` from the run's
+//! [`HookContext`] (defaults: the run id, `""`, the hook's working directory,
+//! `"default"`), `hook_event_name`, and per event `tool_name`, `tool_input`,
+//! `tool_use_id`, `tool_response`, `prompt`, `stop_hook_active`,
+//! `source`/`reason`. The environment variable `CLAUDE_PROJECT_DIR` is set
+//! to the workspace root ([`CLAUDE_PROJECT_DIR`](crate::CLAUDE_PROJECT_DIR)).
+//! Event names:
 //!
 //! | phase | `hook_event_name` |
 //! | --- | --- |
 //! | `run_start` | `SessionStart` (`source: "startup"`) |
 //! | `user_prompt` | `UserPromptSubmit` |
 //! | `before_tool` | `PreToolUse` |
-//! | `after_tool` | `PostToolUse` (on the tool's success and error paths) |
-//! | `stop` | `Stop` (`stop_hook_active` = loop count > 0) |
-//! | `run_end`, `run_error` | `SessionEnd` (`reason: "other"` / `"error"`) |
+//! | `after_tool`, the tool succeeded | `PostToolUse` (`tool_response`) |
+//! | `after_tool`, the tool failed | `PostToolUseFailure` (`error`: the outcome's message, else the result's text; `is_interrupt: false`; no `tool_response`) |
+//! | `permission_request` | `PermissionRequest` (`tool_input`, `permission_suggestions`) |
+//! | `after_tool_batch` | `PostToolBatch` (`tool_calls`) |
+//! | `stop` | `Stop` (`stop_hook_active` = loop count > 0, `last_assistant_message`) |
+//! | `subagent_start` | `SubagentStart` (`agent_id`, `agent_type`) |
+//! | `subagent_stop` | `SubagentStop` (as Stop, plus `agent_id`, `agent_type`) |
+//! | `notification` | `Notification` (`message`, `title`, `notification_type`) |
+//! | `before_compaction` | `PreCompact` (`trigger`, `custom_instructions`) |
+//! | `after_compaction` | `PostCompact` (`trigger`, `compact_summary`) |
+//! | `run_end`, `run_error` | `SessionEnd` (`reason`: the event's, else `"other"`; `"error"`) |
 //! | others | the phase in PascalCase (`AfterAssistant`, ...): an extension, no Claude Code event exists |
 //!
 //! # Stdout and exit code
 //!
-//! - Exit 2: Claude Code ignores stdout; stderr is the reason; the flow per
-//!   [`exit2_flow`].
+//! - Exit 2: stderr is the reason, unless stdout holds a JSON object whose
+//!   blocking decision (`decision: "block"`, `permissionDecision: "deny"`)
+//!   gives a reason, which then wins (as in Claude Code since v2.1.214);
+//!   the flow per [`exit2_flow`].
 //! - Other nonzero exits: a `nonzero_exit` failure for the failure policy.
 //! - Exit 0, stdout not starting with `{` (after a BOM and whitespace): plain
 //!   text. On `UserPromptSubmit` Claude Code adds it as context: here the
-//!   prompt is rewritten to the prompt, a blank line, and the text. On other
-//!   events Claude Code only shows it in its transcript: here it is ignored.
-//! - Exit 0, a JSON object (strict framing as in
-//!   [`frame_json`]; unknown fields are `invalid_output`):
+//!   prompt is rewritten to the prompt, a blank line, and the text. On
+//!   `SessionStart` it is context before the first prompt
+//!   (`InjectContext`). On other events Claude Code only writes it to its
+//!   debug log: here it is ignored.
+//! - Exit 0, a JSON object (strict framing as in [`frame_json`]). Unknown
+//!   fields, top-level or in `hookSpecificOutput`, are ignored as Claude
+//!   Code ignores them, each with a note in the hook's record (`notes`); a
+//!   known field with the wrong type is `invalid_output`.
 //!
 //! | field | events | flow |
 //! | --- | --- | --- |
 //! | `continue: false` (+ `stopReason`) | all | `Terminate {stopReason}`; wins over everything else |
 //! | `decision: "block"` + `reason` | PreToolUse | `Skip {reason}` (deprecated form of deny) |
-//! | | PostToolUse | `InjectContext([reason])`: the model is told |
+//! | | PostToolUse, PostToolUseFailure | context `[reason]`: the model is told |
 //! | | UserPromptSubmit | `Skip {reason}`: the prompt is dropped |
 //! | | Stop | `Resume {reason}`: keep working |
 //! | `decision: "approve"` | PreToolUse | `Continue` |
 //! | `hookSpecificOutput.permissionDecision: "allow"` | PreToolUse | `Continue`, or `RewriteArgs(updatedInput)` |
 //! | `permissionDecision: "deny"` | PreToolUse | `Skip {permissionDecisionReason}` |
-//! | `permissionDecision: "ask"` / `"defer"` | PreToolUse | `Skip`: there is no human to ask here, so the call fails closed with a reason saying so |
+//! | `permissionDecision: "ask"` / `"defer"` | PreToolUse | `Ask {permissionDecisionReason}`: the agent's approver decides (none: refused, fail closed) |
+//! | `hookSpecificOutput.decision.behavior: "allow"` | PermissionRequest | `Allow`, or `RewriteArgs(decision.updatedInput)` |
+//! | `decision.behavior: "deny"` | PermissionRequest | `Skip {decision.message}`, `Terminate` with `decision.interrupt: true`; no decision object: `Continue` |
+//! | `decision: "block"` + `reason` | SubagentStop | `Resume {reason}`, as Stop |
+//! | | PreCompact | `Skip {reason}`: no compaction |
+//! | | PostToolBatch | `Terminate {reason}`: the agent loop stops |
 //! | `hookSpecificOutput.updatedInput` | PreToolUse, with allow/ask | `RewriteArgs` |
-//! | `hookSpecificOutput.additionalContext` | PostToolUse | `InjectContext` (after a block `reason`, if any) |
+//! | `hookSpecificOutput.updatedToolOutput` (or `updatedMCPToolOutput`) | PostToolUse | `RewriteResult`: the model sees the new result |
+//! | `hookSpecificOutput.additionalContext` | SessionStart, SubagentStart, PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, extension events | context (after a block `reason`, if any) |
 //! | | UserPromptSubmit | prompt rewritten: prompt, blank line, context |
+//! | | Stop, SubagentStop | `Resume {additionalContext}` (non-error feedback that keeps the agent working; after a block `reason`, if any) |
 //! | `systemMessage` | all | a diagnostic for the operator |
-//! | `suppressOutput` | all | accepted, no effect (no transcript here) |
+//! | `stopReason` without `continue: false`, `suppressOutput` | all | accepted, no effect |
+//!
+//! One output can ask for several things: the decision's flow (allow with
+//! `updatedInput`, a deny, a result rewrite) and context items beside it.
+//! The shell hook applies both in its fold, context first
+//! ([`ShellHook::fold_event`](crate::ShellHook)); where the flow is
+//! `Continue` the context is the flow (`InjectContext`). Context on a phase
+//! that does not honour `inject_context` is dropped with a diagnostic.
 //!
 //! `hookSpecificOutput.hookEventName` is required and must equal the event's
-//! name. Anything on an event not listed for it (for example
-//! `additionalContext` on SessionStart, whose context has nowhere to go
-//! before the first turn, or `permissionDecision` on PostToolUse) is
-//! `invalid_output`, never silently ignored.
+//! name. A decision field on an event not listed for it (for example
+//! `permissionDecision` on PostToolUse) is `invalid_output`, never silently
+//! ignored.
 
 use hooks_schema::Phase;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use super::{
     ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large, trim_frame,
 };
-use crate::{Captured, ContextItem, Flow, StepEvent};
+use crate::{Captured, ContextItem, Flow, HookContext, StepEvent, ToolOutcome};
 
-/// Claude Code's `hook_event_name` for `phase` (see the module table).
+/// Claude Code's `hook_event_name` for `phase` (see the module table; an
+/// `after_tool` event of a failed tool is `PostToolUseFailure`, see
+/// [`hook_event_name`]).
 pub(crate) fn event_name(phase: Phase) -> &'static str {
     match phase {
         Phase::RunStart => "SessionStart",
@@ -93,26 +123,43 @@ pub(crate) fn event_name(phase: Phase) -> &'static str {
     }
 }
 
+/// Claude Code's `hook_event_name` for `event`: [`event_name`] of its
+/// phase, except `PostToolUseFailure` for an `after_tool` event whose
+/// outcome failed.
+pub(crate) fn hook_event_name(event: &StepEvent<'_>) -> &'static str {
+    match event {
+        StepEvent::AfterTool {
+            outcome: ToolOutcome::Failed { .. },
+            ..
+        } => "PostToolUseFailure",
+        _ => event_name(event.kind()),
+    }
+}
+
 /// Claude Code's stdin object for `event` (see the module table).
 /// `args`/`result` are the (possibly redacted) values to send as
-/// `tool_input`/`tool_response`; `run_id` becomes `session_id`.
+/// `tool_input`/`tool_response`; `ctx` gives the session identity; `cwd` is
+/// the hook's working directory, sent when the agent set none.
 pub(crate) fn stdin_payload(
     event: &StepEvent<'_>,
-    run_id: &str,
+    ctx: &HookContext,
     cwd: &str,
     args: Option<&Value>,
     result: Option<&Value>,
 ) -> Value {
-    let phase = event.kind();
-    let mut obj = json!({
-        "session_id": run_id,
-        "transcript_path": "",
-        "cwd": cwd,
-        "hook_event_name": event_name(phase),
-        "permission_mode": "default",
-    });
-    let map = obj.as_object_mut();
-    let Some(map) = map else { return obj };
+    let transcript = ctx
+        .transcript_path()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let cwd = ctx
+        .cwd()
+        .map_or_else(|| cwd.to_owned(), |c| c.to_string_lossy().into_owned());
+    let mut map = Map::new();
+    map.insert("session_id".into(), ctx.session_id().into());
+    map.insert("transcript_path".into(), transcript.into());
+    map.insert("cwd".into(), cwd.into());
+    map.insert("hook_event_name".into(), hook_event_name(event).into());
+    map.insert("permission_mode".into(), ctx.permission_mode().into());
     if let Some(name) = event.tool_name() {
         map.insert("tool_name".into(), name.into());
     }
@@ -122,8 +169,22 @@ pub(crate) fn stdin_payload(
     if let Some(a) = args {
         map.insert("tool_input".into(), a.clone());
     }
-    if let Some(r) = result {
-        map.insert("tool_response".into(), r.clone());
+    match *event {
+        StepEvent::AfterTool {
+            outcome: ToolOutcome::Failed { message, .. },
+            ..
+        } => {
+            let error = message
+                .clone()
+                .unwrap_or_else(|| result.map(result_text).unwrap_or_default());
+            map.insert("error".into(), error.into());
+            map.insert("is_interrupt".into(), false.into());
+        }
+        _ => {
+            if let Some(r) = result {
+                map.insert("tool_response".into(), r.clone());
+            }
+        }
     }
     match *event {
         StepEvent::RunStart => {
@@ -132,12 +193,60 @@ pub(crate) fn stdin_payload(
         StepEvent::UserPrompt { prompt } => {
             map.insert("prompt".into(), prompt.into());
         }
-        StepEvent::Stop { loop_count, .. } => {
+        StepEvent::Stop { loop_count, text } => {
             map.insert("stop_hook_active".into(), (loop_count > 0).into());
             map.insert("loop_count".into(), loop_count.into());
+            map.insert("last_assistant_message".into(), text.into());
         }
-        StepEvent::RunEnd { .. } => {
-            map.insert("reason".into(), "other".into());
+        StepEvent::RunEnd { reason, .. } => {
+            let reason = if reason.is_empty() { "other" } else { reason };
+            map.insert("reason".into(), reason.into());
+        }
+        StepEvent::PermissionRequest { suggestions, .. } => {
+            if !suggestions.is_null() {
+                map.insert("permission_suggestions".into(), suggestions.clone());
+            }
+        }
+        StepEvent::AfterToolBatch { calls } => {
+            map.insert("tool_calls".into(), calls.clone());
+        }
+        StepEvent::Notification {
+            notification_type,
+            title,
+            message,
+        } => {
+            map.insert("message".into(), message.into());
+            map.insert("title".into(), title.into());
+            map.insert("notification_type".into(), notification_type.into());
+        }
+        StepEvent::SubagentStart {
+            agent_id,
+            agent_type,
+        } => {
+            map.insert("agent_id".into(), agent_id.into());
+            map.insert("agent_type".into(), agent_type.into());
+        }
+        StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            loop_count,
+            text,
+        } => {
+            map.insert("stop_hook_active".into(), (loop_count > 0).into());
+            map.insert("agent_id".into(), agent_id.into());
+            map.insert("agent_type".into(), agent_type.into());
+            map.insert("last_assistant_message".into(), text.into());
+        }
+        StepEvent::BeforeCompaction {
+            trigger,
+            instructions,
+        } => {
+            map.insert("trigger".into(), trigger.into());
+            map.insert("custom_instructions".into(), instructions.into());
+        }
+        StepEvent::AfterCompaction { trigger, summary } => {
+            map.insert("trigger".into(), trigger.into());
+            map.insert("compact_summary".into(), summary.into());
         }
         StepEvent::RunError { error } => {
             map.insert("reason".into(), "error".into());
@@ -145,11 +254,24 @@ pub(crate) fn stdin_payload(
         }
         _ => {}
     }
-    obj
+    Value::Object(map)
+}
+
+/// The text of a failed tool's result, for `PostToolUseFailure`'s `error`:
+/// a string as is, an object's `error` or `output` string, else the JSON.
+fn result_text(result: &Value) -> String {
+    match result {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => ["error", "output", "stderr"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Value::as_str))
+            .map_or_else(|| result.to_string(), str::to_owned),
+        other => other.to_string(),
+    }
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct Output {
     #[serde(rename = "continue")]
     cont: Option<bool>,
@@ -159,6 +281,10 @@ struct Output {
     decision: Option<LegacyDecision>,
     reason: Option<String>,
     hook_specific_output: Option<Specific>,
+    /// Fields Claude Code does not define (or this project does not use):
+    /// ignored, each noted in the record.
+    #[serde(flatten)]
+    unknown: Map<String, Value>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -169,13 +295,40 @@ enum LegacyDecision {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct Specific {
     hook_event_name: String,
     permission_decision: Option<Permission>,
     permission_decision_reason: Option<String>,
     updated_input: Option<Value>,
     additional_context: Option<String>,
+    updated_tool_output: Option<Value>,
+    #[serde(rename = "updatedMCPToolOutput")]
+    updated_mcp_tool_output: Option<Value>,
+    /// PermissionRequest's answer.
+    decision: Option<PermissionAnswer>,
+    #[serde(flatten)]
+    unknown: Map<String, Value>,
+}
+
+/// PermissionRequest's `hookSpecificOutput.decision`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PermissionAnswer {
+    behavior: Behavior,
+    updated_input: Option<Value>,
+    message: Option<String>,
+    #[serde(default)]
+    interrupt: bool,
+    #[serde(flatten)]
+    unknown: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Behavior {
+    Allow,
+    Deny,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -187,15 +340,16 @@ enum Permission {
     Defer,
 }
 
-/// Parses a Claude Code hook's result for `event` into a [`ProtocolDecision`] flow
-/// (see the module table).
+/// Parses a Claude Code hook's result for `event` into a
+/// [`ProtocolDecision`]: its flow, context items beside it and notes (see
+/// the module table).
 ///
 /// # Errors
 ///
 /// [`ProtocolFailure`]: `output_too_large` when stdout was cut at its cap
 /// (exit 0 only), `nonzero_exit` for exit codes other than 0 and 2,
-/// `invalid_output` for framing errors, unknown fields and fields on the
-/// wrong event.
+/// `invalid_output` for framing errors, known fields of the wrong type and
+/// decision fields on the wrong event.
 pub(crate) fn parse(
     event: &StepEvent<'_>,
     exit_code: i32,
@@ -206,7 +360,7 @@ pub(crate) fn parse(
     let phase = event.kind();
     match exit_code {
         0 => {}
-        2 => return Ok(exit2_flow(phase, stderr, hook_id)),
+        2 => return Ok(exit2_flow(phase, blocking_reason(stdout), stderr, hook_id)),
         code => return Err(nonzero_exit(code, stderr)),
     }
     if stdout.truncated {
@@ -217,15 +371,15 @@ pub(crate) fn parse(
         return Ok(ProtocolDecision::default());
     }
     if body[0] != b'{' {
-        // Plain text: context on UserPromptSubmit, transcript-only elsewhere.
-        if let StepEvent::UserPrompt { prompt } = *event {
-            let text = String::from_utf8_lossy(body);
-            return Ok(ProtocolDecision {
-                flow: Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()),
-                diagnostics: Vec::new(),
-            });
-        }
-        return Ok(ProtocolDecision::default());
+        let text = String::from_utf8_lossy(body);
+        return Ok(match *event {
+            StepEvent::UserPrompt { prompt } => {
+                ProtocolDecision::flow(Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()))
+            }
+            StepEvent::RunStart => ProtocolDecision::default()
+                .with_context(phase, vec![ContextItem::user(text.into_owned())]),
+            _ => ProtocolDecision::default(),
+        });
     }
     let Some(map) = frame_json(&stdout.bytes)? else {
         return Ok(ProtocolDecision::default());
@@ -233,20 +387,48 @@ pub(crate) fn parse(
     let out: Output = serde_json::from_value(Value::Object(map)).map_err(|e| {
         ProtocolFailure::invalid(format!("invalid Claude Code hook output: {e}"), None)
     })?;
-    to_flow(event, out, hook_id).map_err(|d| ProtocolFailure::invalid(d, None))
+    to_decision(event, out, hook_id).map_err(|d| ProtocolFailure::invalid(d, None))
 }
 
-fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<ProtocolDecision, String> {
+/// The reason of the blocking decision in an exit-2 hook's stdout, when it
+/// holds one JSON object that makes one (`decision: "block"` + `reason`,
+/// `permissionDecision: "deny"` + `permissionDecisionReason`).
+fn blocking_reason(stdout: &Captured) -> Option<String> {
+    let map = frame_json(&stdout.bytes).ok().flatten()?;
+    let out: Output = serde_json::from_value(Value::Object(map)).ok()?;
+    let spec = out.hook_specific_output;
+    match (out.decision, out.reason) {
+        (Some(LegacyDecision::Block), Some(reason)) => Some(reason),
+        _ => spec
+            .filter(|s| s.permission_decision == Some(Permission::Deny))
+            .and_then(|s| s.permission_decision_reason),
+    }
+}
+
+fn to_decision(
+    event: &StepEvent<'_>,
+    out: Output,
+    hook_id: &str,
+) -> Result<ProtocolDecision, String> {
     let phase = event.kind();
-    let name = event_name(phase);
+    let name = hook_event_name(event);
     let mut diagnostics = Vec::new();
+    let mut notes: Vec<String> = out
+        .unknown
+        .keys()
+        .map(|k| format!("unknown output field `{k}` ignored"))
+        .collect();
+    if let Some(spec) = &out.hook_specific_output {
+        notes.extend(
+            spec.unknown
+                .keys()
+                .map(|k| format!("unknown output field `hookSpecificOutput.{k}` ignored")),
+        );
+    }
     if let Some(msg) = out.system_message {
         diagnostics.push(format!("hook `{hook_id}`: {msg}"));
     }
     let _ = out.suppress_output;
-    if out.stop_reason.is_some() && out.cont != Some(false) {
-        return Err("`stopReason` goes only with `\"continue\": false`".to_owned());
-    }
     if let Some(spec) = &out.hook_specific_output
         && spec.hook_event_name != name
     {
@@ -262,12 +444,18 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
         return Ok(ProtocolDecision {
             flow: Flow::terminate(reason),
             diagnostics,
+            notes,
+            ..ProtocolDecision::default()
         });
     }
+    if out.stop_reason.is_some() {
+        notes.push("`stopReason` without `\"continue\": false` ignored".to_owned());
+    }
     if out.reason.is_some() && out.decision.is_none() {
-        return Err("`reason` goes only with `decision`".to_owned());
+        notes.push("`reason` without `decision` ignored".to_owned());
     }
     let spec = out.hook_specific_output;
+    let mut context = Vec::new();
     let flow = match phase {
         Phase::BeforeTool => {
             let mut flow = match (out.decision, out.reason) {
@@ -277,13 +465,7 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
                 (Some(LegacyDecision::Approve), _) | (None, _) => None,
             };
             if let Some(spec) = spec {
-                if spec.additional_context.is_some() {
-                    return Err(not_on(
-                        "additionalContext",
-                        name,
-                        "PostToolUse, UserPromptSubmit",
-                    ));
-                }
+                reject_tool_output(&spec, name)?;
                 if flow.is_some() && spec.permission_decision.is_some() {
                     return Err("give `hookSpecificOutput.permissionDecision` or the deprecated `decision`, not both".to_owned());
                 }
@@ -301,16 +483,18 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
                         ));
                     }
                     Some(Permission::Ask | Permission::Defer) => {
-                        let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
-                        flow = Some(Flow::skip(format!(
-                            "hook `{hook_id}` asked for a human's confirmation and there is no one to ask, so the call is refused{why}"
-                        )));
+                        flow = Some(Flow::ask(reason.unwrap_or_else(|| {
+                            format!("hook `{hook_id}` asks for approval of this call")
+                        })));
                     }
                     Some(Permission::Allow) | None => {
                         if let Some(input) = spec.updated_input {
                             flow = Some(Flow::RewriteArgs(input));
                         }
                     }
+                }
+                if spec.permission_decision != Some(Permission::Defer) {
+                    context.extend(spec.additional_context.map(ContextItem::user));
                 }
             }
             flow.unwrap_or(Flow::Continue)
@@ -319,27 +503,33 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
             if out.decision == Some(LegacyDecision::Approve) {
                 return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
             }
-            let mut items = Vec::new();
             if out.decision == Some(LegacyDecision::Block) {
-                items.push(ContextItem::user(out.reason.unwrap_or_else(|| {
+                context.push(ContextItem::user(out.reason.unwrap_or_else(|| {
                     format!("hook `{hook_id}` flagged this tool result")
                 })));
             }
+            let mut flow = Flow::Continue;
             if let Some(spec) = spec {
                 reject_permission(&spec, name)?;
-                if let Some(ctx) = spec.additional_context {
-                    items.push(ContextItem::user(ctx));
+                context.extend(spec.additional_context.map(ContextItem::user));
+                let rewrite = spec.updated_tool_output.or(spec.updated_mcp_tool_output);
+                match (rewrite, name) {
+                    (Some(_), "PostToolUseFailure") => {
+                        return Err(not_on("updatedToolOutput", name, "PostToolUse"));
+                    }
+                    (Some(result), _) => flow = Flow::RewriteResult(result),
+                    (None, _) => {}
                 }
             }
-            if items.is_empty() {
-                Flow::Continue
-            } else {
-                Flow::InjectContext(items.into())
-            }
+            flow
         }
         Phase::UserPrompt => {
             if out.decision == Some(LegacyDecision::Approve) {
                 return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
+            }
+            if let Some(spec) = &spec {
+                reject_permission(spec, name)?;
+                reject_tool_output(spec, name)?;
             }
             if out.decision == Some(LegacyDecision::Block) {
                 if spec
@@ -355,38 +545,86 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
                         .unwrap_or_else(|| format!("prompt blocked by hook `{hook_id}`")),
                 )
             } else {
-                let mut flow = Flow::Continue;
-                if let Some(spec) = spec {
-                    reject_permission(&spec, name)?;
-                    if let (Some(ctx), StepEvent::UserPrompt { prompt }) =
-                        (spec.additional_context, *event)
-                    {
-                        flow = Flow::RewritePrompt(format!("{prompt}\n\n{ctx}").into());
+                match (spec.and_then(|s| s.additional_context), *event) {
+                    (Some(ctx), StepEvent::UserPrompt { prompt }) => {
+                        Flow::RewritePrompt(format!("{prompt}\n\n{ctx}").into())
                     }
+                    _ => Flow::Continue,
                 }
-                flow
             }
         }
-        Phase::Stop => {
+        Phase::PermissionRequest => {
+            if out.decision.is_some() {
+                return Err(not_on(
+                    "decision: \"block\"",
+                    name,
+                    "PostToolUse, UserPromptSubmit, Stop, PreCompact, PostToolBatch",
+                ));
+            }
+            let mut flow = Flow::Continue;
             if let Some(spec) = spec {
                 reject_permission(&spec, name)?;
-                if spec.additional_context.is_some() {
-                    return Err(not_on(
-                        "additionalContext",
-                        name,
-                        "PostToolUse, UserPromptSubmit",
-                    ));
+                reject_tool_output(&spec, name)?;
+                context.extend(spec.additional_context.map(ContextItem::user));
+                if let Some(answer) = spec.decision {
+                    notes.extend(answer.unknown.keys().map(|k| {
+                        format!("unknown output field `hookSpecificOutput.decision.{k}` ignored")
+                    }));
+                    let message = answer
+                        .message
+                        .unwrap_or_else(|| format!("permission denied by hook `{hook_id}`"));
+                    flow = match (answer.behavior, answer.updated_input) {
+                        (Behavior::Allow, Some(input)) => Flow::RewriteArgs(input),
+                        (Behavior::Allow, None) => Flow::Allow,
+                        (Behavior::Deny, _) if answer.interrupt => Flow::terminate(message),
+                        (Behavior::Deny, _) => Flow::skip(message),
+                    };
                 }
             }
+            flow
+        }
+        Phase::BeforeCompaction | Phase::AfterToolBatch => {
+            if out.decision == Some(LegacyDecision::Approve) {
+                return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
+            }
+            if let Some(spec) = spec {
+                reject_permission(&spec, name)?;
+                reject_tool_output(&spec, name)?;
+                context.extend(spec.additional_context.map(ContextItem::user));
+            }
+            match (out.decision, phase) {
+                (Some(_), Phase::BeforeCompaction) => Flow::skip(
+                    out.reason
+                        .unwrap_or_else(|| format!("compaction blocked by hook `{hook_id}`")),
+                ),
+                (Some(_), _) => Flow::terminate(
+                    out.reason
+                        .unwrap_or_else(|| format!("hook `{hook_id}` stopped the agent loop")),
+                ),
+                (None, _) => Flow::Continue,
+            }
+        }
+        Phase::Stop | Phase::SubagentStop => {
+            let mut feedback = Vec::new();
             match out.decision {
-                Some(LegacyDecision::Block) => Flow::resume(
+                Some(LegacyDecision::Block) => feedback.push(
                     out.reason
                         .unwrap_or_else(|| format!("hook `{hook_id}` asked to keep working")),
                 ),
                 Some(LegacyDecision::Approve) => {
                     return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
                 }
-                None => Flow::Continue,
+                None => {}
+            }
+            if let Some(spec) = spec {
+                reject_permission(&spec, name)?;
+                reject_tool_output(&spec, name)?;
+                feedback.extend(spec.additional_context);
+            }
+            if feedback.is_empty() {
+                Flow::Continue
+            } else {
+                Flow::resume(feedback.join("\n\n"))
             }
         }
         _ => {
@@ -394,23 +632,24 @@ fn to_flow(event: &StepEvent<'_>, out: Output, hook_id: &str) -> Result<Protocol
                 return Err(not_on(
                     "decision",
                     name,
-                    "PreToolUse, PostToolUse, UserPromptSubmit, Stop",
+                    "PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop",
                 ));
             }
             if let Some(spec) = spec {
                 reject_permission(&spec, name)?;
-                if spec.additional_context.is_some() {
-                    return Err(not_on(
-                        "additionalContext",
-                        name,
-                        "PostToolUse, UserPromptSubmit",
-                    ));
-                }
+                reject_tool_output(&spec, name)?;
+                context.extend(spec.additional_context.map(ContextItem::user));
             }
             Flow::Continue
         }
     };
-    Ok(ProtocolDecision { flow, diagnostics })
+    let decision = ProtocolDecision {
+        flow,
+        diagnostics,
+        notes,
+        ..ProtocolDecision::default()
+    };
+    Ok(decision.with_context(phase, context))
 }
 
 fn reject_permission(spec: &Specific, name: &str) -> Result<(), String> {
@@ -422,6 +661,13 @@ fn reject_permission(spec: &Specific, name: &str) -> Result<(), String> {
     }
     if spec.updated_input.is_some() {
         return Err(not_on("updatedInput", name, "PreToolUse"));
+    }
+    Ok(())
+}
+
+fn reject_tool_output(spec: &Specific, name: &str) -> Result<(), String> {
+    if spec.updated_tool_output.is_some() || spec.updated_mcp_tool_output.is_some() {
+        return Err(not_on("updatedToolOutput", name, "PostToolUse"));
     }
     Ok(())
 }

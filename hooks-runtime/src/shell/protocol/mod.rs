@@ -7,7 +7,8 @@
 //! - [`claude`]: Claude Code's hook protocol, so existing scripts run unmodified.
 //!
 //! Exit codes (both protocols): `0` = the stdout decides; `2` = an explicit
-//! deny with stderr as the reason (stdout is ignored, as in Claude Code);
+//! deny with stderr as the reason (`protocol: claude` takes the reason of a
+//! blocking decision in stdout's JSON first, as Claude Code does);
 //! anything else is a [`FailureKind::NonzeroExit`] failure, which the hook's
 //! failure policy handles (Claude Code would treat it as a non-blocking
 //! error; our policy `warn` is the equivalent, `block` fails closed).
@@ -27,25 +28,58 @@ pub(crate) mod native;
 use hooks_schema::Phase;
 use serde_json::Value;
 
-use crate::{Captured, ContextItem, FailureKind, Flow};
+use crate::{Captured, ContextItem, ContextList, FailureKind, Flow, FlowKind};
 
 /// What a hook's output amounted to when it followed the protocol.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct ProtocolDecision {
     /// The flow the hook asks for.
     pub flow: Flow,
+    /// Context items beside a flow that is not `Continue` or
+    /// `InjectContext` (Claude Code's `additionalContext` next to an allow
+    /// with `updatedInput`, a deny or a result rewrite): the shell hook's
+    /// fold applies them before the flow. Empty otherwise (see
+    /// [`ProtocolDecision::with_context`]).
+    pub context: ContextList,
     /// Messages for the operator that are not failures (Claude Code's
     /// `systemMessage`, an exit 2 on an event that cannot be denied).
     /// Unredacted: callers pass them through redaction before showing them.
     pub diagnostics: Vec<String>,
+    /// Notes for the record about output that was accepted but ignored
+    /// (unknown fields). Unredacted, like `diagnostics`.
+    pub notes: Vec<String>,
 }
 
 impl ProtocolDecision {
-    fn flow(flow: Flow) -> Self {
+    pub(crate) fn flow(flow: Flow) -> Self {
         ProtocolDecision {
             flow,
-            diagnostics: Vec::new(),
+            ..ProtocolDecision::default()
         }
+    }
+
+    /// Adds `items` (the context the hook's output asked for) to the
+    /// decision on `phase`: a `Continue` flow becomes `InjectContext(items)`,
+    /// an `InjectContext` flow gets them appended, any other flow keeps them
+    /// beside it in [`ProtocolDecision::context`]. On a phase that does not
+    /// honour `inject_context` they are dropped with a diagnostic.
+    pub(crate) fn with_context(mut self, phase: Phase, items: Vec<ContextItem>) -> Self {
+        if items.is_empty() {
+            return self;
+        }
+        if !FlowKind::InjectContext.honoured_on(phase) {
+            self.diagnostics.push(format!(
+                "{} context item(s) dropped: `{phase}` does not honour `inject_context`",
+                items.len()
+            ));
+            return self;
+        }
+        match &mut self.flow {
+            Flow::Continue => self.flow = Flow::InjectContext(items.into()),
+            Flow::InjectContext(list) => list.extend(items),
+            _ => self.context.extend(items),
+        }
+        self
     }
 }
 
@@ -202,29 +236,40 @@ pub(crate) fn captured_text(captured: &Captured) -> String {
 }
 
 /// The flow an exit code 2 (an explicit deny) selects on `phase`, with
-/// `reason` (the hook's stderr per `captured_text`: trimmed, a partial
-/// word at the stderr cap dropped; a generic text when empty).
+/// `reason`: `json_reason` when the protocol found one in stdout, else the
+/// hook's stderr per `captured_text` (trimmed, a partial word at the
+/// stderr cap dropped; a generic text when empty).
 ///
 /// | phase | flow | as in Claude Code |
 /// | --- | --- | --- |
 /// | `before_tool` | `Skip {reason}`: the tool does not run | PreToolUse: blocks the call |
 /// | `user_prompt` | `Skip {reason}`: the prompt is dropped | UserPromptSubmit: erases the prompt |
-/// | `stop` | `Resume {reason}`: keep working | Stop: blocks stopping |
-/// | after-phases | `InjectContext([user: reason])` | PostToolUse: stderr shown to the model |
+/// | `stop`, `subagent_stop` | `Resume {reason}`: keep working | Stop, SubagentStop: blocks stopping |
+/// | `before_compaction` | `Skip {reason}`: no compaction | PreCompact: blocks compaction |
+/// | `after_tool_batch` | `Terminate {reason}` | PostToolBatch: stops the agentic loop |
+/// | after-phases that take context | `InjectContext([user: reason])` | PostToolUse: stderr shown to the model |
 /// | `invalid_tool_call` | `Fail` | — |
 /// | `before_completion` | `Terminate {reason}`: the request is not sent | — |
-/// | others (`run_start`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | SessionStart/SessionEnd: shown to the user only |
-pub(crate) fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> ProtocolDecision {
-    let text = captured_text(stderr);
+/// | others (`run_start`, `permission_request`, `notification`, `subagent_start`, `after_compaction`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | PermissionRequest: exit 2 is not honoured; SessionStart, SessionEnd and the others: shown to the user only |
+pub(crate) fn exit2_flow(
+    phase: Phase,
+    json_reason: Option<String>,
+    stderr: &Captured,
+    hook_id: &str,
+) -> ProtocolDecision {
+    let text = json_reason.unwrap_or_else(|| captured_text(stderr));
     let reason = if text.is_empty() || text == "…" {
         format!("denied by hook `{hook_id}` (exit code 2)")
     } else {
         text
     };
     match phase {
-        Phase::BeforeTool | Phase::UserPrompt => ProtocolDecision::flow(Flow::skip(reason)),
-        Phase::Stop => ProtocolDecision::flow(Flow::resume(reason)),
-        p if p.is_after_phase() => {
+        Phase::BeforeTool | Phase::UserPrompt | Phase::BeforeCompaction => {
+            ProtocolDecision::flow(Flow::skip(reason))
+        }
+        Phase::Stop | Phase::SubagentStop => ProtocolDecision::flow(Flow::resume(reason)),
+        Phase::AfterToolBatch => ProtocolDecision::flow(Flow::terminate(reason)),
+        p if p.is_after_phase() && FlowKind::InjectContext.honoured_on(p) => {
             ProtocolDecision::flow(Flow::InjectContext(vec![ContextItem::user(reason)].into()))
         }
         Phase::InvalidToolCall => ProtocolDecision::flow(Flow::Fail),
@@ -234,6 +279,7 @@ pub(crate) fn exit2_flow(phase: Phase, stderr: &Captured, hook_id: &str) -> Prot
             diagnostics: vec![format!(
                 "hook `{hook_id}` exited with code 2 on `{phase}`, which cannot be denied: {reason}"
             )],
+            ..ProtocolDecision::default()
         },
     }
 }
@@ -302,7 +348,7 @@ mod tests {
         assert_eq!(captured_text(&captured(b"ghp_abcdef", true)), "…");
         // A character split by the cut goes with its word.
         assert_eq!(captured_text(&captured(b"ok caf\xC3", true)), "ok…");
-        let deny = exit2_flow(Phase::BeforeTool, &captured(b"sk-abc", true), "h");
+        let deny = exit2_flow(Phase::BeforeTool, None, &captured(b"sk-abc", true), "h");
         assert_eq!(deny.flow, Flow::skip("denied by hook `h` (exit code 2)"));
         let failed = nonzero_exit(1, &captured(b"token ghp_abc", true));
         assert_eq!(failed.detail, "exited with code 1: token…");

@@ -50,7 +50,7 @@ pub(crate) fn parse(
 ) -> Result<ProtocolDecision, ProtocolFailure> {
     match exit_code {
         0 => {}
-        2 => return Ok(exit2_flow(phase, stderr, hook_id)),
+        2 => return Ok(exit2_flow(phase, None, stderr, hook_id)),
         code => return Err(nonzero_exit(code, stderr)),
     }
     if stdout.truncated {
@@ -62,10 +62,7 @@ pub(crate) fn parse(
     let output: HookOutput = serde_json::from_value(serde_json::Value::Object(map))
         .map_err(|e| ProtocolFailure::invalid(format!("invalid output object: {e}"), None))?;
     let flow = to_flow(phase, output).map_err(|d| ProtocolFailure::invalid(d, None))?;
-    Ok(ProtocolDecision {
-        flow,
-        diagnostics: Vec::new(),
-    })
+    Ok(ProtocolDecision::flow(flow))
 }
 
 /// Maps a well-formed output object to a flow for `phase`, checking the

@@ -1,0 +1,364 @@
+//! Trust for configs loaded at run time: nothing from a config file loaded
+//! with [`Table::load`](crate::Table::load) runs until its operator trusted
+//! it, and any change to its hooks or to a file they run asks again.
+//!
+//! A [`Fingerprint`] binds a config to the SHA-256 digest of its resolved
+//! hook set (the validated config, so comments and formatting do not count)
+//! and of every file its `run` hooks name: the program when it is a path
+//! (`./hooks/guard.sh`, `hooks/check.py` in shell or exec form) and the
+//! script of an interpreter command (`sh hooks/guard.sh`, `python3
+//! check.py`, see [`hooks_schema::script_path`]), resolved against the
+//! workspace root and the hook's `run.cwd`. A [`TrustStore`] (a JSON file
+//! the operator controls; [`TrustStore::default_path`]) keeps the trusted
+//! fingerprints; `agent-hooks trust FILE`, `--list` and `--revoke` edit it.
+//!
+//! Configs compiled in with `hooks!` are trusted by construction: they are
+//! part of the binary someone built. Config text handed to
+//! [`Table::load_str`](crate::Table::load_str) is the caller's to vouch
+//! for, as is a file named on the `agent-hooks` command line (naming it is
+//! the operator's decision).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use hooks_schema::{Config, Program};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The environment variable naming the trust store file, before the
+/// default location.
+pub const TRUST_STORE_ENV: &str = "AGENT_HOOKS_TRUST_STORE";
+
+/// What a config is bound to: its hook set's digest and each referenced
+/// file's digest (`None`: the file does not exist).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// `sha256:` and the hex digest of the validated config (as JSON).
+    pub hooks: String,
+    /// Absolute path → `sha256:<hex>` of the file, or `None` when missing.
+    pub files: BTreeMap<PathBuf, Option<String>>,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `config` whose `run` hooks resolve files against
+    /// `workspace`.
+    pub fn of(config: &Config, workspace: &Path) -> Fingerprint {
+        let workspace = absolute(workspace);
+        let hooks = serde_json::to_vec(config).unwrap_or_default();
+        let files = referenced_files(config, &workspace)
+            .into_iter()
+            .map(|path| {
+                let digest = std::fs::read(&path).ok().map(|bytes| sha256(&bytes));
+                (path, digest)
+            })
+            .collect();
+        Fingerprint {
+            hooks: sha256(&hooks),
+            files,
+        }
+    }
+
+    /// What differs from `trusted`, in a stable order.
+    fn changes_from(&self, trusted: &Fingerprint) -> Vec<TrustChange> {
+        let mut changes = Vec::new();
+        if self.hooks != trusted.hooks {
+            changes.push(TrustChange::HooksChanged);
+        }
+        for (path, digest) in &self.files {
+            match trusted.files.get(path) {
+                None => changes.push(TrustChange::FileAdded(path.clone())),
+                Some(old) if old != digest => {
+                    changes.push(TrustChange::FileChanged(path.clone()));
+                }
+                Some(_) => {}
+            }
+        }
+        for path in trusted.files.keys() {
+            if !self.files.contains_key(path) {
+                changes.push(TrustChange::FileRemoved(path.clone()));
+            }
+        }
+        changes
+    }
+}
+
+/// The files a config's `run` hooks name, absolute, sorted, once each.
+fn referenced_files(config: &Config, workspace: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for hook in &config.hooks {
+        let hooks_schema::Action::Run(run) = hook.action() else {
+            continue;
+        };
+        let words = match &run.program {
+            Program::Exec(argv) => Some(argv.clone()),
+            Program::Shell(command) => hooks_schema::shell_words(command),
+        };
+        let Some(words) = words else { continue };
+        let dir = run
+            .cwd
+            .as_deref()
+            .map_or_else(|| workspace.to_path_buf(), |cwd| workspace.join(cwd));
+        let program = words
+            .first()
+            .filter(|p| p.contains('/'))
+            .map(String::as_str);
+        for name in program.into_iter().chain(hooks_schema::script_path(&words)) {
+            // Lexically normal (`a/./b` is `a/b`): one key per file.
+            files.push(dir.join(name).components().collect());
+        }
+    }
+    files.sort();
+    files.dedup();
+    files
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// One reason a config is not trusted (as it is now).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustChange {
+    /// The config was never trusted (or its trust was revoked).
+    NeverTrusted,
+    /// Its hook set changed since it was trusted.
+    HooksChanged,
+    /// A file its hooks run changed (or appeared or vanished on disk).
+    FileChanged(PathBuf),
+    /// A hook now runs a file it did not run when trusted.
+    FileAdded(PathBuf),
+    /// A file it ran when trusted is no longer named.
+    FileRemoved(PathBuf),
+}
+
+impl fmt::Display for TrustChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrustChange::NeverTrusted => f.write_str("it was never trusted"),
+            TrustChange::HooksChanged => f.write_str("its hooks changed"),
+            TrustChange::FileChanged(p) => write!(f, "`{}` changed", p.display()),
+            TrustChange::FileAdded(p) => write!(f, "it now runs `{}`", p.display()),
+            TrustChange::FileRemoved(p) => write!(f, "it no longer runs `{}`", p.display()),
+        }
+    }
+}
+
+/// A config file that is not trusted as it is now: what changed, and how
+/// to trust it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct Untrusted {
+    /// The config file (absolute).
+    pub config: PathBuf,
+    /// Why, in order; never empty.
+    pub changes: Vec<TrustChange>,
+}
+
+impl fmt::Display for Untrusted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "config `{}` is not trusted: ", self.config.display())?;
+        for (i, change) in self.changes.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{change}")?;
+        }
+        write!(
+            f,
+            "; review it, then run `agent-hooks trust {}`",
+            self.config.display()
+        )
+    }
+}
+
+/// Why the trust store could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TrustStoreError {
+    /// Reading or writing the store file failed.
+    #[error("trust store `{path}`: {source}")]
+    Io {
+        /// The store file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// The store file is not a trust store.
+    #[error("trust store `{path}` is not valid: {message}")]
+    Invalid {
+        /// The store file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The on-disk form: `{"version": 1, "configs": {PATH: FINGERPRINT}}`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreFile {
+    version: u32,
+    configs: BTreeMap<PathBuf, Fingerprint>,
+}
+
+/// The trusted fingerprints, by absolute config path, backed by a JSON
+/// file (or in memory).
+#[derive(Debug, Default)]
+pub struct TrustStore {
+    path: Option<PathBuf>,
+    configs: BTreeMap<PathBuf, Fingerprint>,
+}
+
+impl TrustStore {
+    /// An empty store that lives in memory only (for embedders that keep
+    /// trust elsewhere, and for tests).
+    pub fn in_memory() -> TrustStore {
+        TrustStore::default()
+    }
+
+    /// Where the store lives by default: `$AGENT_HOOKS_TRUST_STORE`, else
+    /// `$XDG_CONFIG_HOME/agent-hooks/trust.json`, else
+    /// `$HOME/.config/agent-hooks/trust.json`; `None` when none of these
+    /// is set.
+    pub fn default_path() -> Option<PathBuf> {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        if let Some(path) = var(TRUST_STORE_ENV) {
+            return Some(PathBuf::from(path));
+        }
+        let base = var("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+        Some(base.join("agent-hooks").join("trust.json"))
+    }
+
+    /// Opens the store at `path`; a missing file is an empty store (created
+    /// on the first [`TrustStore::trust`]).
+    ///
+    /// # Errors
+    ///
+    /// [`TrustStoreError::Io`] when the file exists but cannot be read,
+    /// [`TrustStoreError::Invalid`] when it is not a trust store.
+    pub fn open(path: impl Into<PathBuf>) -> Result<TrustStore, TrustStoreError> {
+        let path = path.into();
+        let configs = match std::fs::read(&path) {
+            Ok(bytes) => {
+                let file: StoreFile =
+                    serde_json::from_slice(&bytes).map_err(|e| TrustStoreError::Invalid {
+                        path: path.clone(),
+                        message: e.to_string(),
+                    })?;
+                if file.version != 1 {
+                    return Err(TrustStoreError::Invalid {
+                        path,
+                        message: format!("unknown version {}, expected 1", file.version),
+                    });
+                }
+                file.configs
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(source) => return Err(TrustStoreError::Io { path, source }),
+        };
+        Ok(TrustStore {
+            path: Some(path),
+            configs,
+        })
+    }
+
+    /// The trusted configs and their fingerprints, by path.
+    pub fn entries(&self) -> impl Iterator<Item = (&Path, &Fingerprint)> {
+        self.configs.iter().map(|(p, f)| (p.as_path(), f))
+    }
+
+    /// Checks `config` (loaded from `file`) as it is now against the store.
+    ///
+    /// # Errors
+    ///
+    /// [`Untrusted`] naming what changed since it was trusted (or that it
+    /// never was).
+    pub fn verify(&self, file: &Path, config: &Config, workspace: &Path) -> Result<(), Untrusted> {
+        let file = absolute(file);
+        let now = Fingerprint::of(config, workspace);
+        let changes = match self.configs.get(&file) {
+            None => vec![TrustChange::NeverTrusted],
+            Some(trusted) => now.changes_from(trusted),
+        };
+        if changes.is_empty() {
+            Ok(())
+        } else {
+            Err(Untrusted {
+                config: file,
+                changes,
+            })
+        }
+    }
+
+    /// Trusts `config` (loaded from `file`) as it is now, and saves the
+    /// store. Returns the fingerprint trusted.
+    ///
+    /// # Errors
+    ///
+    /// [`TrustStoreError::Io`] when the store file cannot be written.
+    pub fn trust(
+        &mut self,
+        file: &Path,
+        config: &Config,
+        workspace: &Path,
+    ) -> Result<Fingerprint, TrustStoreError> {
+        let fingerprint = Fingerprint::of(config, workspace);
+        self.configs.insert(absolute(file), fingerprint.clone());
+        self.save()?;
+        Ok(fingerprint)
+    }
+
+    /// Forgets `file`'s trust and saves the store; whether it was trusted.
+    ///
+    /// # Errors
+    ///
+    /// [`TrustStoreError::Io`] when the store file cannot be written.
+    pub fn revoke(&mut self, file: &Path) -> Result<bool, TrustStoreError> {
+        let removed = self.configs.remove(&absolute(file)).is_some();
+        if removed {
+            self.save()?;
+        }
+        Ok(removed)
+    }
+
+    /// Writes the store atomically (a temporary file renamed over it).
+    fn save(&self) -> Result<(), TrustStoreError> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let io = |source| TrustStoreError::Io {
+            path: path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let file = StoreFile {
+            version: 1,
+            configs: self.configs.clone(),
+        };
+        let mut bytes = serde_json::to_vec_pretty(&file).unwrap_or_default();
+        bytes.push(b'\n');
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, bytes).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+}
+
+/// `path` made absolute against the current directory and, where it
+/// exists, canonicalized (so `./hooks.yaml` and `hooks.yaml` are one entry).
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}

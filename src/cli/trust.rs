@@ -1,0 +1,104 @@
+//! `agent-hooks trust CONFIG`, `--list`, `--revoke`: the trust store that
+//! run-time loaded configs need (`hooks_runtime::TrustStore`).
+
+use std::path::{Path, PathBuf};
+
+use hooks_runtime::TrustStore;
+
+use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit_redacted, warn};
+
+/// The command line of `agent-hooks trust`.
+pub(crate) struct Args {
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) list: bool,
+    pub(crate) revoke: bool,
+    pub(crate) workspace: Option<PathBuf>,
+    pub(crate) store: Option<PathBuf>,
+}
+
+/// Trusts, lists or revokes; returns the exit code: 0 done, 1 when the
+/// config is invalid (nothing trusted) or was not trusted (`--revoke`), 2 on
+/// a usage or store error.
+pub(crate) fn run(args: &Args) -> u8 {
+    let Some(path) = args.store.clone().or_else(TrustStore::default_path) else {
+        warn(
+            "error: no trust store: set AGENT_HOOKS_TRUST_STORE, XDG_CONFIG_HOME or HOME, or pass --store",
+        );
+        return EXIT_USAGE;
+    };
+    let mut store = match TrustStore::open(&path) {
+        Ok(store) => store,
+        Err(err) => {
+            warn(&format!("error: {err}"));
+            return EXIT_USAGE;
+        }
+    };
+    if args.list {
+        for (config, fingerprint) in store.entries() {
+            emit_redacted(&format!("{} ({})", config.display(), fingerprint.hooks));
+            for (file, digest) in &fingerprint.files {
+                let digest = digest.as_deref().unwrap_or("missing");
+                emit_redacted(&format!("  runs {} ({digest})", file.display()));
+            }
+        }
+        return EXIT_OK;
+    }
+    let Some(config) = &args.config else {
+        warn("error: name the config to trust");
+        return EXIT_USAGE;
+    };
+    if args.revoke {
+        return match store.revoke(config) {
+            Ok(true) => {
+                emit_redacted(&format!("revoked: {}", config.display()));
+                EXIT_OK
+            }
+            Ok(false) => {
+                warn(&format!("`{}` was not trusted", config.display()));
+                EXIT_FINDINGS
+            }
+            Err(err) => {
+                warn(&format!("error: {err}"));
+                EXIT_USAGE
+            }
+        };
+    }
+    trust(&mut store, config, args.workspace.as_deref())
+}
+
+fn trust(store: &mut TrustStore, config: &Path, workspace: Option<&Path>) -> u8 {
+    let parsed = match hooks_schema::load_file(config) {
+        Ok(parsed) => parsed,
+        Err(diagnostics) => {
+            warn(&format!(
+                "{diagnostics}\nerror: `{}` is not a valid config; nothing trusted",
+                config.display()
+            ));
+            return EXIT_FINDINGS;
+        }
+    };
+    let workspace = workspace.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    match store.trust(config, &parsed, &workspace) {
+        Ok(fingerprint) => {
+            emit_redacted(&format!(
+                "trusted: {} ({})",
+                config.display(),
+                fingerprint.hooks
+            ));
+            for (file, digest) in &fingerprint.files {
+                match digest {
+                    Some(digest) => emit_redacted(&format!("  runs {} ({digest})", file.display())),
+                    None => emit_redacted(&format!(
+                        "  runs {} (missing: trusted as missing; creating it asks again)",
+                        file.display()
+                    )),
+                }
+            }
+            EXIT_OK
+        }
+        Err(err) => {
+            warn(&format!("error: {err}"));
+            EXIT_USAGE
+        }
+    }
+}
