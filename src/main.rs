@@ -19,7 +19,10 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Check hook configs: YAML syntax, JSON Schema and semantic rules, all
-    /// errors at once, each with `file:line:col`.
+    /// errors at once, each with `file:line:col`, then the lints (warnings
+    /// and notes). Exit codes: 0 no errors (warnings and notes are printed
+    /// but pass), 1 errors (or warnings, with `--deny-warnings`), 2 usage
+    /// or I/O error.
     Check {
         /// Config files to check.
         #[arg(required = true, value_name = "FILE")]
@@ -27,6 +30,14 @@ enum Command {
         /// Output format: `human` (rustc-style with snippets) or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Fail (exit 1) on warnings too, as CI should; notes never fail.
+        #[arg(long)]
+        deny_warnings: bool,
+        /// The workspace root the hooks run in: scripts they name are looked
+        /// for there (joined with each hook's `cwd`). Default: the current
+        /// directory, as `test` and `replay` run hooks.
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<std::path::PathBuf>,
     },
     /// Print a JSON Schema: the hook config (default), the hook stdin payload
     /// or the hook stdout output.
@@ -114,11 +125,17 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum ImportSource {
     /// Convert the `hooks` of a Claude Code settings file (or plugin
-    /// `hooks.json`) into agent-hooks YAML; warns about what does not map.
+    /// `hooks.json`, or a VS Code / Copilot `.github/hooks/*.json`) into
+    /// agent-hooks YAML; warns about what does not map.
     Claude {
-        /// The Claude Code settings file or plugin `hooks.json`.
+        /// The Claude Code settings file, plugin `hooks.json` or
+        /// `.github/hooks/*.json` file.
         #[arg(value_name = "SETTINGS")]
         input: std::path::PathBuf,
+        /// The plugin's directory: written into every hook's `env.set` as
+        /// `CLAUDE_PLUGIN_ROOT`, which Claude Code sets for plugin hooks.
+        #[arg(long, value_name = "DIR")]
+        plugin_root: Option<String>,
         /// Write the config here instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<std::path::PathBuf>,
@@ -151,7 +168,17 @@ pub(crate) enum SchemaKind {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check { files, format } => cli::check::run(&files, format),
+        Command::Check {
+            files,
+            format,
+            deny_warnings,
+            workspace,
+        } => cli::check::run(
+            &files,
+            format,
+            deny_warnings,
+            &workspace.unwrap_or_else(|| std::path::PathBuf::from(".")),
+        ),
         Command::Schema { kind } => cli::schema::run(kind),
         Command::Test {
             config,
@@ -186,10 +213,11 @@ fn main() -> ExitCode {
             source:
                 ImportSource::Claude {
                     input,
+                    plugin_root,
                     output,
                     format,
                 },
-        } => cli::import::run_claude(&input, output.as_deref(), format),
+        } => cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
     };
     ExitCode::from(code)
 }

@@ -13,6 +13,10 @@ pub(crate) const INLINE_NAME: &str = "<inline>";
 pub(crate) struct Loaded {
     /// The config's dispatch plan, or the combined errors spanned on the literal.
     pub(crate) plan: Result<Plan, syn::Error>,
+    /// The config's warnings (not its notes), each rendered with `file:line:col`
+    /// and a snippet (empty when the config is invalid: then its errors,
+    /// which include them, are in `plan`).
+    pub(crate) warnings: Vec<String>,
     /// The absolute path of the file read, for `include_bytes!` (also when
     /// the config is invalid, so that fixing the file rebuilds).
     pub(crate) tracked: Option<PathBuf>,
@@ -28,8 +32,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     match source {
         Source::Inline(lit) => {
             let text = lit.value();
+            let (plan, warnings) = split(compile(&text, INLINE_NAME, lit));
             Loaded {
-                plan: compile(&text, INLINE_NAME, lit),
+                plan,
+                warnings,
                 tracked: None,
                 display: INLINE_NAME.to_owned(),
             }
@@ -38,6 +44,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             let written = lit.value();
             let fail = |message: String| Loaded {
                 plan: Err(syn::Error::new(lit.span(), message)),
+                warnings: Vec::new(),
                 tracked: None,
                 display: written.clone(),
             };
@@ -65,7 +72,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                 }
             };
             let tracked = Some(path);
-            let plan = match String::from_utf8(text) {
+            let compiled = match String::from_utf8(text) {
                 Ok(text) => compile(&text, &shown, lit),
                 Err(e) => Err(syn::Error::new(
                     lit.span(),
@@ -75,8 +82,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                     ),
                 )),
             };
+            let (plan, warnings) = split(compiled);
             Loaded {
                 plan,
+                warnings,
                 tracked,
                 display: shown,
             }
@@ -84,12 +93,39 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     }
 }
 
+/// A compiled plan and its rendered warnings.
+type Compiled = Result<(Plan, Vec<String>), syn::Error>;
+
+/// `compiled` as [`Loaded`] holds it.
+fn split(compiled: Compiled) -> (Result<Plan, syn::Error>, Vec<String>) {
+    match compiled {
+        Ok((plan, warnings)) => (Ok(plan), warnings),
+        Err(e) => (Err(e), Vec::new()),
+    }
+}
+
 /// Validates and lowers `text` with `hooks_schema::compile_str` (what the
-/// CLI and the runtime loader run); every diagnostic becomes one error on
-/// `lit`, rendered with `file:line:col` and a snippet.
-fn compile(text: &str, file: &str, lit: &syn::LitStr) -> Result<Plan, syn::Error> {
+/// CLI and the runtime loader run); every diagnostic of an invalid config
+/// becomes one error on `lit`, rendered with `file:line:col` and a snippet;
+/// the warnings and notes of a valid one are rendered the same way.
+fn compile(text: &str, file: &str, lit: &syn::LitStr) -> Compiled {
     hooks_schema::compile_str(text, file)
-        .map(|compiled| compiled.plan)
+        .map(|mut compiled| {
+            // Scripts resolve against the package root, the workspace a
+            // test or example of the package runs its hooks in.
+            if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") {
+                hooks_schema::add_script_warnings(&mut compiled, text, file, Path::new(&root));
+            }
+            // Notes are remarks, not compiler warnings: `agent-hooks
+            // check` shows them.
+            let warnings = compiled
+                .warnings
+                .iter()
+                .filter(|d| d.severity == hooks_schema::Severity::Warning)
+                .map(|d| d.render(Some(text)))
+                .collect();
+            (compiled.plan, warnings)
+        })
         .map_err(|diagnostics| {
             let mut all: Option<syn::Error> = None;
             for d in &diagnostics {

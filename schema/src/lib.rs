@@ -64,19 +64,23 @@ mod yaml;
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
+pub use check::{cwd_problem, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
     ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
 };
-pub use diagnostic::{Diagnostic, Diagnostics, Layer};
+pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
 pub use load::{
     Compiled, compile_file, compile_str, load_file, load_str, parse_document, schema_accepts,
 };
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
-pub use script::{script_path, shell_words};
+pub use script::{
+    MISSING_SCRIPT, MissingScript, add_script_warnings, missing_scripts, script_path,
+    script_warnings, shell_words,
+};
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
 
 /// JSON Schema `pattern` of a hook id: lowercase letters, digits, `_`, `-`.

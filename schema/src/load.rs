@@ -20,9 +20,10 @@ use crate::yaml::{self, Positions};
 ///
 /// # Errors
 ///
-/// [`Diagnostics`] (never empty) when the config is invalid.
+/// [`Diagnostics`] (never empty) when the config is invalid. Warnings and
+/// notes of a valid config are dropped ([`compile_str`] keeps them).
 pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
-    checked(source, file).map(|(config, _, _)| config)
+    checked(source, file).map(|checked| checked.config)
 }
 
 /// A config and its dispatch plan, as [`compile_str`] returns them.
@@ -32,6 +33,9 @@ pub struct Compiled {
     pub config: Config,
     /// Its lowering ([`plan::lower`]), with the automata validation built.
     pub plan: Plan,
+    /// The warnings and notes of the config (never an error), located like
+    /// errors, in position order; empty for a clean config.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Loads a config from its text ([`load_str`]) and lowers it into its
@@ -43,11 +47,21 @@ pub struct Compiled {
 ///
 /// [`Diagnostics`] (never empty) when the config is invalid, including a
 /// group of tool patterns whose combined automaton is too large
-/// (`pattern-too-large`, located on the list).
+/// (`pattern-too-large`, located on the list). Warnings and notes found
+/// beside errors are part of the `Err`.
 pub fn compile_str(source: &str, file: &str) -> Result<Compiled, Diagnostics> {
-    let (config, positions, mut dfas) = checked(source, file)?;
+    let Checked {
+        config,
+        positions,
+        mut dfas,
+        warnings,
+    } = checked(source, file)?;
     match plan::lower(&config, file, &mut dfas) {
-        Ok(plan) => Ok(Compiled { config, plan }),
+        Ok(plan) => Ok(Compiled {
+            config,
+            plan,
+            warnings,
+        }),
         Err(e) => {
             let pos = positions.value_pos(&e.pointer);
             Err(Diagnostics::single(Diagnostic::new(
@@ -78,15 +92,25 @@ pub fn compile_file(path: &Path) -> Result<Compiled, Diagnostics> {
 #[cfg(test)]
 pub(crate) fn checked_for_tests(source: &str, file: &str) -> (Config, Positions, DfaCache) {
     match checked(source, file) {
-        Ok(parts) => parts,
+        Ok(parts) => (parts.config, parts.positions, parts.dfas),
         Err(d) => panic!("invalid test config: {d}"),
     }
 }
 
-/// Layers 1 to 3, keeping the positions and the automata for the lowering.
-fn checked(source: &str, file: &str) -> Result<(Config, Positions, DfaCache), Diagnostics> {
+/// A valid config with what its checks produced beside it.
+struct Checked {
+    config: Config,
+    positions: Positions,
+    dfas: DfaCache,
+    /// Warnings and notes, in position order.
+    warnings: Vec<Diagnostic>,
+}
+
+/// Layers 1 to 3 and the lints, keeping the positions and the automata for
+/// the lowering.
+fn checked(source: &str, file: &str) -> Result<Checked, Diagnostics> {
     let (value, positions) = yaml::parse(source, file).map_err(|d| Diagnostics::single(*d))?;
-    let dfas = validate_value(&value, &positions, file)?;
+    let (dfas, mut warnings) = validate_value(&value, &positions, file)?;
     let config = serde_json::from_value::<Config>(value).map_err(|e| {
         Diagnostics::single(Diagnostic::new(
             file,
@@ -98,7 +122,17 @@ fn checked(source: &str, file: &str) -> Result<(Config, Positions, DfaCache), Di
             format!("config passed validation but does not convert: {e}"),
         ))
     })?;
-    Ok((config, positions, dfas))
+    let mut linter = Checker::new(file, &positions);
+    linter.lint_config(&config, source);
+    warnings.append(&mut linter.out);
+    let warnings =
+        Diagnostics::from_vec(warnings).map_or_else(Vec::new, |d| d.into_iter().collect());
+    Ok(Checked {
+        config,
+        positions,
+        dfas,
+        warnings,
+    })
 }
 
 /// Layer 1 alone: parses `source` as the loader does (YAML 1.2 core
@@ -213,12 +247,13 @@ pub fn schema_accepts(value: &Value) -> bool {
     validator().is_valid(value)
 }
 
-/// Layers 2 and 3 over an already parsed document.
+/// Layers 2 and 3 over an already parsed document: the automata built and
+/// the warnings and notes found, or every finding when any is an error.
 fn validate_value(
     value: &Value,
     positions: &Positions,
     file: &str,
-) -> Result<DfaCache, Diagnostics> {
+) -> Result<(DfaCache, Vec<Diagnostic>), Diagnostics> {
     let mut checker = Checker::new(file, positions);
     checker.check_document(value);
     let dfas = checker.dfas;
@@ -247,8 +282,9 @@ fn validate_value(
     }
     all.extend(walked);
     match Diagnostics::from_vec(all) {
-        None => Ok(dfas),
-        Some(d) => Err(d),
+        None => Ok((dfas, Vec::new())),
+        Some(d) if d.has_errors() => Err(d),
+        Some(d) => Ok((dfas, d.into_iter().collect())),
     }
 }
 

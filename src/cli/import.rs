@@ -1,6 +1,7 @@
-//! `agent-hooks import claude SETTINGS.json [-o OUT] [--format yaml|json]`:
-//! converts Claude Code hooks into an agent-hooks config
-//! ([`agent_hooks::import::claude`] documents the mapping).
+//! `agent-hooks import claude SETTINGS.json [--plugin-root DIR] [-o OUT]
+//! [--format yaml|json]`: converts Claude Code (or VS Code / Copilot) hooks
+//! into an agent-hooks config ([`agent_hooks::import::claude`] documents the
+//! mapping; a file in `.github/hooks/` is read as a VS Code hook file).
 //!
 //! Warnings (`warning: FILE: line N: ...`) and errors go to stderr; the config
 //! goes to stdout, or to `OUT` with `-o`. Exit codes: 0 converted (warnings
@@ -9,7 +10,7 @@
 
 use std::path::Path;
 
-use agent_hooks::import::claude::{self, ImportError};
+use agent_hooks::import::claude::{self, Dialect, ImportError, ImportOptions};
 
 use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit};
 
@@ -23,7 +24,12 @@ pub(crate) enum ConfigFormat {
 }
 
 /// Runs `import claude`; returns the exit code.
-pub(crate) fn run_claude(input: &Path, output: Option<&Path>, format: ConfigFormat) -> u8 {
+pub(crate) fn run_claude(
+    input: &Path,
+    plugin_root: Option<String>,
+    output: Option<&Path>,
+    format: ConfigFormat,
+) -> u8 {
     let name = input.display().to_string();
     let source = match std::fs::read_to_string(input) {
         Ok(s) => s,
@@ -32,7 +38,9 @@ pub(crate) fn run_claude(input: &Path, output: Option<&Path>, format: ConfigForm
             return EXIT_USAGE;
         }
     };
-    let imported = match claude::import_str(&source, &name) {
+    let mut options = ImportOptions::new(Dialect::from_path(input));
+    options.plugin_root = plugin_root;
+    let imported = match claude::import_with(&source, &name, &options) {
         Ok(imported) => imported,
         Err(err) => {
             if let ImportError::NothingConvertible { warnings } = &err {

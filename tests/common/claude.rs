@@ -71,7 +71,7 @@ pub(crate) enum Expected {
 }
 
 pub(crate) const REAL: [(&str, Expected); 17] = {
-    use Expected::{Imported, Refused};
+    use Expected::Imported;
     [
         (
             "ChrisWiles__claude-code-showcase__settings.json",
@@ -97,8 +97,8 @@ pub(crate) const REAL: [(&str, Expected); 17] = {
         (
             "affaan-m__everything-claude-code__hooks.json",
             Imported {
-                hooks: 27,
-                warnings: 11,
+                hooks: 28,
+                warnings: 10,
             },
         ),
         (
@@ -117,7 +117,10 @@ pub(crate) const REAL: [(&str, Expected); 17] = {
         ),
         (
             "backnotprop__plannotator__hooks.json",
-            Refused("no hook maps to agent-hooks (1 skipped"),
+            Imported {
+                hooks: 1,
+                warnings: 1,
+            },
         ),
         (
             "carlrannaberg__claudekit__example-with-comments.json",
@@ -129,20 +132,23 @@ pub(crate) const REAL: [(&str, Expected); 17] = {
         (
             "carlrannaberg__claudekit__settings.json",
             Imported {
-                hooks: 15,
-                warnings: 1,
+                hooks: 19,
+                warnings: 0,
             },
         ),
         (
             "karanb192__claude-code-hooks__nerf-receipts-hooks.json",
             Imported {
-                hooks: 5,
+                hooks: 6,
                 warnings: 5,
             },
         ),
         (
             "karanb192__claude-code-hooks__notify-permission-hooks.json",
-            Refused("no hook maps to agent-hooks (1 skipped"),
+            Imported {
+                hooks: 1,
+                warnings: 1,
+            },
         ),
         (
             "oven-sh__bun__settings.json",
@@ -152,16 +158,18 @@ pub(crate) const REAL: [(&str, Expected); 17] = {
             },
         ),
         (
+            // A plugin `hooks.json` without the `hooks` wrapper.
             "ramirlm__ramir-cc-marketplace__hooks.json",
-            Refused(
-                "no top-level `hooks` key: the events `SessionStart`, `Notification`, `Stop`, `PreToolUse` sit at the top level",
-            ),
+            Imported {
+                hooks: 9,
+                warnings: 1,
+            },
         ),
         (
             "ruvnet__claude-flow__settings.json",
             Imported {
-                hooks: 9,
-                warnings: 6,
+                hooks: 11,
+                warnings: 4,
             },
         ),
         (
@@ -181,8 +189,8 @@ pub(crate) const REAL: [(&str, Expected); 17] = {
         (
             "yurukusa__claude-code-hooks__hooks.json",
             Imported {
-                hooks: 14,
-                warnings: 3,
+                hooks: 16,
+                warnings: 1,
             },
         ),
     ]

@@ -50,7 +50,11 @@ impl Checker<'_> {
     /// (`Bash|PowerShell`): in a glob `|` is a literal character, and no
     /// tool name contains it, so the pattern could never match.
     fn piped_tool_glob(&mut self, p: &str, glob: &str) {
-        let names: Vec<&str> = glob.split('|').map(str::trim).filter(|s| !s.is_empty()).collect();
+        let names: Vec<&str> = glob
+            .split('|')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
         self.report(
             p,
             At::Value,

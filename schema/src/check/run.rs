@@ -8,12 +8,13 @@ use super::walk::child;
 use super::{At, Checker};
 use crate::diagnostic::Layer;
 
-/// Why a `run.cwd` cannot work, if it cannot: the shell runtime joins it to
-/// the workspace root and refuses a directory outside the root (see
-/// hooks-runtime's executor preflight), so an absolute path, or one whose `..`
-/// components climb above the root (judged lexically), is a config error.
-/// Symlinks are the runtime's to judge: it canonicalizes before its check.
-pub(super) fn cwd_problem(dir: &str) -> Option<&'static str> {
+/// Why a `run.cwd` cannot work, if it cannot (`Some` of a short reason such
+/// as `"an absolute path"`): the shell runtime joins it to the workspace
+/// root and refuses a directory outside the root, so an absolute path, or
+/// one whose `..` components climb above the root (judged lexically), is a
+/// config error. Symlinks are the runtime's to judge: it canonicalizes
+/// before its check.
+pub fn cwd_problem(dir: &str) -> Option<&'static str> {
     if dir.starts_with('/') {
         return Some("an absolute path");
     }
@@ -31,8 +32,9 @@ pub(super) fn cwd_problem(dir: &str) -> Option<&'static str> {
     None
 }
 
-/// `[A-Za-z_][A-Za-z0-9_]*` ([`ENV_NAME_PATTERN`](crate::ENV_NAME_PATTERN)).
-pub(super) fn valid_env_name(name: &str) -> bool {
+/// Whether `name` is a valid environment variable name for `env.pass` /
+/// `env.set`: `[A-Za-z_][A-Za-z0-9_]*` ([`ENV_NAME_PATTERN`](crate::ENV_NAME_PATTERN)).
+pub fn valid_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())

@@ -9,8 +9,8 @@ use super::names::VOCABULARY;
 use super::walk::{child, quoted_list};
 use super::{At, Checker};
 use crate::capability::{CAPABILITIES, describe_phases};
-use crate::diagnostic::Layer;
 use crate::config::Limits;
+use crate::diagnostic::Layer;
 use crate::phase::FailurePolicy;
 
 /// The failure policies every phase allows (those `defaults` may name), in

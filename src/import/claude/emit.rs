@@ -1,6 +1,8 @@
 //! Rendering a conversion: typed views of the config serialized by
 //! `serde-saphyr` (YAML, with the origins as comments) or `serde_json`.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_saphyr::{
     CommentPosition, Commented, FlowMap, FlowSeq, LitString, SpaceAfter, ser_options,
@@ -33,10 +35,17 @@ pub(super) enum When {
     },
     /// `{pointer: P, matches: REGEX}`.
     Matches {
-        /// The JSON pointer into the tool arguments.
+        /// The JSON pointer into the tool arguments (`""`: the event's label).
         pointer: &'static str,
         /// The regex searched in the string there.
         matches: String,
+    },
+    /// `{pointer: P, equals: VALUE}` (a string).
+    Equals {
+        /// The JSON pointer (`""`: the event's label).
+        pointer: &'static str,
+        /// The string it must equal.
+        equals: String,
     },
     /// `{any: [...]}`.
     Any {
@@ -72,7 +81,14 @@ pub(super) struct Converted {
     pub(super) when: Option<When>,
     pub(super) program: Program,
     pub(super) env_pass: Vec<String>,
+    /// `env.set`: `CLAUDE_PLUGIN_ROOT` with `--plugin-root`, a VS Code
+    /// handler's `env`.
+    pub(super) env_set: BTreeMap<String, String>,
+    /// `run.cwd` (a VS Code handler's `cwd`).
+    pub(super) cwd: Option<String>,
     pub(super) timeout: String,
+    /// `warn`, or `block` for Claude Code's `onFailure: "block"`.
+    pub(super) failure_policy: &'static str,
     pub(super) audit: bool,
 }
 
@@ -107,6 +123,8 @@ struct RunView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     argv: Option<Vec<Text>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    cwd: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     env: Option<FlowMap<EnvView<'a>>>,
     timeout: &'a str,
     protocol: &'static str,
@@ -114,7 +132,10 @@ struct RunView<'a> {
 
 #[derive(Serialize)]
 struct EnvView<'a> {
+    #[serde(skip_serializing_if = "no_items")]
     pass: FlowSeq<&'a [String]>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    set: &'a BTreeMap<String, String>,
 }
 
 /// A string: a literal block (`|`) in YAML when it spans lines, so a
@@ -155,28 +176,30 @@ impl Converted {
             run: RunView {
                 command,
                 argv,
-                env: (!self.env_pass.is_empty()).then(|| {
+                cwd: self.cwd.as_deref(),
+                env: (!self.env_pass.is_empty() || !self.env_set.is_empty()).then(|| {
                     FlowMap(EnvView {
                         pass: FlowSeq(&self.env_pass),
+                        set: &self.env_set,
                     })
                 }),
                 timeout: &self.timeout,
                 protocol: "claude",
             },
-            // Claude Code's non-blocking error (see the module docs).
-            failure_policy: "warn",
+            failure_policy: self.failure_policy,
             mode: self.audit.then_some("audit"),
         }
     }
 }
 
 /// The notes above the config, one comment line each.
-const HEADER: [&str; 9] = [
+const HEADER: [&str; 10] = [
     "- `protocol: claude`: each script reads Claude Code's stdin JSON and answers",
     "  as it did there (exit 2, `decision`, `hookSpecificOutput`, ...).",
-    "- `timeout`: Claude Code's, in seconds (60 s where it set none).",
+    "- `timeout`: the file's, in seconds (60 s where it set none, 30 s in VS Code files).",
     "- `failure_policy: warn`: a crash, a timeout or an exit code other than 0",
-    "  and 2 is a non-blocking error in Claude Code.",
+    "  and 2 is a non-blocking error in Claude Code; `block` where it said",
+    "  `onFailure: \"block\"` (fail closed).",
     "- Tool names are Claude Code's (`Bash`, `Edit`, ...): rename them in",
     "  `include_tools` if your agent's tools are called differently.",
     "- Each hook's comment names the matcher group it came from.",

@@ -3,13 +3,17 @@
 
 use std::collections::BTreeMap;
 
+use hooks_schema::{FailurePolicy, Phase};
 use serde_json::{Map, Value};
 
 use super::emit::{Converted, Pattern, Program, When};
 use super::env::referenced_env;
 use super::matcher::{ToolMatch, convert_matcher};
 use super::read::SourceLines;
-use super::{CLAUDE_DEFAULT_TIMEOUT_SECS, Warning};
+use super::{Dialect, ImportOptions, Warning};
+
+/// The variable Claude Code sets to a plugin's directory.
+const PLUGIN_ROOT: &str = "CLAUDE_PLUGIN_ROOT";
 
 /// The longest timeout agent-hooks accepts, in milliseconds (10 minutes).
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -20,6 +24,10 @@ enum EventKind {
     Tool(&'static str, Option<When>),
     /// An event without a matcher.
     Plain(&'static str),
+    /// An event whose matcher filters a label (notification type, agent
+    /// type, compaction trigger) that the phase's `when` pointer `""`
+    /// addresses.
+    Labeled(&'static str),
     SessionStart,
     SessionEnd,
     /// No equivalent: the reason.
@@ -43,34 +51,47 @@ fn event_kind(name: &str) -> EventKind {
         "Stop" => EventKind::Plain("stop"),
         "SessionStart" => EventKind::SessionStart,
         "SessionEnd" => EventKind::SessionEnd,
-        "Notification" => EventKind::Unmapped(
-            "agent-hooks has no notification events (permission prompts, idle alerts)",
+        "PermissionRequest" => EventKind::Tool("permission_request", None),
+        "PostToolBatch" => EventKind::Plain("after_tool_batch"),
+        "Notification" => EventKind::Labeled("notification"),
+        "SubagentStart" => EventKind::Labeled("subagent_start"),
+        "SubagentStop" => EventKind::Labeled("subagent_stop"),
+        "PreCompact" => EventKind::Labeled("before_compaction"),
+        "PostCompact" => EventKind::Labeled("after_compaction"),
+        "PermissionDenied" => EventKind::Unmapped(
+            "it reports denials by Claude Code's auto-mode classifier, which agent-hooks does not have",
         ),
-        "PreCompact" | "PostCompact" => {
-            EventKind::Unmapped("agent-hooks does not compact the conversation")
-        }
-        "SubagentStart" | "SubagentStop" | "TeammateIdle" | "TaskCreated" | "TaskCompleted" => {
-            EventKind::Unmapped("agent-hooks has no subagent or task events")
-        }
-        "PermissionRequest" | "PermissionDenied" => EventKind::Unmapped(
-            "agent-hooks has no permission dialog; gate tool calls with `before_tool` hooks instead",
+        "TaskCreated" | "TaskCompleted" => EventKind::Unmapped(
+            "it belongs to Claude Code's task list, which agent-hooks does not have",
         ),
-        "Setup"
-        | "StopFailure"
-        | "UserPromptExpansion"
-        | "PostToolBatch"
-        | "ConfigChange"
-        | "InstructionsLoaded"
-        | "CwdChanged"
-        | "FileChanged"
-        | "DirectoryAdded"
-        | "WorktreeCreate"
-        | "WorktreeRemove"
-        | "Elicitation"
-        | "ElicitationResult"
-        | "PreModelSwitch"
-        | "PostModelSwitch"
-        | "MessageDisplay" => EventKind::Unmapped("agent-hooks has no equivalent phase"),
+        "TeammateIdle" => EventKind::Unmapped("it belongs to Claude Code's agent teams"),
+        "Setup" => EventKind::Unmapped(
+            "it runs for Claude Code's `--init` / `--maintenance` modes, which agent-hooks does not have",
+        ),
+        "UserPromptExpansion" => EventKind::Unmapped(
+            "it fires when a slash command expands, and agent-hooks has no slash commands",
+        ),
+        "StopFailure" => EventKind::Unmapped(
+            "it fires when a turn ends on an API error, and its output is ignored; `run_error` (the run failing) is the nearest phase but not the same event",
+        ),
+        "MessageDisplay" => EventKind::Unmapped(
+            "it decorates text in Claude Code's terminal display, which agent-hooks does not have",
+        ),
+        "InstructionsLoaded" => EventKind::Unmapped(
+            "it reports CLAUDE.md and rules files loading, which agent-hooks does not do",
+        ),
+        "ConfigChange" | "CwdChanged" | "DirectoryAdded" | "FileChanged" => EventKind::Unmapped(
+            "it watches Claude Code's session environment (settings, working directories, files), which agent-hooks does not track",
+        ),
+        "WorktreeCreate" | "WorktreeRemove" => EventKind::Unmapped(
+            "it replaces Claude Code's git worktree handling, which agent-hooks does not have",
+        ),
+        "Elicitation" | "ElicitationResult" => EventKind::Unmapped(
+            "it answers MCP servers' requests for user input, which agent-hooks does not relay",
+        ),
+        "PreModelSwitch" | "PostModelSwitch" => {
+            EventKind::Unmapped("agent-hooks has no equivalent phase")
+        }
         _ => EventKind::Unknown,
     }
 }
@@ -81,37 +102,58 @@ pub(super) fn is_known_event(name: &str) -> bool {
 }
 
 /// A conversion in progress: what converted and what did not, in file order.
-pub(super) struct Converter {
+pub(super) struct Converter<'o> {
     lines: SourceLines,
+    /// Where the events sit: `hooks`, or `""` for events at the top level.
+    prefix: &'static str,
+    options: &'o ImportOptions,
     pub(super) hooks: Vec<Converted>,
     pub(super) warnings: Vec<Warning>,
     counters: BTreeMap<String, usize>,
-    plugin_root_users: usize,
+    /// Ids of the converted hooks whose command reads `CLAUDE_PLUGIN_ROOT`.
+    plugin_root_users: Vec<String>,
 }
 
-impl Converter {
-    /// Converts every event of `hooks` (the top-level `hooks` object), in
-    /// file order; `lines` locates the warnings.
-    pub(super) fn run(lines: SourceLines, hooks: &Map<String, Value>) -> Converter {
+impl<'o> Converter<'o> {
+    /// Converts every event of `hooks` (the object at `prefix`: the
+    /// top-level `hooks` object, or the whole file for `""`), in file order;
+    /// `lines` locates the warnings.
+    pub(super) fn run(
+        lines: SourceLines,
+        hooks: &Map<String, Value>,
+        prefix: &'static str,
+        options: &'o ImportOptions,
+    ) -> Converter<'o> {
         let mut converter = Converter {
             lines,
+            prefix,
+            options,
             hooks: Vec::new(),
             warnings: Vec::new(),
             counters: BTreeMap::new(),
-            plugin_root_users: 0,
+            plugin_root_users: Vec::new(),
         };
-        for name in converter.lines.keys("hooks", hooks) {
+        for name in converter.lines.keys(prefix, hooks) {
             if let Some(groups) = hooks.get(name) {
+                if prefix.is_empty() && !is_known_event(name) {
+                    continue; // other keys of a file without the wrapper
+                }
                 converter.event(name, groups);
             }
         }
-        if converter.plugin_root_users > 0 {
+        if !converter.plugin_root_users.is_empty() {
+            let ids = converter
+                .plugin_root_users
+                .iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             converter.warnings.push(Warning {
                 line: None,
+                // The file's hooks as a whole (wrapped or not).
                 path: "hooks".to_owned(),
                 message: format!(
-                    "{} hook(s) use `CLAUDE_PLUGIN_ROOT`, which Claude Code sets to the plugin's directory; agent-hooks passes it through from the agent's environment (`env.pass`), so export it there",
-                    converter.plugin_root_users
+                    "hook(s) {ids} read `CLAUDE_PLUGIN_ROOT`, which Claude Code sets to the plugin's directory: pass `--plugin-root DIR` to write it into their `env.set`; as converted they take it from the agent's environment (`env.pass`) and, where it is unset, fail (exit 127) under `failure_policy: warn`, so the call goes on"
                 ),
             });
         }
@@ -133,7 +175,11 @@ impl Converter {
     }
 
     fn event(&mut self, name: &str, groups: &Value) {
-        let path = format!("hooks.{name}");
+        let path = if self.prefix.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}.{name}", self.prefix)
+        };
         let line = self.lines.get(&path);
         if name.starts_with("//") && groups.is_string() {
             return; // a `"// ..."` pseudo-comment
@@ -152,7 +198,10 @@ impl Converter {
         };
         let count: usize = groups
             .iter()
-            .map(|g| g.get("hooks").and_then(Value::as_array).map_or(0, Vec::len))
+            .map(|g| match g.get("hooks") {
+                Some(hooks) => hooks.as_array().map_or(0, Vec::len),
+                None => usize::from(g.get("type").is_some()),
+            })
             .sum();
         match kind {
             EventKind::Unknown => {
@@ -199,15 +248,26 @@ impl Converter {
             );
             return;
         };
-        let Some(Value::Array(hooks)) = group.get("hooks") else {
-            self.warn(
-                path,
-                Some("hooks"),
-                "skipped: the matcher group has no `hooks` list".to_owned(),
-            );
-            return;
+        // A VS Code hook file lists handlers directly: one handler, no matcher.
+        let direct = group.get("hooks").is_none() && group.contains_key("type");
+        let single;
+        let hooks: &[Value] = match group.get("hooks") {
+            Some(Value::Array(hooks)) => hooks,
+            _ if direct => {
+                single = [Value::Object(group.clone())];
+                &single
+            }
+            _ => {
+                self.warn(
+                    path,
+                    Some("hooks"),
+                    "skipped: the matcher group has no `hooks` list".to_owned(),
+                );
+                return;
+            }
         };
         let matcher = match group.get("matcher") {
+            _ if direct => String::new(),
             None | Some(Value::Null) => String::new(),
             Some(Value::String(m)) => m.clone(),
             Some(other) => {
@@ -247,6 +307,20 @@ impl Converter {
                 }
                 (*phase, ToolMatch::All, None, String::new())
             }
+            EventKind::Labeled(phase) => {
+                let Some(when) = label_when(&matcher) else {
+                    self.warn(
+                        path,
+                        Some("matcher"),
+                        format!(
+                            "skipped {} hook(s): matcher `{matcher}` is a regular expression agent-hooks cannot compile",
+                            hooks.len()
+                        ),
+                    );
+                    return;
+                };
+                (*phase, ToolMatch::All, when, slug(&matcher))
+            }
             EventKind::SessionStart => {
                 let sources = convert_matcher(&matcher);
                 if !sources.matches("startup") {
@@ -282,7 +356,7 @@ impl Converter {
                         path,
                         Some("matcher"),
                         format!(
-                            "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which `run_end` does not carry",
+                            "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which a `when` on `run_end` cannot address (its pointer `\"\"` is the run's output)",
                             hooks.len()
                         ),
                     );
@@ -297,7 +371,9 @@ impl Converter {
             .and_then(Value::as_str)
             .map(str::to_owned);
         for key in self.lines.keys(path, group) {
-            if !matches!(key, "matcher" | "hooks" | "description" | "id") && !key.starts_with("//")
+            if !direct
+                && !matches!(key, "matcher" | "hooks" | "description" | "id")
+                && !key.starts_with("//")
             {
                 self.warn(
                     path,
@@ -312,8 +388,14 @@ impl Converter {
             format!("{}-{slug}", kebab(event))
         };
         for (h, hook) in hooks.iter().enumerate() {
-            let hook_path = format!("{path}.hooks[{h}]");
-            let mut origin = if matcher.is_empty() {
+            let hook_path = if direct {
+                path.to_owned()
+            } else {
+                format!("{path}.hooks[{h}]")
+            };
+            let mut origin = if direct {
+                path.to_owned()
+            } else if matcher.is_empty() {
                 format!("{path} hook {} of {}", h + 1, hooks.len())
             } else {
                 format!("{path} `{matcher}` hook {} of {}", h + 1, hooks.len())
@@ -344,6 +426,14 @@ impl Converter {
         };
         match hook.get("type").and_then(Value::as_str) {
             Some("command") => {}
+            Some("http") => {
+                self.warn(
+                    path,
+                    Some("type"),
+                    "skipped: HTTP hooks (`type: \"http\"`) are not supported yet; only `command` hooks convert".to_owned(),
+                );
+                return;
+            }
             Some(t @ ("prompt" | "agent")) => {
                 self.warn(
                     path,
@@ -369,7 +459,13 @@ impl Converter {
                 return;
             }
         }
-        let command = match hook.get("command").and_then(Value::as_str) {
+        let vscode = self.options.dialect == Dialect::VsCode;
+        // VS Code's per-platform override; agent-hooks runs on Unix.
+        let platform = ["linux", "osx"]
+            .into_iter()
+            .find(|k| vscode && hook.get(*k).and_then(Value::as_str).is_some());
+        let command_key = platform.unwrap_or("command");
+        let command = match hook.get(command_key).and_then(Value::as_str) {
             Some(c) if !c.trim().is_empty() => c.to_owned(),
             _ => {
                 self.warn(
@@ -398,6 +494,15 @@ impl Converter {
         };
         let Some(timeout) = self.timeout(hook.get("timeout"), path) else {
             return;
+        };
+        let failure_policy = self.failure_policy(hook.get("onFailure"), path, ctx.phase);
+        let (cwd, env_set) = if vscode {
+            let Some(extra) = self.vscode_extras(hook, path) else {
+                return;
+            };
+            extra
+        } else {
+            (None, BTreeMap::new())
         };
         let mut tools = ctx.tools.clone();
         let mut when_parts: Vec<When> = ctx.outcome.cloned().into_iter().collect();
@@ -451,7 +556,8 @@ impl Converter {
                     | "rewakeMessage"
                     | "rewakeSummary"
                     | "statusMessage"
-            );
+                    | "onFailure"
+            ) || vscode && matches!(key, "cwd" | "env" | "linux" | "osx" | "windows");
             if !known && !key.starts_with("//") {
                 self.warn(
                     path,
@@ -460,10 +566,14 @@ impl Converter {
                 );
             }
         }
-        let env_pass = referenced_env(&command);
-        if env_pass.iter().any(|n| n == "CLAUDE_PLUGIN_ROOT") {
-            self.plugin_root_users += 1;
+        let mut env_pass = referenced_env(&command);
+        let mut env_set = env_set;
+        let reads_plugin_root = env_pass.iter().any(|n| n == PLUGIN_ROOT);
+        if let Some(root) = &self.options.plugin_root {
+            env_pass.retain(|n| n != PLUGIN_ROOT);
+            env_set.insert(PLUGIN_ROOT.to_owned(), root.clone());
         }
+        env_pass.retain(|n| !env_set.contains_key(n));
         let description = ctx.description.map(str::to_owned).or_else(|| {
             hook.get("statusMessage")
                 .and_then(Value::as_str)
@@ -472,6 +582,9 @@ impl Converter {
         let counter = self.counters.entry(ctx.base.to_owned()).or_insert(0);
         *counter += 1;
         let id = format!("{}-{counter}", ctx.base);
+        if reads_plugin_root && self.options.plugin_root.is_none() {
+            self.plugin_root_users.push(id.clone());
+        }
         let include_tools = match tools {
             ToolMatch::Names(names) => names.into_iter().map(Pattern::Name).collect(),
             ToolMatch::Regex(regex) => vec![Pattern::Regex { regex }],
@@ -491,16 +604,115 @@ impl Converter {
             when,
             program,
             env_pass,
+            env_set,
+            cwd,
             timeout,
+            failure_policy,
             audit: is_async,
         });
+    }
+
+    /// The failure policy of a hook with Claude Code's `onFailure` `value`
+    /// on `phase`: `block` (fail closed) where the phase allows it, else
+    /// `warn` (Claude Code's default, `continue`), with a warning when the
+    /// value cannot be honoured.
+    fn failure_policy(&mut self, value: Option<&Value>, path: &str, phase: &str) -> &'static str {
+        let warn = FailurePolicy::Warn.as_str();
+        match value.map(|v| (v, v.as_str())) {
+            None | Some((Value::Null, _)) | Some((_, Some("continue"))) => warn,
+            Some((_, Some("block"))) => {
+                let allowed = Phase::from_name(phase)
+                    .is_some_and(|p| p.capabilities().allows_failure_policy(FailurePolicy::Block));
+                if allowed {
+                    FailurePolicy::Block.as_str()
+                } else {
+                    self.warn(
+                        path,
+                        Some("onFailure"),
+                        format!("`onFailure: \"block\"` has no equivalent on `{phase}` (failure policy `block` skips a tool call); the hook fails open with `failure_policy: warn`"),
+                    );
+                    warn
+                }
+            }
+            Some((other, _)) => {
+                self.warn(
+                    path,
+                    Some("onFailure"),
+                    format!("unknown `onFailure` {other}, expected `\"block\"` or `\"continue\"`; the hook fails open with `failure_policy: warn`"),
+                );
+                warn
+            }
+        }
+    }
+
+    /// A VS Code handler's `cwd` and `env` (`None`, with a warning, when
+    /// the hook is skipped).
+    fn vscode_extras(
+        &mut self,
+        hook: &Map<String, Value>,
+        path: &str,
+    ) -> Option<(Option<String>, BTreeMap<String, String>)> {
+        if hook.contains_key("windows") {
+            self.warn(
+                path,
+                Some("windows"),
+                "ignored key `windows`: agent-hooks runs the Unix command".to_owned(),
+            );
+        }
+        let cwd = match hook.get("cwd") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(dir)) if hooks_schema::cwd_problem(dir).is_none() => {
+                Some(dir.clone())
+            }
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("cwd"),
+                    format!("skipped: `cwd` {other} must be a directory relative to the repository root that stays inside it"),
+                );
+                return None;
+            }
+        };
+        let mut env = BTreeMap::new();
+        match hook.get("env") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(vars)) => {
+                for (name, value) in vars {
+                    match value.as_str() {
+                        Some(v) if hooks_schema::valid_env_name(name) => {
+                            env.insert(name.clone(), v.to_owned());
+                        }
+                        _ => {
+                            self.warn(
+                                path,
+                                Some("env"),
+                                format!("skipped: `env` entry `{name}` must be a string variable `[A-Za-z_][A-Za-z0-9_]*`"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+            }
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("env"),
+                    format!(
+                        "skipped: `env` must be an object of variables, found {}",
+                        type_name(other)
+                    ),
+                );
+                return None;
+            }
+        }
+        Some((cwd, env))
     }
 
     /// Claude Code's timeout (seconds) as an agent-hooks duration; `None`
     /// (with a warning) when the hook is skipped.
     fn timeout(&mut self, value: Option<&Value>, path: &str) -> Option<String> {
         let millis = match value {
-            None | Some(Value::Null) => CLAUDE_DEFAULT_TIMEOUT_SECS * 1000,
+            None | Some(Value::Null) => self.options.dialect.default_timeout_secs() * 1000,
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(secs) if secs > 0.0 && secs.is_finite() => {
                     let ms = (secs * 1000.0).round();
@@ -551,6 +763,45 @@ struct HookCtx<'a> {
     outcome: Option<&'a When>,
     description: Option<&'a str>,
     origin: String,
+}
+
+/// A label matcher (notification type, agent type, compaction trigger) as a
+/// `when` on the pointer `""`, which addresses that label: none for a
+/// match-all matcher, `equals` for exact names (Claude Code's exact set:
+/// letters, digits, `_`, `-`, spaces, `,` and `|`; names separated by `|`
+/// or `,`), else `matches`, which searches like Claude Code's
+/// `RegExp.test`. `None` for a regex Rust's `regex` cannot compile.
+fn label_when(matcher: &str) -> Option<Option<When>> {
+    if matcher.is_empty() || matcher == "*" {
+        return Some(None);
+    }
+    let exact = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|');
+    if matcher.chars().all(exact) {
+        let mut names: Vec<When> = Vec::new();
+        for name in matcher
+            .split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+        {
+            let leaf = When::Equals {
+                pointer: "",
+                equals: name.to_owned(),
+            };
+            if !names.contains(&leaf) {
+                names.push(leaf);
+            }
+        }
+        return Some(match names.len() {
+            0 => None,
+            1 => names.pop(),
+            _ => Some(When::Any { any: names }),
+        });
+    }
+    hooks_schema::check_regex(matcher).ok()?;
+    Some(Some(When::Matches {
+        pointer: "",
+        matches: matcher.to_owned(),
+    }))
 }
 
 /// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.

@@ -1,13 +1,23 @@
 //! Converting Claude Code hooks into an agent-hooks config.
 //!
 //! Input: a Claude Code settings file (`~/.claude/settings.json`,
-//! `.claude/settings.json`, ...) or a plugin's `hooks/hooks.json`. Both keep
-//! their hooks under a top-level `hooks` object: event name → list of
-//! *matcher groups* `{"matcher": "...", "hooks": [{"type": "command",
-//! "command": "...", "timeout": 30}]}` (Claude Code's hooks reference,
-//! <https://code.claude.com/docs/en/hooks>). Other top-level keys
-//! (`permissions`, `env`, `mcpServers`, `description`, ...) are not hooks and
-//! are ignored.
+//! `.claude/settings.json`, ...), a plugin's `hooks/hooks.json`, or a
+//! VS Code / GitHub Copilot hook file (`.github/hooks/*.json`, same events
+//! and protocol). They keep their hooks under a top-level `hooks` object:
+//! event name → list of *matcher groups* `{"matcher": "...", "hooks":
+//! [{"type": "command", "command": "...", "timeout": 30}]}` (Claude Code's
+//! hooks reference, <https://code.claude.com/docs/en/hooks>). Other
+//! top-level keys (`permissions`, `env`, `mcpServers`, `description`, ...)
+//! are not hooks and are ignored. A plugin `hooks.json` written without the
+//! `hooks` wrapper (the events at the top level) is read the same way;
+//! warnings then name its entries without the `hooks.` prefix.
+//!
+//! VS Code hook files ([`Dialect::VsCode`], chosen by the CLI for a file in
+//! `.github/hooks/`) may list handlers directly under an event (no matcher
+//! group: every tool), default to a 30 s timeout, and give a handler `cwd`
+//! (→ `run.cwd`, relative to the repository root), `env` (→ `env.set`) and
+//! per-platform commands: `linux` (else `osx`) replaces `command`, `windows`
+//! is ignored with a warning.
 //!
 //! Output: one agent-hooks hook per (event, matcher group, command hook), in
 //! file order, which [`hooks_schema::load_str`] accepts. [`import_str`] does
@@ -32,10 +42,22 @@
 //! | `Stop` | `stop` |
 //! | `SessionStart` | `run_start`, for groups whose matcher accepts the `startup` source |
 //! | `SessionEnd` | `run_end`, for groups that match every end reason |
-//! | anything else (`Notification`, `PreCompact`, `SubagentStop`, `PermissionRequest`, `Setup`, ...) | skipped, with a warning |
+//! | `PermissionRequest` | `permission_request` (a tool event: the matcher selects tools) |
+//! | `PostToolBatch` | `after_tool_batch` |
+//! | `Notification` | `notification`, the matcher (notification type) as a `when` on pointer `""` |
+//! | `SubagentStart`, `SubagentStop` | `subagent_start`, `subagent_stop`, the matcher (agent type) as a `when` on `""` |
+//! | `PreCompact`, `PostCompact` | `before_compaction`, `after_compaction`, the matcher (trigger) as a `when` on `""` |
+//! | every other event (`Setup`, `TeammateIdle`, `ConfigChange`, ...) | skipped, with a warning giving the reason |
+//!
+//! A label matcher (the last three rows) of exact names (letters, digits,
+//! `_`, `-`, spaces, separated by `|` or `,`) becomes `{pointer: "", equals:
+//! NAME}` (an `any` of them for several); any other matcher becomes
+//! `{pointer: "", matches: MATCHER}`, which searches the label as Claude
+//! Code's regular expression does. `docs/import-claude.md` in the
+//! repository lists every Claude Code event.
 //!
 //! Every converted hook is `run: {command, timeout, protocol: claude}` with
-//! `failure_policy: warn`:
+//! `failure_policy: warn` (or `block`, see `onFailure`):
 //!
 //! - **protocol**: `claude`, so the script reads Claude Code's stdin JSON and
 //!   its exit code 2, `decision`, `hookSpecificOutput` ... keep their meaning.
@@ -47,6 +69,12 @@
 //!   other than 0 and 2 as a *non-blocking error*: the tool call goes on and
 //!   the error is shown. That is `warn` (agent-hooks' own default on
 //!   `before_tool` is `block`, fail closed), written explicitly on every hook.
+//! - **`onFailure`**: `"block"` (Claude Code 2.1.295+: a hook that cannot
+//!   start, times out or exits unexpectedly blocks the action) becomes
+//!   `failure_policy: block` on the phases that allow it (`before_tool`);
+//!   elsewhere the hook keeps `warn` with a warning on the key.
+//!   `"continue"` is the default (`warn`); another value is warned about and
+//!   kept `warn`.
 //! - **`async: true`** hooks run in the background in Claude Code and cannot
 //!   block anything. agent-hooks has no background hooks: they run in order
 //!   with `mode: audit` (the decision is recorded, the run continues), with a
@@ -58,14 +86,21 @@
 //!   Variables a command reads (`$NAME`, `${NAME}`, `process.env.NAME`, upper
 //!   case, not assigned by the command itself, not in the runtime's base set)
 //!   are listed in `env.pass`, so they reach it as they did under Claude Code.
-//!   `CLAUDE_PROJECT_DIR` is set by the runtime for `protocol: claude` hooks;
-//!   `CLAUDE_PLUGIN_ROOT` is not, and a warning says to export it.
+//!   `CLAUDE_PROJECT_DIR` is set by the runtime for `protocol: claude` hooks.
+//! - **`CLAUDE_PLUGIN_ROOT`**, which Claude Code sets to a plugin's
+//!   directory: with [`ImportOptions::plugin_root`] (`--plugin-root DIR`)
+//!   every converted hook gets it in `env.set`; without it, the hooks whose
+//!   command reads it pass it through (`env.pass`) and one warning names
+//!   them, since where the agent does not export it their scripts are not
+//!   found (exit 127, a non-blocking error under `warn`).
 //! - **`if`** (per-hook permission-rule filter): `Bash(PREFIX:*)` becomes
 //!   `when: {pointer: /command, matches: "^PREFIX(\s|$)"}` (the command starts
 //!   with `PREFIX` as a word); any other form skips the hook with a warning,
 //!   because dropping the filter would run it more often.
-//! - `type: "prompt"`, `"agent"`, `"http"` and other non-command hooks are
-//!   skipped with a warning (agent-hooks runs no model and no HTTP hooks).
+//! - `type: "http"` hooks are skipped with a warning on their `type`: HTTP
+//!   hooks are not supported yet. `"prompt"`, `"agent"` and other
+//!   non-command hooks are skipped with a warning (agent-hooks runs no model
+//!   in hooks).
 //!   Keys agent-hooks cannot honour (`blocking`, `commandWindows`, ...) are
 //!   reported and ignored; `"// ..."` pseudo-comment keys are ignored.
 //!
@@ -148,13 +183,9 @@ pub enum ImportError {
         /// The JSON type found (`array`, `string`, ...).
         found: &'static str,
     },
-    /// There is no top-level `hooks` key. `root_events` lists Claude Code
-    /// event names found at the top level instead (a plugin `hooks.json`
-    /// written without its `{"hooks": ...}` wrapper).
-    NoHooksKey {
-        /// Event names found at the top level, in file order.
-        root_events: Vec<String>,
-    },
+    /// There is neither a top-level `hooks` key nor a Claude Code event at
+    /// the top level: the file configures no hooks.
+    NoHooksKey,
     /// `hooks` is not an object of event name → matcher groups.
     HooksNotAnObject {
         /// The JSON type found.
@@ -179,18 +210,9 @@ impl fmt::Display for ImportError {
                 f,
                 "expected a JSON object with a `hooks` key (a Claude Code settings file or plugin `hooks.json`), found {found}"
             ),
-            ImportError::NoHooksKey { root_events } if !root_events.is_empty() => write!(
+            ImportError::NoHooksKey => write!(
                 f,
-                "no top-level `hooks` key: the events {} sit at the top level, but Claude Code reads hooks only from a `hooks` object (settings files and plugin `hooks.json` alike); wrap them as `{{\"hooks\": {{...}}}}`",
-                root_events
-                    .iter()
-                    .map(|e| format!("`{e}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            ImportError::NoHooksKey { .. } => write!(
-                f,
-                "no top-level `hooks` key: this file configures no Claude Code hooks"
+                "no top-level `hooks` key and no hook event at the top level: this file configures no hooks"
             ),
             ImportError::HooksNotAnObject { found } => write!(
                 f,
@@ -216,41 +238,128 @@ pub struct Import {
     pub warnings: Vec<Warning>,
 }
 
+/// Where the hooks file comes from: it sets the defaults Claude Code (or
+/// VS Code) would apply to what the file leaves out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// A Claude Code settings file or plugin `hooks.json` (default timeout
+    /// 60 s).
+    #[default]
+    ClaudeCode,
+    /// A VS Code / GitHub Copilot hook file (`.github/hooks/*.json`): the
+    /// same events and stdin/stdout protocol, handlers may sit directly in
+    /// an event's list (no matcher group), a handler may carry `cwd`, `env`
+    /// and per-platform `linux` / `osx` / `windows` commands, and the default
+    /// timeout is 30 s.
+    VsCode,
+}
+
+impl Dialect {
+    /// The dialect a file's path implies: [`Dialect::VsCode`] for a `.json`
+    /// file directly inside a `.github/hooks/` directory, else
+    /// [`Dialect::ClaudeCode`].
+    pub fn from_path(path: &std::path::Path) -> Dialect {
+        let mut parents = path.components().rev().skip(1).map(|c| c.as_os_str());
+        let in_hooks = parents.next().is_some_and(|d| d == "hooks");
+        let in_github = parents.next().is_some_and(|d| d == ".github");
+        if in_hooks && in_github && path.extension().is_some_and(|e| e == "json") {
+            Dialect::VsCode
+        } else {
+            Dialect::ClaudeCode
+        }
+    }
+
+    /// The timeout of a command hook that sets none, in seconds.
+    pub const fn default_timeout_secs(self) -> u64 {
+        match self {
+            Dialect::ClaudeCode => CLAUDE_DEFAULT_TIMEOUT_SECS,
+            Dialect::VsCode => VSCODE_DEFAULT_TIMEOUT_SECS,
+        }
+    }
+}
+
+/// VS Code's timeout of a command hook that sets none, in seconds.
+pub const VSCODE_DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+/// How [`import_with`] converts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// Which agent's file it is ([`Dialect::from_path`] guesses it).
+    pub dialect: Dialect,
+    /// The plugin's directory: written into every converted hook's
+    /// `env.set` as `CLAUDE_PLUGIN_ROOT` (Claude Code sets it for plugin
+    /// hooks). `None`: hooks that reference `${CLAUDE_PLUGIN_ROOT}` get it
+    /// from the agent's environment (`env.pass`), with a warning naming them.
+    pub plugin_root: Option<String>,
+}
+
+impl ImportOptions {
+    /// Options for `dialect`, without a plugin root.
+    pub fn new(dialect: Dialect) -> ImportOptions {
+        ImportOptions {
+            dialect,
+            plugin_root: None,
+        }
+    }
+
+    /// These options with `CLAUDE_PLUGIN_ROOT` set to `dir`.
+    pub fn with_plugin_root(mut self, dir: impl Into<String>) -> ImportOptions {
+        self.plugin_root = Some(dir.into());
+        self
+    }
+}
+
 /// Converts the hooks of a Claude Code settings file or plugin `hooks.json`
 /// (`source`, JSON text; `source_name` is shown in the output's header) into
-/// agent-hooks hooks, following the [module docs](self).
+/// agent-hooks hooks, following the [module docs](self), with the default
+/// [`ImportOptions`].
 ///
 /// # Errors
 ///
-/// [`ImportError`] when the text is not JSON, has no top-level `hooks`
-/// object, or none of its hooks maps ([`ImportError::NothingConvertible`]
-/// carries the reasons). Hooks that do not map are otherwise reported in
-/// [`Import::warnings`].
+/// As [`import_with`].
 pub fn import_str(source: &str, source_name: &str) -> Result<Import, ImportError> {
+    import_with(source, source_name, &ImportOptions::default())
+}
+
+/// Converts the hooks of a Claude Code settings file, plugin `hooks.json`
+/// or VS Code hook file (`source`, JSON text; `source_name` is shown in the
+/// output's header) into agent-hooks hooks, following the
+/// [module docs](self) and `options`.
+///
+/// The hooks sit under a top-level `hooks` object; a file without one whose
+/// top-level keys include Claude Code events (a plugin `hooks.json` written
+/// without the wrapper) is read as that object itself.
+///
+/// # Errors
+///
+/// [`ImportError`] when the text is not JSON, has neither a top-level
+/// `hooks` object nor events at the top level, or none of its hooks maps
+/// ([`ImportError::NothingConvertible`] carries the reasons). Hooks that do
+/// not map are otherwise reported in [`Import::warnings`].
+pub fn import_with(
+    source: &str,
+    source_name: &str,
+    options: &ImportOptions,
+) -> Result<Import, ImportError> {
     let (root, lines) = read::parse(source)?;
     let Value::Object(root) = root else {
         return Err(ImportError::NotAnObject {
             found: map::type_name(&root),
         });
     };
-    let hooks = match root.get("hooks") {
-        Some(Value::Object(hooks)) => hooks,
+    let (hooks, prefix) = match root.get("hooks") {
+        Some(Value::Object(hooks)) => (hooks, "hooks"),
         Some(other) => {
             return Err(ImportError::HooksNotAnObject {
                 found: map::type_name(other),
             });
         }
-        None => {
-            let root_events = lines
-                .keys("", &root)
-                .into_iter()
-                .filter(|k| map::is_known_event(k))
-                .map(str::to_owned)
-                .collect();
-            return Err(ImportError::NoHooksKey { root_events });
-        }
+        None if lines.keys("", &root).iter().any(|k| map::is_known_event(k)) => (&root, ""),
+        None => return Err(ImportError::NoHooksKey),
     };
-    let converter = map::Converter::run(lines, hooks);
+    let converter = map::Converter::run(lines, hooks, prefix, options);
     if converter.hooks.is_empty() {
         return Err(ImportError::NothingConvertible {
             warnings: converter.warnings,
