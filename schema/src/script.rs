@@ -75,7 +75,8 @@ pub fn shell_words(command: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// A hook whose script does not exist.
+/// The script a `run` hook names (see [`hook_scripts`]); a
+/// [`MissingScript`] when it does not exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissingScript {
     /// The hook's index in [`Config::hooks`].
@@ -98,6 +99,16 @@ pub struct MissingScript {
 /// `run.cwd`. Absolute script paths are checked as they are. Reads the file
 /// system (one `stat` per script); never fails.
 pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> {
+    hook_scripts(config)
+        .into_iter()
+        .filter(|s| !workspace.join(&s.looked_at).is_file())
+        .collect()
+}
+
+/// The script of every enabled `run` hook of `config` that names one (the
+/// rule of [`missing_scripts`]), whether it exists or not, in hook order.
+/// Does not touch the file system.
+pub fn hook_scripts(config: &Config) -> Vec<MissingScript> {
     let mut out = Vec::new();
     for (i, hook) in config.hooks.iter().enumerate() {
         let Action::Run(run) = hook.action() else {
@@ -126,14 +137,12 @@ pub fn missing_scripts(config: &Config, workspace: &Path) -> Vec<MissingScript> 
             Some(cwd) => Path::new(cwd).join(script),
             None => PathBuf::from(script),
         };
-        if !workspace.join(&relative).is_file() {
-            out.push(MissingScript {
-                hook: i,
-                pointer,
-                script: script.to_owned(),
-                looked_at: relative,
-            });
-        }
+        out.push(MissingScript {
+            hook: i,
+            pointer,
+            script: script.to_owned(),
+            looked_at: relative,
+        });
     }
     out
 }

@@ -4,11 +4,11 @@
 //!
 //! A [`Fingerprint`] binds a config to the SHA-256 digest of its resolved
 //! hook set (the validated config, so comments and formatting do not count)
-//! and of every file its `run` hooks name: the program when it is a path
-//! (`./hooks/guard.sh`, `hooks/check.py` in shell or exec form) and the
-//! script of an interpreter command (`sh hooks/guard.sh`, `python3
-//! check.py`, see [`hooks_schema::script_path`]), resolved against the
-//! workspace root and the hook's `run.cwd`. A [`TrustStore`] (a JSON file
+//! and of every file its enabled `run` hooks run: the script of an
+//! interpreter command (`sh hooks/guard.sh`, `python3 check.py`) or the
+//! program when it is a path (`./hooks/guard.sh`), by the rule `check`
+//! uses for its missing-script warning ([`hooks_schema::hook_scripts`]),
+//! resolved against the workspace root and the hook's `run.cwd`. A [`TrustStore`] (a JSON file
 //! the operator controls; [`TrustStore::default_path`]) keeps the trusted
 //! fingerprints; `agent-hooks trust FILE`, `--list` and `--revoke` edit it.
 //!
@@ -23,7 +23,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use hooks_schema::{Config, Program};
+use hooks_schema::Config;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -84,31 +84,14 @@ impl Fingerprint {
     }
 }
 
-/// The files a config's `run` hooks name, absolute, sorted, once each.
+/// The files a config's enabled `run` hooks run
+/// ([`hooks_schema::hook_scripts`]), absolute, sorted, once each.
 fn referenced_files(config: &Config, workspace: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for hook in &config.hooks {
-        let hooks_schema::Action::Run(run) = hook.action() else {
-            continue;
-        };
-        let words = match &run.program {
-            Program::Exec(argv) => Some(argv.clone()),
-            Program::Shell(command) => hooks_schema::shell_words(command),
-        };
-        let Some(words) = words else { continue };
-        let dir = run
-            .cwd
-            .as_deref()
-            .map_or_else(|| workspace.to_path_buf(), |cwd| workspace.join(cwd));
-        let program = words
-            .first()
-            .filter(|p| p.contains('/'))
-            .map(String::as_str);
-        for name in program.into_iter().chain(hooks_schema::script_path(&words)) {
-            // Lexically normal (`a/./b` is `a/b`): one key per file.
-            files.push(dir.join(name).components().collect());
-        }
-    }
+    let mut files: Vec<PathBuf> = hooks_schema::hook_scripts(config)
+        .into_iter()
+        // Lexically normal (`a/./b` is `a/b`): one key per file.
+        .map(|s| workspace.join(s.looked_at).components().collect())
+        .collect();
     files.sort();
     files.dedup();
     files
