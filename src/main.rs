@@ -33,6 +33,10 @@ enum Command {
         /// Fail (exit 1) on warnings too, as CI should; notes never fail.
         #[arg(long)]
         deny_warnings: bool,
+        /// The files are the configs of one hook stack: a hook id defined
+        /// in two of them is an error.
+        #[arg(long)]
+        stack: bool,
     },
     /// Print a JSON Schema: the hook config (default), the hook stdin payload
     /// or the hook stdout output.
@@ -138,7 +142,15 @@ fn main() -> ExitCode {
             files,
             format,
             deny_warnings,
-        } => cli::check::run(&files, format, deny_warnings),
+            stack,
+        } => cli::check::run(
+            &files,
+            cli::check::Options {
+                format,
+                deny_warnings,
+                stack,
+            },
+        ),
         Command::Schema { kind } => cli::schema::run(kind),
         Command::Test {
             config,

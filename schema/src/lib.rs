@@ -63,6 +63,7 @@ mod yaml;
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
+pub use check::duplicate_ids_in_stack;
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,

@@ -25,6 +25,7 @@
 mod action;
 mod hook;
 mod lint;
+mod lint_stack;
 mod lint_when;
 mod names;
 mod predicate;
@@ -33,6 +34,8 @@ mod settings;
 #[cfg(test)]
 mod tests;
 mod walk;
+
+pub use lint_stack::duplicate_ids_in_stack;
 
 use crate::diagnostic::{Diagnostic, Layer, Severity};
 use crate::plan::DfaCache;
