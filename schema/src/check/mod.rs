@@ -26,6 +26,8 @@ mod action;
 mod hook;
 mod lint;
 mod lint_stack;
+#[cfg(test)]
+mod lint_tests;
 mod lint_when;
 mod names;
 mod predicate;
