@@ -38,6 +38,10 @@ enum Command {
         /// directory, as `test` and `replay` run hooks.
         #[arg(long, value_name = "DIR")]
         workspace: Option<std::path::PathBuf>,
+        /// The files are the configs of one hook stack: a hook id defined
+        /// in two of them is an error.
+        #[arg(long)]
+        stack: bool,
     },
     /// Print a JSON Schema: the hook config (default), the hook stdin payload
     /// or the hook stdout output.
@@ -173,11 +177,15 @@ fn main() -> ExitCode {
             format,
             deny_warnings,
             workspace,
+            stack,
         } => cli::check::run(
             &files,
-            format,
-            deny_warnings,
-            &workspace.unwrap_or_else(|| std::path::PathBuf::from(".")),
+            cli::check::Options {
+                format,
+                deny_warnings,
+                workspace: &workspace.unwrap_or_else(|| std::path::PathBuf::from(".")),
+                stack,
+            },
         ),
         Command::Schema { kind } => cli::schema::run(kind),
         Command::Test {

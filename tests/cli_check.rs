@@ -276,3 +276,26 @@ fn json_output_carries_the_severity() {
         serde_json::from_slice(&denied.stdout).expect("check prints JSON");
     assert_eq!(reports[0]["ok"], false);
 }
+
+/// `check --stack`: an id defined in two configs of one stack is an error
+/// located in the later file, naming the first (snapshot
+/// `tests/configs/stack/project.expected`); without `--stack`, or with ids
+/// of their own, the files are clean.
+#[test]
+fn stack_ids_are_unique_across_files() {
+    let team = "tests/configs/stack/team.yaml";
+    let out = check(&["--stack", team, "tests/configs/stack/project.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let expected = std::fs::read_to_string(root().join("tests/configs/stack/project.expected"))
+        .expect("the snapshot exists");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    let alone = check(&[team, "tests/configs/stack/project.yaml"]);
+    assert_eq!(alone.status.code(), Some(0));
+    let twin = check(&["--stack", team, "tests/configs/stack/project-ok.yaml"]);
+    assert_eq!(
+        twin.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&twin.stdout)
+    );
+}

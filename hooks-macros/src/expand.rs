@@ -115,6 +115,10 @@ pub(crate) fn wrap(
                 fn observes(&self, kind: #p::StepEventKind) -> bool {
                     #p::AgentHook::observes(&self.dispatcher, kind)
                 }
+
+                fn config_plan(&self) -> ::core::option::Option<&#p::Plan> {
+                    #p::AgentHook::config_plan(&self.dispatcher)
+                }
             }
         };
     }

@@ -133,7 +133,7 @@ pub use crate::core::driver::{
 };
 pub use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 pub use crate::core::report::{FailureKind, HookFailure, HookReport, ReportList, Verdict};
-pub use crate::core::stack::HookStack;
+pub use crate::core::stack::{DuplicateHookId, HookStack};
 
 // What a Rust hook answers with, and how answers merge.
 pub use crate::core::diagnostic::Diagnostic;

@@ -35,6 +35,26 @@ fn config(n: usize) -> String {
     s
 }
 
+/// The lints' worst case: `n` unconditional `block`s on distinct tools (each
+/// compared with every earlier one for `shadowed-rule`), each with a
+/// contradiction-free `all` of eight leaves, every other one disabled.
+fn lint_worst_case(n: usize) -> String {
+    let mut s = String::from("version: 1\nhooks:\n");
+    for i in 0..n {
+        write!(
+            s,
+            "  - id: rule-{i}\n    phase: before_tool\n    include_tools: [tool_{i}, other_{i}]\n    block: {{ reason: \"no\" }}\n    enabled: {}\n  - id: cond-{i}\n    phase: before_tool\n    include_tools: [tool_{i}]\n    when: {{ all: [{}] }}\n    run: {{ command: \"true\" }}\n",
+            i % 2 == 0,
+            (0..8)
+                .map(|k| format!("{{ pointer: /p{k}, equals: {k} }}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .unwrap_or(());
+    }
+    s
+}
+
 fn bench(c: &mut Criterion) {
     let source = config(1_000);
     // Warm the once-built schema validator outside the measurement, as a
@@ -44,6 +64,11 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     group.bench_function("load_str 1000 hooks", |b| {
         b.iter(|| hooks_schema::load_str(black_box(&source), "bench.yaml"))
+    });
+    let worst = lint_worst_case(500);
+    assert!(hooks_schema::compile_str(&worst, "worst.yaml").is_ok_and(|c| !c.warnings.is_empty()));
+    group.bench_function("compile_str 1000 hooks, lint worst case", |b| {
+        b.iter(|| hooks_schema::compile_str(black_box(&worst), "worst.yaml"))
     });
     group.bench_function("config_schema + validator build", |b| {
         b.iter(|| jsonschema::validator_for(&hooks_schema::config_schema()))

@@ -64,7 +64,7 @@ mod yaml;
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
-pub use check::{cwd_problem, valid_env_name};
+pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,

@@ -37,16 +37,35 @@ fn fails(diagnostic: &Diagnostic, deny_warnings: bool) -> bool {
     }
 }
 
+/// How `check` runs, from its flags.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options<'a> {
+    /// How findings are printed.
+    pub(crate) format: Format,
+    /// Where scripts named by `run` hooks are looked for (joined with each
+    /// hook's `cwd`): a missing one is a `missing-script` warning.
+    pub(crate) workspace: &'a Path,
+    /// Whether warnings fail the check.
+    pub(crate) deny_warnings: bool,
+    /// Whether the files are configs of one stack (ids must be unique
+    /// across them).
+    pub(crate) stack: bool,
+}
+
 /// Checks every file, prints the diagnostics, returns the exit code:
 /// 0 when no file has an error (warnings and notes are printed but pass,
 /// unless `deny_warnings` makes warnings fail), 1 when any has a failing
 /// finding, 2 when any could not be read (I/O errors win over findings).
-///
-/// Scripts named by `run` hooks are looked for relative to `workspace`
-/// (joined with each hook's `cwd`): a missing one is a `missing-script`
-/// warning.
-pub(crate) fn run(files: &[PathBuf], format: Format, deny_warnings: bool, workspace: &Path) -> u8 {
-    let loaded: Vec<Loaded> = files.iter().map(|path| load(path, workspace)).collect();
+/// With `stack`, a hook id defined in two of the files is an error too.
+pub(crate) fn run(files: &[PathBuf], options: Options<'_>) -> u8 {
+    let mut loaded: Vec<Loaded> = files
+        .iter()
+        .map(|path| load(path, options.workspace))
+        .collect();
+    if options.stack {
+        add_stack_findings(&mut loaded);
+    }
+    let deny_warnings = options.deny_warnings;
     let code = if loaded.iter().any(|l| l.checked.is_err()) {
         EXIT_USAGE
     } else if loaded
@@ -57,11 +76,35 @@ pub(crate) fn run(files: &[PathBuf], format: Format, deny_warnings: bool, worksp
     } else {
         EXIT_OK
     };
-    match format {
+    match options.format {
         Format::Human => print_human(&loaded),
         Format::Json => print_json(&loaded, deny_warnings),
     }
     code
+}
+
+/// Adds [`hooks_schema::duplicate_ids_in_stack`] to the findings of the
+/// files it locates them in, keeping each file's findings in position order.
+fn add_stack_findings(loaded: &mut [Loaded]) {
+    let configs: Vec<(&str, &str)> = loaded
+        .iter()
+        .filter_map(|l| {
+            l.checked
+                .as_ref()
+                .ok()
+                .map(|(source, _)| (l.name.as_str(), source.as_str()))
+        })
+        .collect();
+    let found = hooks_schema::duplicate_ids_in_stack(&configs);
+    for file in loaded.iter_mut() {
+        if let Ok((_, diagnostics)) = &mut file.checked {
+            let before = diagnostics.len();
+            diagnostics.extend(found.iter().filter(|d| d.file == file.name).cloned());
+            if diagnostics.len() > before {
+                diagnostics.sort_by_key(|d| (d.line, d.column));
+            }
+        }
+    }
 }
 
 /// Loads and checks one file; scripts its hooks run are looked for under

@@ -92,6 +92,14 @@ pub trait AgentHook: Send + Sync {
         None
     }
 
+    /// The plan of the hook config this hook dispatches, when it is one (a
+    /// [`Dispatcher`](crate::Dispatcher), a type made by `hooks!`), so that
+    /// [`HookStack::try_push`](crate::HookStack::try_push) can refuse hook
+    /// ids that two configs share. Default: `None`.
+    fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {
+        None
+    }
+
     /// `Some(self)` only for [`HookStack`](crate::HookStack), so that
     /// pushing a stack into a stack flattens it (see
     /// [`HookStack::push`](crate::HookStack::push)). Other hooks keep the
@@ -121,6 +129,10 @@ macro_rules! forward_to_pointee {
 
             fn observes(&self, kind: StepEventKind) -> bool {
                 (**self).observes(kind)
+            }
+
+            fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {
+                (**self).config_plan()
             }
 
             fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {

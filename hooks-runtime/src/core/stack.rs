@@ -99,6 +99,20 @@ pub struct HookStack {
     entries: Vec<Entry>,
 }
 
+/// Two hook configs pushed into one [`HookStack`] define the same hook id
+/// ([`HookStack::try_push`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("hook id `{id}` is defined in both `{first}` and `{second}`, pushed into one stack")]
+#[non_exhaustive]
+pub struct DuplicateHookId {
+    /// The shared hook id.
+    pub id: String,
+    /// The source (file name) of the config already in the stack.
+    pub first: String,
+    /// The source of the config being pushed.
+    pub second: String,
+}
+
 #[derive(Clone)]
 struct Entry {
     id: HookId,
@@ -141,6 +155,61 @@ impl HookStack {
             hook,
         });
         self
+    }
+
+    /// Like [`HookStack::push`], but refuses a hook config that defines a
+    /// hook id one already in the stack defines (checked for every hook
+    /// that has a [`config_plan`](AgentHook::config_plan): dispatch tables
+    /// and `hooks!` types, also inside a pushed stack). Records, reports and
+    /// provenance name hooks by id, so two configs sharing one would be
+    /// told apart by nothing. Nothing is pushed on error.
+    ///
+    /// # Errors
+    ///
+    /// [`DuplicateHookId`] naming the id and both configs' sources.
+    pub fn try_push(
+        &mut self,
+        id: impl Into<HookId>,
+        hook: impl AgentHook + 'static,
+    ) -> Result<&mut Self, DuplicateHookId> {
+        let incoming: Vec<&hooks_schema::plan::Plan> = match nested(&hook) {
+            Some(stack) => stack.plans().collect(),
+            None => hook.config_plan().into_iter().collect(),
+        };
+        for plan in incoming {
+            for rule in plan.rules.iter() {
+                if let Some(first) = self
+                    .plans()
+                    .find(|p| p.rules.iter().any(|r| r.id == rule.id))
+                {
+                    return Err(DuplicateHookId {
+                        id: rule.id.to_string(),
+                        first: first.source.to_string(),
+                        second: plan.source.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(self.push(id, hook))
+    }
+
+    /// Builder form of [`HookStack::try_push`].
+    ///
+    /// # Errors
+    ///
+    /// As [`HookStack::try_push`].
+    pub fn try_with(
+        mut self,
+        id: impl Into<HookId>,
+        hook: impl AgentHook + 'static,
+    ) -> Result<Self, DuplicateHookId> {
+        self.try_push(id, hook)?;
+        Ok(self)
+    }
+
+    /// The config plans of the stack's hooks that have one, in order.
+    fn plans(&self) -> impl Iterator<Item = &hooks_schema::plan::Plan> + '_ {
+        self.entries.iter().filter_map(|e| e.hook.config_plan())
     }
 
     /// Builder form of [`HookStack::push`].

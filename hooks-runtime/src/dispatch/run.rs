@@ -531,6 +531,10 @@ impl AgentHook for Dispatcher {
     fn observes(&self, kind: StepEventKind) -> bool {
         self.table.has_rules_for(kind)
     }
+
+    fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {
+        Some(self.table.plan())
+    }
 }
 
 /// The records of the declarative rules a fold consulted, written when the

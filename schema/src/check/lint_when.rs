@@ -214,8 +214,8 @@ fn describe(leaf: &Predicate) -> String {
 /// `` `equals: 1` ``, or `` `not` `equals: 1` `` when negated.
 fn describe_test((test, negated): (&ArgTest, bool)) -> String {
     let leaf = match test {
-        ArgTest::Matches(re) => format!("`matches: {re}`"),
-        ArgTest::Glob(g) => format!("`glob: {g}`"),
+        ArgTest::Matches(re) => format!("`matches: {}`", short(&Value::from(re.as_str()))),
+        ArgTest::Glob(g) => format!("`glob: {}`", short(&Value::from(g.as_str()))),
         ArgTest::Equals(v) => format!("`equals: {}`", short(v)),
         ArgTest::Exists(e) => format!("`exists: {e}`"),
     };

@@ -25,6 +25,9 @@
 mod action;
 mod hook;
 mod lint;
+mod lint_stack;
+#[cfg(test)]
+mod lint_tests;
 mod lint_when;
 mod names;
 mod predicate;
@@ -34,6 +37,7 @@ mod settings;
 mod tests;
 mod walk;
 
+pub use lint_stack::duplicate_ids_in_stack;
 pub use run::{cwd_problem, valid_env_name};
 
 use crate::diagnostic::{Diagnostic, Layer, Severity};
