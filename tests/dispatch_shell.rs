@@ -270,10 +270,14 @@ fn the_configs_limits_become_the_shell_runtimes() {
     assert_eq!(limits.stdout_cap, 2048);
     assert_eq!(limits.stderr_cap, 2048);
     assert_eq!(limits.max_context_bytes, 4096);
-    assert_eq!(limits.max_stop_resumes, 1);
+    // The stop cap is the driver's: a stack takes it from the configs in it.
+    let stack = agent_hooks::runtime::HookStack::new().with("observer", Observer::new());
+    assert_eq!(stack.stop_cap(), 1);
     // A config without `limits` gets the config language's defaults.
     let defaults = Gate::table().hook_limits();
     assert_eq!(defaults.stdout_cap, 1 << 20);
     assert_eq!(defaults.max_context_bytes, 64 << 10);
-    assert_eq!(defaults.max_stop_resumes, 3);
+    let stack = agent_hooks::runtime::HookStack::new().with("gate", Gate::new());
+    assert_eq!(stack.stop_cap(), 3);
+    assert_eq!(stack.with_stop_cap(7).stop_cap(), 7);
 }

@@ -46,8 +46,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent_hooks::runtime::{
-    CompletionDecision, Executor, FlowKind, HookContext, HookStack, PromptDecision, RecordWriter,
-    SecretSet, ShellRuntime, StepEvent, StopDecision, ToolCall, ToolDecision, Verdict,
+    CompletionDecision, Executor, HookContext, HookStack, PromptDecision, RecordWriter, SecretSet,
+    ShellRuntime, StepEvent, StopDecision, ToolCall, ToolDecision,
 };
 use serde_json::{Value, json};
 
@@ -431,13 +431,10 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
             turn.turn()
         )?;
         let start = Instant::now();
-        let stop = agent.stack.stop(&turn, resumes, answer.text).await;
+        // The runtime counts resumes per user turn itself; `resumes` is
+        // only this loop's own tally for printing.
+        let stop = agent.stack.stop(&turn, 0, answer.text).await;
         agent.report(&stop, start.elapsed())?;
-        // A resume the stop-resume cap refused is in the hook's report.
-        let capped = stop
-            .reports
-            .iter()
-            .any(|r| r.verdict == Verdict::Refused(FlowKind::Resume));
         match stop.decision {
             StopDecision::Resume { reason } => {
                 resumes += 1;
@@ -445,17 +442,16 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
                 writeln!(agent.out, "      => resume ({resumes}): {reason}")?;
                 messages.push(json!({"role": "user", "content": reason}));
             }
+            StopDecision::Capped { cap, resumes, .. } => {
+                agent.summary.capped_stops += 1;
+                writeln!(
+                    agent.out,
+                    "      => stop: capped (a hook asked to resume after {resumes} resume(s); the cap is {cap})"
+                )?;
+                end = Some(String::from("stopped"));
+            }
             StopDecision::Stop => {
-                if capped {
-                    agent.summary.capped_stops += 1;
-                    writeln!(
-                        agent.out,
-                        "      => stop: capped (a hook asked to resume a {}th time)",
-                        resumes + 1
-                    )?;
-                } else {
-                    writeln!(agent.out, "      => stop")?;
-                }
+                writeln!(agent.out, "      => stop")?;
                 end = Some(String::from("stopped"));
             }
             StopDecision::Terminate { reason } => {

@@ -26,7 +26,10 @@ fn default_limits_are_the_configs() {
     assert_eq!(limits.stdout_cap, 1 << 20);
     assert_eq!(limits.stderr_cap, 1 << 20);
     assert_eq!(limits.payload.stdin_cap, 1 << 20);
-    assert_eq!(limits.max_stop_resumes, 3);
+    assert_eq!(
+        hooks_runtime::HookStack::new().stop_cap(),
+        Limits::DEFAULT.max_stop_resumes_per_turn
+    );
     assert_eq!(ExecRequest::DEFAULT_CAP, limits.stdout_cap);
     let root = tempfile::tempdir().expect("workspace root");
     let runtime = ShellRuntime::new(Executor::new(root.path()).expect("executor"));

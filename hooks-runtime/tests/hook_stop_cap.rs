@@ -1,116 +1,126 @@
-//! The stop-phase resume cap per turn, with a numeric loop count in the
-//! payload.
+//! The stop-resume cap is the driver's: `HookStack::stop` counts resumes per
+//! user turn itself, whatever the agent passes and however often the model
+//! turn changes; the payload's `loop_count` is that count; a resume at the
+//! cap is `StopDecision::Capped`, never a plain `Stop`.
 
 #[path = "common/hooks.rs"]
 mod hooks;
 
-use hooks::{Fixture, script, sh};
-use hooks_runtime::{Flow, HookContext, HookLimits, RecordStatus, StepEvent};
+use std::sync::Arc;
+
+use hooks::{Fixture, sh};
+use hooks_runtime::{
+    Diagnostic, Flow, FnHook, HookContext, HookLimits, HookStack, StepEvent, StopDecision,
+};
 use hooks_schema::Phase;
 
-/// Drives stop events like an agent loop would: resume while a hook asks to.
-async fn stop_loop(
-    hook: &hooks_runtime::ShellHook,
-    ctx: &HookContext,
-    agent_counts: bool,
-) -> Vec<Flow> {
-    let mut flows = Vec::new();
-    let mut resumes = 0u32;
-    loop {
-        let loop_count = if agent_counts { resumes } else { 0 };
-        let inv = hook
-            .invoke(
-                ctx,
-                StepEvent::Stop {
-                    loop_count,
-                    text: "all done",
-                },
-            )
-            .await;
-        let flow = inv.flow.clone();
-        flows.push(flow.clone());
-        if !matches!(flow, Flow::Resume { .. }) {
-            assert_eq!(inv.record.status, RecordStatus::Refused);
-            // The refusal is the call's own: its verdict and one diagnostic.
-            assert_eq!(
-                inv.report.verdict,
-                hooks_runtime::Verdict::Refused(hooks_runtime::FlowKind::Resume)
-            );
-            assert_eq!(inv.diagnostics().len(), 1, "{:?}", inv.diagnostics());
-            return flows;
+/// A shell stop hook that always resumes, with the payload's loop count
+/// as its reason (`count N`).
+const ECHO_COUNT: &str = r#"n=$(sed -n 's/.*"loop_count":\([0-9]*\).*/\1/p'); echo "{\"decision\":\"resume\",\"reason\":\"count $n\"}""#;
+
+/// Stops like an agent that passes no count of its own and starts a new
+/// model turn for every resume: the decisions, until one is not a resume.
+async fn stop_until_it_stops(stack: &HookStack, ctx: &HookContext) -> Vec<StopDecision> {
+    let mut decisions = Vec::new();
+    for model_turn in 0.. {
+        let decided = stack.stop(&ctx.for_turn(model_turn), 0, "done").await;
+        let resumed = matches!(decided.decision, StopDecision::Resume { .. });
+        decisions.push(decided.decision);
+        if !resumed || model_turn > 10 {
+            return decisions;
         }
-        resumes += 1;
-        assert!(resumes < 20, "the cap never hit");
+    }
+    decisions
+}
+
+fn resume(reason: &str) -> StopDecision {
+    StopDecision::Resume {
+        reason: reason.to_owned().into(),
     }
 }
 
 #[tokio::test]
-async fn a_stop_hook_that_always_resumes_is_honoured_n_times_then_refused() {
-    let fx = Fixture::with_limits(HookLimits {
-        max_stop_resumes: 3,
-        ..Default::default()
-    });
-    let log = fx.path("loops.txt");
-    let spec = sh(
-        "again",
-        Phase::Stop,
-        &format!("sh {} {}", script("native_resume.sh"), log.display()),
-    );
-    let hook = fx.hook(spec);
-    let ctx = HookContext::new("run-1");
-    for agent_counts in [true, false] {
-        std::fs::write(&log, "").unwrap();
-        let turn_ctx = ctx.for_turn(if agent_counts { 1 } else { 2 });
-        let flows = stop_loop(&hook, &turn_ctx, agent_counts).await;
-        assert_eq!(
-            flows,
-            vec![
-                Flow::resume("keep going"),
-                Flow::resume("keep going"),
-                Flow::resume("keep going"),
-                Flow::Continue,
-            ],
-            "agent_counts = {agent_counts}"
-        );
-        // The payload's loop_count increments, even when the agent does not count.
-        assert_eq!(std::fs::read_to_string(&log).unwrap(), "0\n1\n2\n3\n");
-    }
-    let refused: Vec<_> = fx
-        .records()
-        .into_iter()
-        .filter(|r| r["status"] == "refused")
-        .collect();
-    assert_eq!(refused.len(), 2);
-    assert!(
-        refused[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("cap of 3 per turn")
+async fn the_runtime_counts_resumes_and_the_payload_carries_its_count() {
+    let fx = Fixture::with_limits(HookLimits::default());
+    let stack = HookStack::new()
+        .with("again", fx.hook(sh("again", Phase::Stop, ECHO_COUNT)))
+        .with_stop_cap(3);
+    let decisions = stop_until_it_stops(&stack, &HookContext::new("run-1")).await;
+    assert_eq!(
+        decisions,
+        [
+            resume("count 0"),
+            resume("count 1"),
+            resume("count 2"),
+            StopDecision::Capped {
+                reason: "count 3".into(),
+                cap: 3,
+                resumes: 3
+            },
+        ]
     );
 }
 
 #[tokio::test]
-async fn a_new_turn_starts_a_new_count() {
-    let fx = Fixture::with_limits(HookLimits {
-        max_stop_resumes: 1,
-        ..Default::default()
-    });
-    let spec = sh(
-        "again",
-        Phase::Stop,
-        r#"echo '{"decision":"resume","reason":"more"}'"#,
-    );
-    let hook = fx.hook(spec);
+async fn a_capped_stop_says_so_in_the_diagnostics_and_the_hooks_report() {
+    let stack = HookStack::new()
+        .with("quiet", FnHook::new(|_, _| Flow::Continue))
+        .with("again", FnHook::new(|_, _| Flow::resume("more")))
+        .with_stop_cap(1);
     let ctx = HookContext::new("run-1");
-    let stop = StepEvent::Stop {
-        loop_count: 0,
-        text: "",
-    };
-    for turn in 0..3 {
-        let ctx = ctx.for_turn(turn);
-        let first = hook.invoke(&ctx, stop).await;
-        assert_eq!(first.flow, Flow::resume("more"), "turn {turn}");
-        let second = hook.invoke(&ctx, stop).await;
-        assert_eq!(second.flow, Flow::Continue, "turn {turn}");
+    assert_eq!(stack.stop(&ctx, 0, "done").await.decision, resume("more"));
+    let capped = stack.stop(&ctx, 0, "done").await;
+    assert_eq!(capped.decision.label(), "capped");
+    let stop_capped = |d: &Diagnostic| matches!(d, Diagnostic::StopCapped { cap: 1, resumes: 1 });
+    assert!(capped.diagnostics.iter().any(stop_capped));
+    let again = capped
+        .reports
+        .iter()
+        .find(|r| r.hook == "again")
+        .expect("report");
+    assert!(again.diagnostics.iter().any(stop_capped), "{again:?}");
+    let quiet = capped.reports.iter().find(|r| r.hook == "quiet");
+    assert!(quiet.is_none_or(|r| r.diagnostics.is_empty()));
+}
+
+#[tokio::test]
+async fn a_new_user_turn_starts_a_new_count_and_subagents_count_apart() {
+    let stack = HookStack::new()
+        .with("again", FnHook::new(|_, _| Flow::resume("more")))
+        .with_stop_cap(1);
+    let ctx = HookContext::new("run-1");
+    for _ in 0..3 {
+        stack.user_prompt(&ctx, "next task").await;
+        assert_eq!(stack.stop(&ctx, 0, "").await.decision, resume("more"));
+        assert_eq!(stack.stop(&ctx, 0, "").await.decision.label(), "capped");
+        // Each subagent has its own count, apart from the agent's.
+        for agent in ["a1", "a2"] {
+            let first = stack.subagent_stop(&ctx, agent, "Explore", 0, "").await;
+            assert_eq!(first.decision, resume("more"), "{agent}");
+            let second = stack.subagent_stop(&ctx, agent, "Explore", 0, "").await;
+            assert_eq!(second.decision.label(), "capped", "{agent}");
+        }
     }
+}
+
+#[tokio::test]
+async fn a_larger_count_from_the_agent_is_honoured() {
+    // An agent resuming a recorded session may know of earlier resumes.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let stack = HookStack::new()
+        .with(
+            "again",
+            FnHook::new(move |_, event| {
+                if let StepEvent::Stop { loop_count, .. } = event {
+                    log.lock().expect("log").push(loop_count);
+                }
+                Flow::resume("more")
+            }),
+        )
+        .with_stop_cap(3);
+    let ctx = HookContext::new("run-1");
+    assert_eq!(stack.stop(&ctx, 2, "").await.decision, resume("more"));
+    assert_eq!(stack.stop(&ctx, 0, "").await.decision.label(), "capped");
+    assert_eq!(*seen.lock().expect("log"), [2, 3]);
 }

@@ -444,6 +444,7 @@ fn stopped((decision, f): (StopDecision, Extras)) -> Applied {
     match decision {
         StopDecision::Stop => f.applied("stop", None),
         StopDecision::Resume { reason } => f.applied("resume", Some(&reason)),
+        StopDecision::Capped { reason, .. } => f.applied("capped", Some(&reason)),
         StopDecision::Terminate { reason } => f.applied("terminate", Some(&reason)),
     }
 }

@@ -66,6 +66,15 @@ pub enum Diagnostic {
         /// The failure policy applied.
         policy: FailurePolicy,
     },
+    /// A hook asked the agent to keep working (`stop`, `subagent_stop`)
+    /// after it already resumed `resumes` times in this user turn, at or
+    /// over the cap: it stops ([`StopDecision::Capped`](crate::StopDecision::Capped)).
+    StopCapped {
+        /// The cap per user turn.
+        cap: u32,
+        /// Resumes already granted in this user turn.
+        resumes: u32,
+    },
     /// A hook asked for approval of a call of `tool` and the agent supplied
     /// no approver: the call was refused (fail closed).
     NoApprover {
@@ -98,6 +107,10 @@ impl fmt::Display for Diagnostic {
                 "hooks `{first}` and `{second}` set `{field}` differently; the last writer (`{second}`) wins"
             ),
             Diagnostic::Hook { message, .. } => f.write_str(message),
+            Diagnostic::StopCapped { cap, resumes } => write!(
+                f,
+                "a hook asked to keep working after {resumes} resume(s) in this user turn; the cap is {cap}: stopping"
+            ),
             Diagnostic::NoApprover { tool, reason } => {
                 write!(f, "the call of `{tool}` needed approval")?;
                 if let Some(reason) = reason {

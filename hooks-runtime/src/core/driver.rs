@@ -17,8 +17,8 @@ use serde_json::Value;
 use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::{StepEvent, ToolOutcome};
-use crate::core::flow::{ContextList, Flow, Text};
-use crate::core::outcome::{ProvenanceList, StackOutcome};
+use crate::core::flow::{ContextList, Flow, FlowKind, Text};
+use crate::core::outcome::{Change, ProvenanceList, StackOutcome};
 use crate::core::patch::RequestPatch;
 use crate::core::report::ReportList;
 use crate::core::stack::HookStack;
@@ -225,7 +225,7 @@ pub enum InvalidCallDecision {
     },
 }
 
-/// What to do when the agent is about to stop.
+/// What to do when the agent (or a subagent) is about to stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopDecision {
     /// Stop as planned.
@@ -234,6 +234,17 @@ pub enum StopDecision {
     Resume {
         /// Why the agent must continue.
         reason: Text,
+    },
+    /// A hook asked to keep working, but the agent already resumed `cap`
+    /// times in this user turn ([`HookStack::stop_cap`]): stop. Not the
+    /// same as [`StopDecision::Stop`], where no hook asked.
+    Capped {
+        /// What the hook asked the agent to do.
+        reason: Text,
+        /// The cap per user turn.
+        cap: u32,
+        /// Resumes already granted in this user turn (`>= cap`).
+        resumes: u32,
     },
     /// End the run (as an error).
     Terminate {
@@ -331,11 +342,12 @@ impl InvalidCallDecision {
 }
 
 impl StopDecision {
-    /// The decision's name: `stop`, `resume` or `terminate`.
+    /// The decision's name: `stop`, `resume`, `capped` or `terminate`.
     pub const fn label(&self) -> &'static str {
         match self {
             StopDecision::Stop => "stop",
             StopDecision::Resume { .. } => "resume",
+            StopDecision::Capped { .. } => "capped",
             StopDecision::Terminate { .. } => "terminate",
         }
     }
@@ -354,7 +366,8 @@ impl Observed {
 }
 
 impl HookStack {
-    /// Folds a `user_prompt` event.
+    /// Folds a `user_prompt` event. A new user turn starts: the stop-resume
+    /// counts of the agent and its subagents go back to 0.
     ///
     /// # Cancel safety
     ///
@@ -364,6 +377,7 @@ impl HookStack {
         ctx: &HookContext,
         prompt: &'a str,
     ) -> Decided<PromptDecision<'a>> {
+        ctx.scratchpad().remove::<StopResumes>();
         let mut outcome = self.fold(ctx, StepEvent::UserPrompt { prompt }).await;
         let decision = match outcome.decision.take() {
             Some(Flow::Skip { reason }) => PromptDecision::Skip { reason },
@@ -510,21 +524,72 @@ impl HookStack {
         Decided::new(decision, outcome)
     }
 
-    /// Folds a `stop` event; `loop_count` is how many times hooks already
-    /// resumed the agent in this turn, `text` the assistant's last text.
+    /// Folds a `stop` event; `text` is the assistant's last text.
+    ///
+    /// The runtime counts the resumes of each user turn itself (in the
+    /// run's scratchpad, reset by [`HookStack::user_prompt`]), whatever the
+    /// agent's turn bookkeeping: the event's `loop_count` is that count, or
+    /// `loop_count` when the agent passes a larger one (an agent resuming a
+    /// recorded session). A `Resume` once the count reached
+    /// [`HookStack::stop_cap`] is [`StopDecision::Capped`], with a
+    /// [`Diagnostic::StopCapped`] in the diagnostics and in the reports of
+    /// the hooks that asked.
     ///
     /// # Cancel safety
     ///
-    /// As [`HookStack::fold`].
+    /// As [`HookStack::fold`]; a dropped fold counts no resume.
     pub async fn stop(
         &self,
         ctx: &HookContext,
         loop_count: u32,
         text: &str,
     ) -> Decided<StopDecision> {
+        let loop_count = resumes_so_far(ctx, "").max(loop_count);
         let mut outcome = self.fold(ctx, StepEvent::Stop { loop_count, text }).await;
         let decision = stop_decision(outcome.decision.take(), Phase::Stop);
+        let decision = self.cap_resumes(ctx, "", loop_count, decision, &mut outcome);
         Decided::new(decision, outcome)
+    }
+
+    /// A `Resume` at or over the cap becomes `Capped`; below it, the
+    /// resume is counted for `agent` (`""`: the agent itself).
+    fn cap_resumes(
+        &self,
+        ctx: &HookContext,
+        agent: &str,
+        resumes: u32,
+        decision: StopDecision,
+        outcome: &mut StackOutcome,
+    ) -> StopDecision {
+        let StopDecision::Resume { reason } = decision else {
+            return decision;
+        };
+        let cap = self.stop_cap();
+        if resumes < cap {
+            ctx.update::<StopResumes, ()>(|counts| {
+                counts.0.insert(agent.into(), resumes + 1);
+            });
+            return StopDecision::Resume { reason };
+        }
+        let diagnostic = Diagnostic::StopCapped { cap, resumes };
+        let resumed = |hook: &crate::core::id::HookId| {
+            outcome
+                .provenance
+                .iter()
+                .any(|p| &p.hook == hook && p.change == Change::Decided(FlowKind::Resume))
+        };
+        let asked: Vec<usize> = (0..outcome.reports.len())
+            .filter(|&i| resumed(&outcome.reports[i].hook))
+            .collect();
+        for i in asked {
+            outcome.reports[i].diagnostics.push(diagnostic.clone());
+        }
+        outcome.diagnostics.push(diagnostic);
+        StopDecision::Capped {
+            reason,
+            cap,
+            resumes,
+        }
     }
 
     /// Folds a `permission_request` event for `call` (the agent is about
@@ -570,7 +635,8 @@ impl HookStack {
     }
 
     /// Folds a `subagent_stop` event: as [`HookStack::stop`], for the
-    /// subagent `agent_id` of type `agent_type`.
+    /// subagent `agent_id` of type `agent_type`, whose resumes are counted
+    /// on their own (`agent_id` must not be empty).
     ///
     /// # Cancel safety
     ///
@@ -583,6 +649,7 @@ impl HookStack {
         loop_count: u32,
         text: &str,
     ) -> Decided<StopDecision> {
+        let loop_count = resumes_so_far(ctx, agent_id).max(loop_count);
         let event = StepEvent::SubagentStop {
             agent_id,
             agent_type,
@@ -591,6 +658,7 @@ impl HookStack {
         };
         let mut outcome = self.fold(ctx, event).await;
         let decision = stop_decision(outcome.decision.take(), Phase::SubagentStop);
+        let decision = self.cap_resumes(ctx, agent_id, loop_count, decision, &mut outcome);
         Decided::new(decision, outcome)
     }
 
@@ -660,6 +728,18 @@ impl HookStack {
         let decision = Observed { terminate };
         Decided::new(decision, outcome)
     }
+}
+
+/// Resumes granted in the current user turn, per agent (`""`: the agent
+/// itself, else a subagent's id); kept in the run's scratchpad.
+#[derive(Debug, Default)]
+struct StopResumes(std::collections::BTreeMap<Box<str>, u32>);
+
+/// How many times hooks resumed `agent` in this user turn (no allocation).
+fn resumes_so_far(ctx: &HookContext, agent: &str) -> u32 {
+    ctx.scratchpad()
+        .with::<StopResumes, _>(|counts| counts.and_then(|c| c.0.get(agent).copied()))
+        .unwrap_or(0)
 }
 
 /// The stop decision of a `stop` or `subagent_stop` fold.

@@ -94,9 +94,17 @@ use crate::core::report::HookReport;
 /// diagnostics and for boxed (truly asynchronous) hooks.
 /// `hooks-runtime/tests/alloc_stack.rs` and the workspace's
 /// `tests/dispatch_alloc.rs` pin this down.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct HookStack {
     entries: Vec<Entry>,
+    /// Set by [`HookStack::with_stop_cap`]; `None`: derived from the configs.
+    stop_cap: Option<u32>,
+}
+
+impl Default for HookStack {
+    fn default() -> Self {
+        HookStack::new()
+    }
 }
 
 /// Two hook configs pushed into one [`HookStack`] define the same hook id
@@ -124,7 +132,32 @@ impl HookStack {
     pub const fn new() -> Self {
         HookStack {
             entries: Vec::new(),
+            stop_cap: None,
         }
+    }
+
+    /// Caps how many times per user turn hooks may make the agent (or one
+    /// subagent) keep working on `stop` / `subagent_stop`: the resume after
+    /// `cap` resumes is a [`StopDecision::Capped`](crate::StopDecision::Capped).
+    /// Without this, the cap is the smallest `limits.max_stop_resumes_per_turn`
+    /// of the hook configs in the stack ([`AgentHook::config_plan`]), else
+    /// the config language's default (3).
+    #[must_use]
+    pub fn with_stop_cap(mut self, cap: u32) -> Self {
+        self.stop_cap = Some(cap);
+        self
+    }
+
+    /// The stop-resume cap per user turn (see [`HookStack::with_stop_cap`]).
+    pub fn stop_cap(&self) -> u32 {
+        self.stop_cap.unwrap_or_else(|| {
+            self.entries
+                .iter()
+                .filter_map(|e| e.hook.config_plan())
+                .map(|plan| plan.limits.max_stop_resumes_per_turn)
+                .min()
+                .unwrap_or(hooks_schema::Limits::DEFAULT.max_stop_resumes_per_turn)
+        })
     }
 
     /// Appends `hook` under `id` and returns the stack, for chaining.
@@ -134,7 +167,7 @@ impl HookStack {
     /// instead, in order, under their own ids, and `id` is not used.
     pub fn push(&mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> &mut Self {
         if let Some(stack) = nested(&hook) {
-            self.entries.extend(stack.entries.iter().cloned());
+            self.absorb_stack(stack);
             return self;
         }
         self.entries.push(Entry {
@@ -144,10 +177,18 @@ impl HookStack {
         self
     }
 
+    /// Appends the hooks of `stack`, keeping the smaller explicit stop cap.
+    fn absorb_stack(&mut self, stack: &HookStack) {
+        self.entries.extend(stack.entries.iter().cloned());
+        if let Some(cap) = stack.stop_cap {
+            self.stop_cap = Some(self.stop_cap.map_or(cap, |own| own.min(cap)));
+        }
+    }
+
     /// Like [`HookStack::push`], for a hook already shared behind an `Arc`.
     pub fn push_shared(&mut self, id: impl Into<HookId>, hook: Arc<dyn AgentHook>) -> &mut Self {
         if let Some(stack) = nested(&hook) {
-            self.entries.extend(stack.entries.iter().cloned());
+            self.absorb_stack(stack);
             return self;
         }
         self.entries.push(Entry {

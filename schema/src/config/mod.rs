@@ -185,8 +185,10 @@ enum DefaultFailurePolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    /// How many times per turn `stop` hooks may ask the agent to keep working
-    /// before the runtime lets it stop anyway. Default 3.
+    /// How many times per user turn `stop` hooks may make the agent (and
+    /// `subagent_stop` hooks each subagent) keep working; the runtime
+    /// counts the resumes itself and, at the cap, stops with a `capped`
+    /// decision. Default 3.
     #[serde(default = "Limits::default_stop_resumes")]
     #[schemars(range(max = 100))]
     pub max_stop_resumes_per_turn: u32,

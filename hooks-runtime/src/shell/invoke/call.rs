@@ -48,14 +48,12 @@ pub(super) enum Outcome {
 
 /// An outcome after the failure policy: the flow to act on, the context
 /// items beside it, the record describing it, the failure (kind and
-/// policy) when there was one, and whether the stop-resume cap refused the
-/// flow.
+/// policy) when there was one.
 pub(super) struct Settled {
     pub(super) flow: Flow,
     pub(super) context: ContextList,
     pub(super) record: HookRecord,
     pub(super) failure: Option<HookFailure>,
-    pub(super) refused: bool,
 }
 
 impl<'a> Call<'a> {

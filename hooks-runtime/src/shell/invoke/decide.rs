@@ -115,7 +115,6 @@ impl Call<'_> {
             context,
             record,
             failure: None,
-            refused: false,
         }
     }
 
@@ -146,20 +145,18 @@ impl Call<'_> {
                 kind,
                 policy: spec.failure_policy,
             }),
-            refused: false,
         }
     }
 
     /// The spec's mode: `audit` records what the flow would have been and
     /// continues. Returns the flow to act on, with the verdict (audited,
-    /// refused, continue or applied).
+    /// continue or applied).
     pub(super) fn apply_mode(&self, settled: Settled) -> (Settled, Verdict) {
         let Settled {
             flow,
             mut context,
             mut record,
             failure,
-            refused,
         } = settled;
         let (flow, would_be) = policy::apply_mode(self.spec.mode, flow);
         if self.spec.mode == Mode::Audit {
@@ -167,7 +164,6 @@ impl Call<'_> {
         }
         let verdict = match &would_be {
             Some(would) => Verdict::Audited(would.kind()),
-            None if refused => Verdict::Refused(crate::FlowKind::Resume),
             None if flow.is_continue() => Verdict::Continue,
             None => Verdict::Applied(flow.kind()),
         };
@@ -180,7 +176,6 @@ impl Call<'_> {
             context,
             record,
             failure,
-            refused,
         };
         (settled, verdict)
     }

@@ -9,16 +9,17 @@
 //! shell hooks of one event directly — concurrently on observe-only phases.
 //!
 //! [`ShellHook::invoke`] is a pipeline of named steps on one `Call`:
-//! `call` (begin, activity, record, report), `resumes` (the stop-resume
-//! cap), `execute` (script check, payload, executor, protocol), `decide` (context cap,
-//! failure policy, mode); `redact_flow` redacts what the output asked for.
+//! `call` (begin, activity, record, report), `execute` (script check,
+//! payload, executor, protocol), `decide` (context cap, failure policy,
+//! mode); `redact_flow` redacts what the output asked for. The stop-resume
+//! cap is the driver's ([`HookStack::stop`](crate::HookStack::stop)): it
+//! counts per user turn for every kind of hook.
 
 mod batch;
 mod call;
 mod decide;
 mod execute;
 mod redact_flow;
-mod resumes;
 mod runtime;
 mod spec;
 
@@ -107,9 +108,9 @@ impl ShellHook {
     /// command names exists (else a `spawn_failed` failure, see
     /// [`hooks_schema::script_path`]), builds the payload, runs the command,
     /// parses its output per the protocol, applies the failure policy to
-    /// failures and the mode to the result, enforces the stop-resume cap and
-    /// the context byte cap, writes the record (and an injection record) and
-    /// emits activity events.
+    /// failures and the mode to the result, enforces the context byte cap,
+    /// writes the record (and an injection record) and emits activity
+    /// events.
     ///
     /// Events of another phase than the spec's return `Continue` without
     /// running anything or writing a record.
@@ -124,7 +125,6 @@ impl ShellHook {
         if event.kind() != self.spec.phase {
             return call.not_observed();
         }
-        let (event, resumes) = call.count_resumes(event);
         call.emit_started();
         let outcome = match call
             .check_script()
@@ -138,7 +138,6 @@ impl ShellHook {
         };
         let outcome = call.cap_context(outcome);
         let settled = call.apply_failure_policy(outcome);
-        let settled = call.cap_resumes(settled, resumes);
         let (settled, verdict) = call.apply_mode(settled);
         call.finish(settled, verdict)
     }

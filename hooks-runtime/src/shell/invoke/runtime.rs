@@ -30,16 +30,13 @@ pub struct HookLimits {
     /// Most bytes of context one hook may inject at once (sum of the items'
     /// UTF-8 lengths; default 64 KiB); more is `output_too_large`.
     pub max_context_bytes: usize,
-    /// Most times per turn `stop` hooks may make the agent resume (default 3);
-    /// a further `Resume` is refused (recorded, and the agent stops).
-    pub max_stop_resumes: u32,
 }
 
 impl From<&hooks_schema::Limits> for HookLimits {
     /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
     /// stdout and stderr each, `max_context_bytes` caps one invocation's
-    /// injected context, `max_stop_resumes_per_turn` caps stop resumes. The
-    /// payload spill cap keeps its default (16 MiB). Values beyond `usize`
+    /// injected context (`max_stop_resumes_per_turn` is the driver's:
+    /// [`HookStack::stop_cap`](crate::HookStack::stop_cap)). The payload spill cap keeps its default (16 MiB). Values beyond `usize`
     /// saturate.
     fn from(limits: &hooks_schema::Limits) -> Self {
         let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -51,7 +48,6 @@ impl From<&hooks_schema::Limits> for HookLimits {
             stdout_cap: bytes(limits.max_output_bytes),
             stderr_cap: bytes(limits.max_output_bytes),
             max_context_bytes: bytes(limits.max_context_bytes),
-            max_stop_resumes: limits.max_stop_resumes_per_turn,
         }
     }
 }
