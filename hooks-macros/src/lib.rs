@@ -77,7 +77,7 @@ fn expand_input(input: parse::Input, base_dir: &Path) -> TokenStream {
         &input.name,
         &loaded.display,
         items,
-        loaded.tracked.as_deref(),
+        &loaded.tracked,
     );
     if let Some(e) = error {
         out.extend(e.into_compile_error());

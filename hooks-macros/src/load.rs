@@ -13,9 +13,10 @@ pub(crate) const INLINE_NAME: &str = "<inline>";
 pub(crate) struct Loaded {
     /// The config's dispatch plan, or the combined errors spanned on the literal.
     pub(crate) plan: Result<Plan, syn::Error>,
-    /// The absolute path of the file read, for `include_bytes!` (also when
-    /// the config is invalid, so that fixing the file rebuilds).
-    pub(crate) tracked: Option<PathBuf>,
+    /// The absolute paths of the files read (the config and the files its
+    /// `catalogue:` names), for `include_bytes!` (also when the config is
+    /// invalid, so that fixing a file rebuilds).
+    pub(crate) tracked: Vec<PathBuf>,
     /// The name shown for the config: its path relative to the package root
     /// when it lies inside it (`src/hooks.yaml`), else the literal as
     /// written, or `<inline>`.
@@ -28,9 +29,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     match source {
         Source::Inline(lit) => {
             let text = lit.value();
+            let mut tracked = Vec::new();
             Loaded {
-                plan: compile(&text, INLINE_NAME, lit),
-                tracked: None,
+                plan: compile(&text, INLINE_NAME, base_dir, lit, &mut tracked),
+                tracked,
                 display: INLINE_NAME.to_owned(),
             }
         }
@@ -38,7 +40,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             let written = lit.value();
             let fail = |message: String| Loaded {
                 plan: Err(syn::Error::new(lit.span(), message)),
-                tracked: None,
+                tracked: Vec::new(),
                 display: written.clone(),
             };
             if written.is_empty() {
@@ -64,9 +66,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                     ));
                 }
             };
-            let tracked = Some(path);
+            let dir = path.parent().unwrap_or(base_dir).to_owned();
+            let mut tracked = vec![path];
             let plan = match String::from_utf8(text) {
-                Ok(text) => compile(&text, &shown, lit),
+                Ok(text) => compile(&text, &shown, &dir, lit, &mut tracked),
                 Err(e) => Err(syn::Error::new(
                     lit.span(),
                     format!(
@@ -84,11 +87,21 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     }
 }
 
-/// Validates and lowers `text` with `hooks_schema::compile_str` (what the
-/// CLI and the runtime loader run); every diagnostic becomes one error on
-/// `lit`, rendered with `file:line:col` and a snippet.
-fn compile(text: &str, file: &str, lit: &syn::LitStr) -> Result<Plan, syn::Error> {
-    hooks_schema::compile_str(text, file)
+/// Validates and lowers `text` with a `hooks_schema::Loader` (what the
+/// CLI and the runtime loader run), resolving `catalogue:` paths against
+/// `dir` and adding the files read to `tracked`; every diagnostic becomes
+/// one error on `lit`, rendered with `file:line:col` and a snippet.
+fn compile(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    lit: &syn::LitStr,
+    tracked: &mut Vec<PathBuf>,
+) -> Result<Plan, syn::Error> {
+    let mut loader = hooks_schema::Loader::new().base_dir(dir);
+    let compiled = loader.compile_str(text, file);
+    tracked.extend(loader.files_read().iter().cloned());
+    compiled
         .map(|compiled| compiled.plan)
         .map_err(|diagnostics| {
             let mut all: Option<syn::Error> = None;
