@@ -19,7 +19,10 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Check hook configs: YAML syntax, JSON Schema and semantic rules, all
-    /// errors at once, each with `file:line:col`.
+    /// errors at once, each with `file:line:col`, then the lints (warnings
+    /// and notes). Exit codes: 0 no errors (warnings and notes are printed
+    /// but pass), 1 errors (or warnings, with `--deny-warnings`), 2 usage
+    /// or I/O error.
     Check {
         /// Config files to check.
         #[arg(required = true, value_name = "FILE")]
@@ -27,6 +30,9 @@ enum Command {
         /// Output format: `human` (rustc-style with snippets) or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Fail (exit 1) on warnings too, as CI should; notes never fail.
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Print a JSON Schema: the hook config (default), the hook stdin payload
     /// or the hook stdout output.
@@ -128,7 +134,11 @@ pub(crate) enum SchemaKind {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check { files, format } => cli::check::run(&files, format),
+        Command::Check {
+            files,
+            format,
+            deny_warnings,
+        } => cli::check::run(&files, format, deny_warnings),
         Command::Schema { kind } => cli::schema::run(kind),
         Command::Test {
             config,

@@ -195,3 +195,84 @@ fn a_pattern_group_too_large_together_is_a_located_finding() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("group.yaml:5:"), "{text}");
 }
+
+/// The lint fixtures `tests/configs/lints/NAME.yaml`: `check` prints exactly
+/// `NAME.expected` and exits 0 (warnings and notes pass), and 1 under
+/// `--deny-warnings` when a warning is among them; each `NAME-ok.yaml` twin
+/// is clean. Regenerate with `UPDATE_FIXTURES=1 cargo test --test cli_check
+/// lint_fixtures` and review the diff.
+#[test]
+fn lint_fixtures_match_their_snapshots() {
+    let dir = root().join("tests/configs/lints");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/configs/lints exists")
+        .map(|e| e.expect("a readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    files.sort();
+    let update = std::env::var_os("UPDATE_FIXTURES").is_some();
+    let mut stale = Vec::new();
+    let (mut failing, mut twins) = (0, 0);
+    for file in files {
+        let name = rel(&file);
+        let stem = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        let out = check(&[&name]);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{name}: {stdout}");
+        let denied = check(&["--deny-warnings", &name]).status.code();
+        if stem.ends_with("-ok") {
+            twins += 1;
+            assert_eq!(stdout, format!("{name}: ok\n"), "{name}: not clean");
+            assert_eq!(denied, Some(0), "{name}");
+            continue;
+        }
+        failing += 1;
+        assert!(
+            stdout.contains("warning[") || stdout.contains("note["),
+            "{name}: {stdout}"
+        );
+        let warned = stdout.lines().any(|l| l.contains(": warning["));
+        assert_eq!(denied, Some(if warned { 1 } else { 0 }), "{name}");
+        let expected = file.with_extension("expected");
+        if update {
+            std::fs::write(&expected, &stdout).expect("the snapshot is writable");
+        } else if std::fs::read_to_string(&expected).unwrap_or_default() != stdout {
+            stale.push(format!("--- {name}\n{stdout}"));
+        }
+    }
+    assert!(
+        failing > 0 && failing == twins,
+        "{failing} fixtures, {twins} twins"
+    );
+    assert!(
+        stale.is_empty(),
+        "lint output differs from the snapshots:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn json_output_carries_the_severity() {
+    let out = check(&["--format", "json", "tests/configs/lints/shadowed-rule.yaml"]);
+    assert_eq!(out.status.code(), Some(0));
+    let reports: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("check prints JSON");
+    assert_eq!(reports[0]["ok"], true);
+    let first = &reports[0]["diagnostics"][0];
+    assert_eq!(first["severity"], "warning");
+    assert_eq!(first["code"], "shadowed-rule");
+    assert_eq!(first["line"], 10);
+    let denied = check(&[
+        "--format",
+        "json",
+        "--deny-warnings",
+        "tests/configs/lints/shadowed-rule.yaml",
+    ]);
+    assert_eq!(denied.status.code(), Some(1));
+    let reports: serde_json::Value =
+        serde_json::from_slice(&denied.stdout).expect("check prints JSON");
+    assert_eq!(reports[0]["ok"], false);
+}

@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 
 use hooks_schema::plan::Plan;
-use proc_macro2::TokenStream;
-use quote::quote;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
 use crate::quote_plan::{Gen, Quote};
@@ -124,5 +124,28 @@ pub(crate) fn wrap(
 pub(crate) fn empty_table(p: &TokenStream, display: &str) -> TokenStream {
     quote! {
         static __TABLE: #p::Table = #p::Table::empty(#display);
+    }
+}
+
+/// One compiler warning per rendered finding in `warnings`, at `span`:
+/// a `#[deprecated]` constant whose note is the finding, used once so that
+/// rustc reports it (stable Rust has no proc-macro warning API).
+pub(crate) fn warnings(span: Span, warnings: &[String]) -> TokenStream {
+    if warnings.is_empty() {
+        return TokenStream::new();
+    }
+    let items = warnings.iter().enumerate().map(|(i, text)| {
+        let name = format_ident!("HOOKS_CONFIG_WARNING_{}", i, span = span);
+        let note = format!("\n{text}");
+        quote_spanned! {span=>
+            #[deprecated(note = #note)]
+            const #name: () = ();
+            const _: () = #name;
+        }
+    });
+    quote! {
+        const _: () = {
+            #(#items)*
+        };
     }
 }

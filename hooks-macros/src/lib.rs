@@ -18,6 +18,12 @@
 //! (with an empty table) so that no other error follows. The file is
 //! `include_bytes!`-ed, so editing it rebuilds the crate.
 //!
+//! Warnings and notes of a valid config become compiler warnings: stable
+//! Rust has no proc-macro warning API, so each is the note of a generated
+//! `#[deprecated]` constant that the expansion uses, spanned on the
+//! literal; rustc prints `use of deprecated constant ...` followed by the
+//! rendered finding (`#![deny(warnings)]` turns them into errors).
+//!
 //! The crate is a thin shim: [`parse`](crate) reads the input, `load` the
 //! config, `expand` generates the code.
 
@@ -82,6 +88,10 @@ fn expand_input(input: parse::Input, base_dir: &Path) -> TokenStream {
     if let Some(e) = error {
         out.extend(e.into_compile_error());
     }
+    out.extend(expand::warnings(
+        input.source.literal().span(),
+        &loaded.warnings,
+    ));
     out
 }
 

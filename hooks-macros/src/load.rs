@@ -13,6 +13,10 @@ pub(crate) const INLINE_NAME: &str = "<inline>";
 pub(crate) struct Loaded {
     /// The config's dispatch plan, or the combined errors spanned on the literal.
     pub(crate) plan: Result<Plan, syn::Error>,
+    /// The config's warnings (not its notes), each rendered with `file:line:col`
+    /// and a snippet (empty when the config is invalid: then its errors,
+    /// which include them, are in `plan`).
+    pub(crate) warnings: Vec<String>,
     /// The absolute paths of the files read (the config and the files its
     /// `catalogue:` names), for `include_bytes!` (also when the config is
     /// invalid, so that fixing a file rebuilds).
@@ -30,8 +34,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
         Source::Inline(lit) => {
             let text = lit.value();
             let mut tracked = Vec::new();
+            let (plan, warnings) = split(compile(&text, INLINE_NAME, base_dir, lit, &mut tracked));
             Loaded {
-                plan: compile(&text, INLINE_NAME, base_dir, lit, &mut tracked),
+                plan,
+                warnings,
                 tracked,
                 display: INLINE_NAME.to_owned(),
             }
@@ -40,6 +46,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             let written = lit.value();
             let fail = |message: String| Loaded {
                 plan: Err(syn::Error::new(lit.span(), message)),
+                warnings: Vec::new(),
                 tracked: Vec::new(),
                 display: written.clone(),
             };
@@ -68,7 +75,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             };
             let dir = path.parent().unwrap_or(base_dir).to_owned();
             let mut tracked = vec![path];
-            let plan = match String::from_utf8(text) {
+            let compiled = match String::from_utf8(text) {
                 Ok(text) => compile(&text, &shown, &dir, lit, &mut tracked),
                 Err(e) => Err(syn::Error::new(
                     lit.span(),
@@ -78,8 +85,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                     ),
                 )),
             };
+            let (plan, warnings) = split(compiled);
             Loaded {
                 plan,
+                warnings,
                 tracked,
                 display: shown,
             }
@@ -87,22 +96,44 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     }
 }
 
-/// Validates and lowers `text` with a `hooks_schema::Loader` (what the
-/// CLI and the runtime loader run), resolving `catalogue:` paths against
-/// `dir` and adding the files read to `tracked`; every diagnostic becomes
-/// one error on `lit`, rendered with `file:line:col` and a snippet.
+/// A compiled plan and its rendered warnings.
+type Compiled = Result<(Plan, Vec<String>), syn::Error>;
+
+/// `compiled` as [`Loaded`] holds it.
+fn split(compiled: Compiled) -> (Result<Plan, syn::Error>, Vec<String>) {
+    match compiled {
+        Ok((plan, warnings)) => (Ok(plan), warnings),
+        Err(e) => (Err(e), Vec::new()),
+    }
+}
+
+/// Validates and lowers `text` with a `hooks_schema::Loader` (what the CLI
+/// and the runtime loader run), resolving `catalogue:` paths against `dir`
+/// and adding the files read to `tracked`; every diagnostic of an invalid config
+/// becomes one error on `lit`, rendered with `file:line:col` and a snippet;
+/// the warnings and notes of a valid one are rendered the same way.
 fn compile(
     text: &str,
     file: &str,
     dir: &Path,
     lit: &syn::LitStr,
     tracked: &mut Vec<PathBuf>,
-) -> Result<Plan, syn::Error> {
+) -> Compiled {
     let mut loader = hooks_schema::Loader::new().base_dir(dir);
     let compiled = loader.compile_str(text, file);
     tracked.extend(loader.files_read().iter().cloned());
     compiled
-        .map(|compiled| compiled.plan)
+        .map(|compiled| {
+            // Notes are remarks, not compiler warnings: `agent-hooks
+            // check` shows them.
+            let warnings = compiled
+                .warnings
+                .iter()
+                .filter(|d| d.severity == hooks_schema::Severity::Warning)
+                .map(|d| d.render(Some(text)))
+                .collect();
+            (compiled.plan, warnings)
+        })
         .map_err(|diagnostics| {
             let mut all: Option<syn::Error> = None;
             for d in &diagnostics {

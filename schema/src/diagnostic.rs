@@ -17,6 +17,9 @@ pub enum Layer {
     Schema,
     /// A rule the JSON Schema cannot express (unique ids, regexes that compile, ...).
     Semantic,
+    /// A valid config that likely does not do what was meant (a rule no call
+    /// can reach, a condition that is always false, ...): warnings and notes.
+    Lint,
 }
 
 impl Layer {
@@ -27,7 +30,47 @@ impl Layer {
             Layer::Syntax => "syntax",
             Layer::Schema => "schema",
             Layer::Semantic => "semantic",
+            Layer::Lint => "lint",
         }
+    }
+}
+
+/// How serious a [`Diagnostic`] is.
+///
+/// An error makes the config invalid: [`compile_str`](crate::compile_str)
+/// returns `Err`, `hooks!` fails the build, `agent-hooks check` exits 1. A
+/// warning (a config that likely does not do what was meant) and a note (a
+/// remark, such as a rule nothing uses) leave it valid: they travel in
+/// [`Compiled::warnings`](crate::Compiled::warnings), and only `agent-hooks
+/// check --deny-warnings` turns warnings (not notes) into a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Severity {
+    /// The config is invalid.
+    #[default]
+    Error,
+    /// The config is valid but likely wrong.
+    Warning,
+    /// A remark about a valid config.
+    Note,
+}
+
+impl Severity {
+    /// The lowercase name shown in rendered diagnostics (`error[code]:`) and
+    /// used in JSON output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -48,6 +91,8 @@ pub struct Diagnostic {
     pub pointer: String,
     /// The validation layer that found it.
     pub layer: Layer,
+    /// Error, warning or note ([`Diagnostic::new`] makes an error).
+    pub severity: Severity,
     /// Stable short identifier of the rule, e.g. `unknown-phase`.
     pub code: String,
     /// What is wrong.
@@ -57,7 +102,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// A diagnostic without a hint.
+    /// An error without a hint (see [`Diagnostic::with_severity`]).
     pub fn new(
         file: &str,
         line: usize,
@@ -73,10 +118,22 @@ impl Diagnostic {
             column: column.max(1),
             pointer: pointer.to_owned(),
             layer,
+            severity: Severity::Error,
             code: code.to_owned(),
             message,
             hint: None,
         }
+    }
+
+    /// The same diagnostic with `severity`.
+    pub fn with_severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
+        self
+    }
+
+    /// Whether this is an error (the config is invalid).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
     }
 
     /// The same diagnostic with `hint`.
@@ -91,7 +148,7 @@ impl Diagnostic {
     }
 
     /// Renders the diagnostic rustc-style. The first line is
-    /// `FILE:LINE:COL: error[CODE]: MESSAGE`; when `source` (the config text)
+    /// `FILE:LINE:COL: SEVERITY[CODE]: MESSAGE` (`error`, `warning` or `note`); when `source` (the config text)
     /// is given, a snippet of the offending line with a caret follows, then
     /// the JSON pointer and the hint:
     ///
@@ -104,10 +161,7 @@ impl Diagnostic {
     ///   = hint: Claude Code's `PreToolUse` is `before_tool`
     /// ```
     pub fn render(&self, source: Option<&str>) -> String {
-        let mut out = format!(
-            "{}:{}:{}: error[{}]: {}",
-            self.file, self.line, self.column, self.code, self.message
-        );
+        let mut out = self.headline();
         let line_text = source.and_then(|s| s.lines().nth(self.line.saturating_sub(1)));
         let number = self.line.to_string();
         let gutter = " ".repeat(number.len());
@@ -136,6 +190,16 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// `FILE:LINE:COL: SEVERITY[CODE]: MESSAGE`, the first line of both renderings.
+    fn headline(&self) -> String {
+        format!(
+            "{}:{}:{}: {}[{}]: {}",
+            self.file, self.line, self.column, self.severity, self.code, self.message
+        )
+    }
+}
+
 /// Width of the token starting a line remainder (at least 1).
 fn token_width(rest: &str) -> usize {
     let mut chars = rest.chars();
@@ -156,11 +220,7 @@ fn token_width(rest: &str) -> usize {
 impl fmt::Display for Diagnostic {
     /// The first line of [`Diagnostic::render`] plus the hint, without a snippet.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error[{}]: {}",
-            self.file, self.line, self.column, self.code, self.message
-        )?;
+        f.write_str(&self.headline())?;
         if let Some(hint) = &self.hint {
             write!(f, " (hint: {hint})")?;
         }
@@ -168,7 +228,9 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Every finding of one load, sorted by position. Never empty.
+/// Every finding of one load, sorted by position. Never empty. When a
+/// loader returns it as `Err`, at least one finding is an error; warnings
+/// and notes found beside the errors are included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Diagnostics(Vec<Diagnostic>);
@@ -215,6 +277,11 @@ impl Diagnostics {
     /// The diagnostics as a slice.
     pub fn as_slice(&self) -> &[Diagnostic] {
         &self.0
+    }
+
+    /// Whether any diagnostic is an error (see [`Severity`]).
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
     }
 
     /// Renders every diagnostic with [`Diagnostic::render`], separated by blank lines.

@@ -70,7 +70,7 @@ pub use config::{
     Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
     ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
 };
-pub use diagnostic::{Diagnostic, Diagnostics, Layer};
+pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
 pub use load::{
     Compiled, Loader, compile_file, compile_str, load_file, load_str, parse_document,

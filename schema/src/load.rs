@@ -21,7 +21,8 @@ use crate::yaml::{self, Positions};
 ///
 /// # Errors
 ///
-/// [`Diagnostics`] (never empty) when the config is invalid.
+/// [`Diagnostics`] (never empty) when the config is invalid. Warnings and
+/// notes of a valid config are dropped ([`compile_str`] keeps them).
 pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
     Loader::new().load_str(source, file)
 }
@@ -36,6 +37,9 @@ pub struct Compiled {
     /// The tool catalogue the config was checked against (its `catalogue:`
     /// key and the [`Loader::catalogue`] given), if any.
     pub catalogue: Option<Catalogue>,
+    /// The warnings and notes of the config (never an error), located like
+    /// errors, in position order; empty for a clean config.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Loads configs with options: a tool catalogue from code, and the
@@ -144,12 +148,14 @@ impl Loader {
             positions,
             mut dfas,
             catalogue,
+            warnings,
         } = self.checked(source, file, dir)?;
         match plan::lower(&config, file, &mut dfas) {
             Ok(plan) => Ok(Compiled {
                 config,
                 plan,
                 catalogue,
+                warnings,
             }),
             Err(e) => {
                 let pos = positions.value_pos(&e.pointer);
@@ -173,8 +179,11 @@ impl Loader {
         file: &str,
         dir: Option<&Path>,
     ) -> Result<Checked, Diagnostics> {
-        let (config, positions, dfas) = checked(source, file)?;
-        let mut checker = Checker::new(file, &positions);
+        let mut checked = checked(source, file)?;
+        let Checked {
+            config, positions, ..
+        } = &checked;
+        let mut checker = Checker::new(file, positions);
         let mut catalogue = self.catalogue.clone();
         if let Some(own) = &config.catalogue {
             let dir = match (&self.base_dir, dir) {
@@ -196,27 +205,26 @@ impl Loader {
         if checker.out.is_empty()
             && let Some(catalogue) = &catalogue
         {
-            checker.against_catalogue(&config, catalogue);
+            checker.against_catalogue(config, catalogue);
         }
-        match Diagnostics::from_vec(checker.out) {
-            Some(d) => Err(d),
-            None => Ok(Checked {
-                config,
-                positions,
-                dfas,
-                catalogue,
-            }),
+        let found = checker.out;
+        if found.is_empty() {
+            checked.catalogue = catalogue;
+            return Ok(checked);
+        }
+        let all = checked.warnings.drain(..).chain(found).collect();
+        match Diagnostics::from_vec(all) {
+            Some(d) if d.has_errors() => Err(d),
+            Some(d) => {
+                checked.warnings = d.into_iter().collect();
+                checked.catalogue = catalogue;
+                Ok(checked)
+            }
+            None => Ok(checked),
         }
     }
 }
 
-/// What [`Loader::checked`] keeps for the lowering.
-struct Checked {
-    config: Config,
-    positions: Positions,
-    dfas: DfaCache,
-    catalogue: Option<Catalogue>,
-}
 
 /// Loads a config from its text ([`load_str`]) and lowers it into its
 /// dispatch plan, reusing the DFAs validation built. `file` names the config
@@ -227,7 +235,8 @@ struct Checked {
 ///
 /// [`Diagnostics`] (never empty) when the config is invalid, including a
 /// group of tool patterns whose combined automaton is too large
-/// (`pattern-too-large`, located on the list).
+/// (`pattern-too-large`, located on the list). Warnings and notes found
+/// beside errors are part of the `Err`.
 pub fn compile_str(source: &str, file: &str) -> Result<Compiled, Diagnostics> {
     Loader::new().compile_str(source, file)
 }
@@ -245,15 +254,27 @@ pub fn compile_file(path: &Path) -> Result<Compiled, Diagnostics> {
 #[cfg(test)]
 pub(crate) fn checked_for_tests(source: &str, file: &str) -> (Config, Positions, DfaCache) {
     match checked(source, file) {
-        Ok(parts) => parts,
+        Ok(parts) => (parts.config, parts.positions, parts.dfas),
         Err(d) => panic!("invalid test config: {d}"),
     }
 }
 
-/// Layers 1 to 3, keeping the positions and the automata for the lowering.
-fn checked(source: &str, file: &str) -> Result<(Config, Positions, DfaCache), Diagnostics> {
+/// A valid config with what its checks produced beside it.
+struct Checked {
+    config: Config,
+    positions: Positions,
+    dfas: DfaCache,
+    /// Warnings and notes, in position order.
+    warnings: Vec<Diagnostic>,
+    /// The catalogue it was checked against, if any.
+    catalogue: Option<Catalogue>,
+}
+
+/// Layers 1 to 3 and the lints, keeping the positions and the automata for
+/// the lowering.
+fn checked(source: &str, file: &str) -> Result<Checked, Diagnostics> {
     let (value, positions) = yaml::parse(source, file).map_err(|d| Diagnostics::single(*d))?;
-    let dfas = validate_value(&value, &positions, file)?;
+    let (dfas, mut warnings) = validate_value(&value, &positions, file)?;
     let config = serde_json::from_value::<Config>(value).map_err(|e| {
         Diagnostics::single(Diagnostic::new(
             file,
@@ -265,7 +286,18 @@ fn checked(source: &str, file: &str) -> Result<(Config, Positions, DfaCache), Di
             format!("config passed validation but does not convert: {e}"),
         ))
     })?;
-    Ok((config, positions, dfas))
+    let mut linter = Checker::new(file, &positions);
+    linter.lint_config(&config, source);
+    warnings.append(&mut linter.out);
+    let warnings =
+        Diagnostics::from_vec(warnings).map_or_else(Vec::new, |d| d.into_iter().collect());
+    Ok(Checked {
+        config,
+        positions,
+        dfas,
+        warnings,
+        catalogue: None,
+    })
 }
 
 /// Layer 1 alone: parses `source` as the loader does (YAML 1.2 core
@@ -378,12 +410,13 @@ pub fn schema_accepts(value: &Value) -> bool {
     validator().is_valid(value)
 }
 
-/// Layers 2 and 3 over an already parsed document.
+/// Layers 2 and 3 over an already parsed document: the automata built and
+/// the warnings and notes found, or every finding when any is an error.
 fn validate_value(
     value: &Value,
     positions: &Positions,
     file: &str,
-) -> Result<DfaCache, Diagnostics> {
+) -> Result<(DfaCache, Vec<Diagnostic>), Diagnostics> {
     let mut checker = Checker::new(file, positions);
     checker.check_document(value);
     let dfas = checker.dfas;
@@ -412,8 +445,9 @@ fn validate_value(
     }
     all.extend(walked);
     match Diagnostics::from_vec(all) {
-        None => Ok(dfas),
-        Some(d) => Err(d),
+        None => Ok((dfas, Vec::new())),
+        Some(d) if d.has_errors() => Err(d),
+        Some(d) => Ok((dfas, d.into_iter().collect())),
     }
 }
 

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use hooks_schema::{Diagnostic, Severity};
+
 use crate::Format;
 use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit, emit_json, emit_redacted};
 
@@ -9,91 +11,127 @@ use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit, emit_json, emit_redac
 #[derive(serde::Serialize)]
 struct FileReport<'a> {
     file: String,
+    /// No error, and no warning under `--deny-warnings`.
     ok: bool,
     /// Set when the file could not be read (exit code 2).
     io_error: Option<String>,
-    diagnostics: Vec<&'a hooks_schema::Diagnostic>,
+    /// Errors, warnings and notes, each with its `severity`.
+    diagnostics: &'a [Diagnostic],
+}
+
+/// One file as checked: its name, and its text with every finding (errors,
+/// warnings and notes, in position order) or the I/O error that kept it
+/// from being read.
+struct Loaded {
+    name: String,
+    checked: Result<(String, Vec<Diagnostic>), String>,
+}
+
+/// Whether `diagnostic` fails the check: an error, or a warning when
+/// warnings are denied. Notes never fail it.
+fn fails(diagnostic: &Diagnostic, deny_warnings: bool) -> bool {
+    match diagnostic.severity {
+        Severity::Error => true,
+        Severity::Warning => deny_warnings,
+        _ => false,
+    }
 }
 
 /// Checks every file, prints the diagnostics, returns the exit code:
-/// 0 when all files are clean, 1 when any has findings, 2 when any could not
-/// be read (I/O errors win over findings).
-pub(crate) fn run(files: &[PathBuf], format: Format) -> u8 {
-    let mut code = EXIT_OK;
-    let mut loaded = Vec::with_capacity(files.len());
-    for path in files {
-        let name = display_name(path);
-        match std::fs::read_to_string(path) {
-            Err(err) => {
-                code = EXIT_USAGE;
-                loaded.push((
-                    name,
-                    None,
-                    Some(format!("cannot read `{}`: {err}", path.display())),
-                ));
-            }
-            Ok(source) => {
-                let result = hooks_schema::compile_str(&source, &name).err();
-                if result.is_some() && code == EXIT_OK {
-                    code = EXIT_FINDINGS;
-                }
-                loaded.push((name, Some((source, result)), None));
-            }
-        }
-    }
+/// 0 when no file has an error (warnings and notes are printed but pass,
+/// unless `deny_warnings` makes warnings fail), 1 when any has a failing
+/// finding, 2 when any could not be read (I/O errors win over findings).
+pub(crate) fn run(files: &[PathBuf], format: Format, deny_warnings: bool) -> u8 {
+    let loaded: Vec<Loaded> = files.iter().map(|path| load(path)).collect();
+    let code = if loaded.iter().any(|l| l.checked.is_err()) {
+        EXIT_USAGE
+    } else if loaded
+        .iter()
+        .any(|l| l.diagnostics().iter().any(|d| fails(d, deny_warnings)))
+    {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    };
     match format {
         Format::Human => print_human(&loaded),
-        Format::Json => print_json(&loaded),
+        Format::Json => print_json(&loaded, deny_warnings),
     }
     code
 }
 
-type Loaded = (
-    String,
-    Option<(String, Option<hooks_schema::Diagnostics>)>,
-    Option<String>,
-);
+fn load(path: &Path) -> Loaded {
+    let name = display_name(path);
+    let checked = match std::fs::read_to_string(path) {
+        Err(err) => Err(format!("cannot read `{}`: {err}", path.display())),
+        Ok(source) => {
+            // `catalogue:` paths are relative to the config file.
+            let mut loader = hooks_schema::Loader::new()
+                .base_dir(path.parent().map(Path::to_owned).unwrap_or_default());
+            let diagnostics = match loader.compile_str(&source, &name) {
+                Ok(compiled) => compiled.warnings,
+                Err(diagnostics) => diagnostics.into_iter().collect(),
+            };
+            Ok((source, diagnostics))
+        }
+    };
+    Loaded { name, checked }
+}
 
-fn print_human(loaded: &[Loaded]) {
-    let mut findings = 0usize;
-    for (name, checked, io_error) in loaded {
-        if let Some(err) = io_error {
-            eprintln!("error: {err}");
-            continue;
-        }
-        let Some((source, diagnostics)) = checked else {
-            continue;
-        };
-        match diagnostics {
-            None => emit(&format!("{name}: ok")),
-            Some(diags) => {
-                for diag in diags.iter() {
-                    findings += 1;
-                    // The snippet quotes the config, which may hold a
-                    // literal credential.
-                    emit_redacted(&diag.render(Some(source)));
-                }
-            }
-        }
-    }
-    if findings > 0 {
-        emit(&format!("error: {findings} problem(s) found"));
+impl Loaded {
+    /// The file's findings; none when it could not be read.
+    fn diagnostics(&self) -> &[Diagnostic] {
+        self.checked.as_ref().map_or(&[], |(_, d)| d.as_slice())
     }
 }
 
-fn print_json(loaded: &[Loaded]) {
+fn print_human(loaded: &[Loaded]) {
+    let count = |severity| {
+        loaded
+            .iter()
+            .flat_map(Loaded::diagnostics)
+            .filter(|d| d.severity == severity)
+            .count()
+    };
+    for file in loaded {
+        let (source, diagnostics) = match &file.checked {
+            Err(err) => {
+                eprintln!("error: {err}");
+                continue;
+            }
+            Ok(checked) => checked,
+        };
+        if diagnostics.iter().all(|d| !d.is_error()) {
+            emit(&format!("{}: ok", file.name));
+        }
+        for diag in diagnostics {
+            // The snippet quotes the config, which may hold a literal
+            // credential.
+            emit_redacted(&diag.render(Some(source)));
+        }
+    }
+    let (errors, warnings, notes) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Note),
+    );
+    if errors > 0 {
+        emit(&format!("error: {errors} problem(s) found"));
+    }
+    if warnings + notes > 0 {
+        emit(&format!("warning: {warnings} warning(s), {notes} note(s)"));
+    }
+}
+
+fn print_json(loaded: &[Loaded], deny_warnings: bool) {
     let reports: Vec<FileReport<'_>> = loaded
         .iter()
-        .map(|(name, checked, io_error)| {
-            let diagnostics: Vec<&hooks_schema::Diagnostic> = checked
-                .as_ref()
-                .and_then(|(_, d)| d.as_ref())
-                .map(|d| d.iter().collect())
-                .unwrap_or_default();
+        .map(|file| {
+            let diagnostics = file.diagnostics();
             FileReport {
-                file: name.clone(),
-                ok: io_error.is_none() && diagnostics.is_empty(),
-                io_error: io_error.clone(),
+                file: file.name.clone(),
+                ok: file.checked.is_ok() && !diagnostics.iter().any(|d| fails(d, deny_warnings)),
+                io_error: file.checked.as_ref().err().cloned(),
                 diagnostics,
             }
         })

@@ -11,8 +11,10 @@ use super::walk::{child, quoted_list, suggest};
 use super::{At, Checker};
 use crate::automata::{pointer_tokens, tool_matcher};
 use crate::catalogue::{Catalogue, SourceError, may_be_string, pointers, reach, standalone};
-use crate::config::{Action, ArgTest, Config, Hook, Predicate, RewriteOp, ToolChoice};
-use crate::diagnostic::Layer;
+use crate::config::{
+    Action, ArgTest, Config, Hook, Predicate, RewriteOp, ToolChoice, ToolPattern,
+};
+use crate::diagnostic::{Layer, Severity};
 use crate::phase::Phase;
 
 /// The schema a hook's pointers address for one tool: its input on
@@ -144,11 +146,39 @@ impl Checker<'_> {
             ("exclude_tools", &hook.exclude_tools),
         ] {
             for (j, pattern) in list.iter().enumerate() {
-                if let Some(name) = pattern.literal() {
-                    self.known_tool(&format!("{hp}/{key}/{j}"), name, names);
+                let p = format!("{hp}/{key}/{j}");
+                match pattern.literal() {
+                    Some(name) => self.known_tool(&p, name, names),
+                    None => self.pattern_matches_a_tool(&p, pattern, names),
                 }
             }
         }
+    }
+
+    /// A glob or regex that matches no catalogue tool is a warning: the
+    /// catalogue may be incomplete (tools added at run time, MCP servers).
+    fn pattern_matches_a_tool(&mut self, p: &str, pattern: &ToolPattern, names: &[&str]) {
+        let Ok(matcher) = tool_matcher(std::slice::from_ref(pattern)) else {
+            return;
+        };
+        if names.iter().any(|name| matcher.matches(name)) {
+            return;
+        }
+        let shown = match pattern {
+            ToolPattern::Glob(g) => g.clone(),
+            ToolPattern::Regex(r) => format!("{{regex: {}}}", r.regex),
+        };
+        self.lint(
+            Severity::Warning,
+            p,
+            At::Value,
+            "pattern-matches-no-tool",
+            format!(
+                "tool pattern `{shown}` matches no tool of the catalogue ({})",
+                quoted_list(names)
+            ),
+            "fix the pattern, or add the tools it is for to `catalogue:`".to_owned(),
+        );
     }
 
     fn known_tool(&mut self, p: &str, name: &str, names: &[&str]) {

@@ -17,10 +17,17 @@
 //! `catalogue:` key, and a valid config checked against a tool catalogue). Keys and enum values come
 //! from the config types (`names`); what a phase allows comes from the
 //! capability table ([`crate::capability`]).
+//!
+//! Every finding goes through [`Checker::report`] (an error) or
+//! [`Checker::lint`] (a [`Layer::Lint`] warning or note); both locate it the
+//! same way. The lints (`lint*`) run on the typed config once it is valid:
+//! they flag configs that load but likely do not do what was meant.
 
 mod action;
 mod catalogue;
 mod hook;
+mod lint;
+mod lint_when;
 mod names;
 mod predicate;
 mod run;
@@ -29,7 +36,7 @@ mod settings;
 mod tests;
 mod walk;
 
-use crate::diagnostic::{Diagnostic, Layer};
+use crate::diagnostic::{Diagnostic, Layer, Severity};
 use crate::plan::DfaCache;
 use crate::yaml::Positions;
 
@@ -59,6 +66,7 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Reports an error at `pointer`.
     fn report(
         &mut self,
         pointer: &str,
@@ -68,15 +76,45 @@ impl<'a> Checker<'a> {
         message: String,
         hint: Option<String>,
     ) {
-        let pos = match at {
+        let diagnostic = self.located(pointer, at, layer, code, message);
+        self.out.push(diagnostic.with_hint_opt(hint));
+    }
+
+    /// Reports a lint finding (a warning or a note) at `pointer`.
+    fn lint(
+        &mut self,
+        severity: Severity,
+        pointer: &str,
+        at: At,
+        code: &str,
+        message: String,
+        hint: String,
+    ) {
+        let diagnostic = self.located(pointer, at, Layer::Lint, code, message);
+        self.out
+            .push(diagnostic.with_severity(severity).with_hint(hint));
+    }
+
+    /// A diagnostic at the key or value of `pointer`.
+    fn located(
+        &self,
+        pointer: &str,
+        at: At,
+        layer: Layer,
+        code: &str,
+        message: String,
+    ) -> Diagnostic {
+        let pos = self.place(pointer, at);
+        Diagnostic::new(
+            self.file, pos.line, pos.column, pointer, layer, code, message,
+        )
+    }
+
+    /// Where the key or value of `pointer` starts.
+    fn place(&self, pointer: &str, at: At) -> crate::yaml::Pos {
+        match at {
             At::Key => self.positions.key_pos(pointer),
             At::Value => self.positions.value_pos(pointer),
-        };
-        self.out.push(
-            Diagnostic::new(
-                self.file, pos.line, pos.column, pointer, layer, code, message,
-            )
-            .with_hint_opt(hint),
-        );
+        }
     }
 }
