@@ -149,14 +149,20 @@ impl Checker<'_> {
                 let p = format!("{hp}/{key}/{j}");
                 match pattern.literal() {
                     Some(name) => self.known_tool(&p, name, names),
-                    None => self.pattern_matches_a_tool(&p, pattern, names),
+                    // An exclude pattern matching nothing excludes nothing:
+                    // it cannot keep a rule from firing, so it is no finding.
+                    None if key == "include_tools" => {
+                        self.pattern_matches_a_tool(&p, pattern, names);
+                    }
+                    None => {}
                 }
             }
         }
     }
 
-    /// A glob or regex that matches no catalogue tool is a warning: the
-    /// catalogue may be incomplete (tools added at run time, MCP servers).
+    /// A glob or regex in `include_tools` that matches no catalogue tool
+    /// is a warning, not an error: the catalogue may be incomplete (tools
+    /// added at run time, MCP servers).
     fn pattern_matches_a_tool(&mut self, p: &str, pattern: &ToolPattern, names: &[&str]) {
         let Ok(matcher) = tool_matcher(std::slice::from_ref(pattern)) else {
             return;
