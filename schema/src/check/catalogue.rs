@@ -4,6 +4,8 @@
 //! tool's schema can contain, `when` literals that can match and `rewrite`
 //! values that validate.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::names::VOCABULARY;
@@ -106,13 +108,14 @@ impl Checker<'_> {
     /// Every check of `config` against `catalogue`.
     pub(crate) fn against_catalogue(&mut self, config: &Config, catalogue: &Catalogue) {
         let names: Vec<&str> = catalogue.names().collect();
+        let mut memo = Memo::default();
         for (i, hook) in config.hooks.iter().enumerate() {
             let hp = format!("/hooks/{i}");
             self.tool_names(&hp, hook, &names);
             if hook.phase.is_tool_phase() {
-                let targets = targets(hook, catalogue);
+                let targets = memo.targets(hook, catalogue);
                 if let Some(when) = &hook.when {
-                    self.when_against(&child(&hp, "when"), when, hook.phase, &targets);
+                    self.when_against(&child(&hp, "when"), when, hook.phase, &targets, &mut memo);
                 }
                 if let Action::Rewrite(ops) = &hook.action {
                     for (k, op) in ops.iter().enumerate() {
@@ -121,6 +124,7 @@ impl Checker<'_> {
                             op,
                             hook.phase,
                             &targets,
+                            &mut memo,
                         );
                     }
                 }
@@ -206,7 +210,14 @@ impl Checker<'_> {
         );
     }
 
-    fn when_against(&mut self, p: &str, when: &Predicate, phase: Phase, targets: &[Target<'_>]) {
+    fn when_against(
+        &mut self,
+        p: &str,
+        when: &Predicate,
+        phase: Phase,
+        targets: &[Target<'_>],
+        memo: &mut Memo,
+    ) {
         match when {
             Predicate::All(parts) | Predicate::Any(parts) => {
                 let key = if matches!(when, Predicate::All(_)) {
@@ -215,10 +226,12 @@ impl Checker<'_> {
                     "any"
                 };
                 for (k, part) in parts.iter().enumerate() {
-                    self.when_against(&format!("{p}/{key}/{k}"), part, phase, targets);
+                    self.when_against(&format!("{p}/{key}/{k}"), part, phase, targets, memo);
                 }
             }
-            Predicate::Not(inner) => self.when_against(&child(p, "not"), inner, phase, targets),
+            Predicate::Not(inner) => {
+                self.when_against(&child(p, "not"), inner, phase, targets, memo);
+            }
             Predicate::Outcome(_) => {}
             Predicate::Arg { pointer, test } => {
                 let Some(reached) = self.pointer_against(p, pointer, phase, targets) else {
@@ -226,7 +239,7 @@ impl Checker<'_> {
                 };
                 match test {
                     ArgTest::Equals(value) => {
-                        if let Some(why) = never_valid(value, &reached) {
+                        if let Some(why) = memo.never_valid(value, &reached) {
                             self.report(
                                 &child(p, "equals"),
                                 At::Value,
@@ -269,12 +282,19 @@ impl Checker<'_> {
         }
     }
 
-    fn rewrite_against(&mut self, p: &str, op: &RewriteOp, phase: Phase, targets: &[Target<'_>]) {
+    fn rewrite_against(
+        &mut self,
+        p: &str,
+        op: &RewriteOp,
+        phase: Phase,
+        targets: &[Target<'_>],
+        memo: &mut Memo,
+    ) {
         let Some(reached) = self.pointer_against(p, op.pointer(), phase, targets) else {
             return;
         };
         if let RewriteOp::Set { value, pointer } = op
-            && let Some(why) = never_valid(value, &reached)
+            && let Some(why) = memo.never_valid(value, &reached)
         {
             self.report(
                 &child(p, "value"),
@@ -367,24 +387,72 @@ fn targets<'c>(hook: &Hook, catalogue: &'c Catalogue) -> Vec<Target<'c>> {
         .collect()
 }
 
-/// Why `value` is valid in none of the reached places (the first
-/// validation error), or `None` when some place accepts it.
-fn never_valid(value: &Value, reached: &[(&str, &Value, Vec<&Value>)]) -> Option<String> {
-    let mut why = None;
-    for (tool, root, schemas) in reached {
-        let failure = schemas.iter().find_map(|schema| {
-            let validator = jsonschema::validator_for(&standalone(root, schema)).ok()?;
-            let error = validator.iter_errors(value).next()?;
-            Some(error.to_string())
+/// What the checks of one config reuse across its hooks: the targets of
+/// each distinct pair of tool lists, and one compiled validator per
+/// sub-schema (keyed by its address in the catalogue, which outlives this).
+#[derive(Default)]
+struct Memo {
+    targets: HashMap<String, Vec<usize>>,
+    validators: HashMap<usize, Option<jsonschema::Validator>>,
+}
+
+impl Memo {
+    /// [`targets`] of `hook`, computed once per distinct tool lists and phase.
+    fn targets<'c>(&mut self, hook: &Hook, catalogue: &'c Catalogue) -> Vec<Target<'c>> {
+        let key = format!(
+            "{:?}{:?}{}",
+            hook.include_tools,
+            hook.exclude_tools,
+            hook.phase.as_str()
+        );
+        let names: Vec<&'c str> = catalogue.names().collect();
+        let picked = self.targets.entry(key).or_insert_with(|| {
+            targets(hook, catalogue)
+                .iter()
+                .filter_map(|t| names.iter().position(|n| *n == t.tool))
+                .collect()
         });
-        match failure {
-            None => return None,
-            Some(e) => {
-                why.get_or_insert_with(|| format!("in the schema of `{tool}`, {e}"));
+        picked
+            .iter()
+            .filter_map(|&index| {
+                let tool = *names.get(index)?;
+                let entry = catalogue.get(tool)?;
+                let schema = match hook.phase {
+                    Phase::AfterTool => entry.result.as_ref(),
+                    _ => Some(&entry.input),
+                };
+                Some(Target { tool, schema })
+            })
+            .collect()
+    }
+
+    /// Why `value` is valid in none of the reached places (the first
+    /// validation error), or `None` when some place accepts it.
+    fn never_valid(
+        &mut self,
+        value: &Value,
+        reached: &[(&str, &Value, Vec<&Value>)],
+    ) -> Option<String> {
+        let mut why = None;
+        for (tool, root, schemas) in reached {
+            let failure = schemas.iter().find_map(|schema| {
+                let validator = self
+                    .validators
+                    .entry(std::ptr::from_ref::<Value>(schema) as usize)
+                    .or_insert_with(|| jsonschema::validator_for(&standalone(root, schema)).ok())
+                    .as_ref()?;
+                let error = validator.iter_errors(value).next()?;
+                Some(error.to_string())
+            });
+            match failure {
+                None => return None,
+                Some(e) => {
+                    why.get_or_insert_with(|| format!("in the schema of `{tool}`, {e}"));
+                }
             }
         }
+        why
     }
-    why
 }
 
 fn tool_list(reached: &[(&str, &Value, Vec<&Value>)]) -> String {
