@@ -49,11 +49,14 @@ fn the_example_config_is_checked_against_its_catalogue() {
     let mut loader = Loader::new().base_dir(root.join("examples"));
     let err = loader.compile_str(&source, "hooks.yaml").unwrap_err();
     assert!(
-        err.iter()
-            .any(|d| d.code == "unknown-pointer" && d.render(None).contains("did you mean `/max_bytes`?")),
+        err.iter().any(|d| d.code == "unknown-pointer"
+            && d.render(None).contains("did you mean `/max_bytes`?")),
         "{err}"
     );
-    assert_eq!(loader.files_read(), [root.join("examples").join("tools.catalogue.json")]);
+    assert_eq!(
+        loader.files_read(),
+        [root.join("examples").join("tools.catalogue.json")]
+    );
 }
 
 #[test]
@@ -64,9 +67,7 @@ fn a_catalogue_from_code_checks_a_config_with_none() {
     assert_eq!(err.first().code, "invalid-rewrite-value", "{err}");
     assert_eq!((err.first().line, err.first().column), (6, 55));
     // A tool described both in code and in the config is an error.
-    let both = format!(
-        "version: 1\ncatalogue: {{ bash: {{ input: true }} }}\nhooks: []\n"
-    );
+    let both = format!("version: 1\ncatalogue: {{ bash: {{ input: true }} }}\nhooks: []\n");
     let err = Loader::new()
         .catalogue(Catalogue::new().with_schemas("bash", serde_json::json!(true), None))
         .compile_str(&both, "h.yaml")

@@ -105,6 +105,49 @@ impl Catalogue {
         self.tools.is_empty()
     }
 
+    /// The config schema ([`config_schema`](crate::config_schema)) for
+    /// editors of configs of this agent: tool-name fields offer the
+    /// catalogue's names (`include_tools` / `exclude_tools` as examples,
+    /// since globs stay allowed; `active_tools` and `tool_choice` as an
+    /// `enum`), and `when` / `rewrite` pointers offer every pointer the
+    /// tools' schemas declare. JSON Schema cannot tie a pointer to the
+    /// hook's tools, so every tool's pointers are offered everywhere.
+    pub fn config_schema(&self) -> Value {
+        let mut schema = crate::config_schema();
+        let names: Vec<Value> = self.names().map(|n| Value::String(n.to_owned())).collect();
+        let mut all_pointers: Vec<String> = Vec::new();
+        for tool in self.tools.values() {
+            for root in std::iter::once(&tool.input).chain(&tool.result) {
+                for p in pointers(root) {
+                    if !all_pointers.contains(&p) {
+                        all_pointers.push(p);
+                    }
+                }
+            }
+        }
+        all_pointers.sort();
+        let pointer_values: Vec<Value> = all_pointers.into_iter().map(Value::String).collect();
+        if let Value::Object(root) = &mut schema {
+            root.insert(
+                "$id".to_owned(),
+                Value::String(
+                    crate::CONFIG_SCHEMA_ID.replace(".schema.json", "-with-tools.schema.json"),
+                ),
+            );
+        }
+        let defs = &mut schema["$defs"];
+        if let Some(branches) = defs["ToolPattern"]["anyOf"].as_array_mut() {
+            for branch in branches.iter_mut().filter(|b| b["type"] == "string") {
+                branch["examples"] = Value::Array(names.clone());
+            }
+        }
+        defs["RequestPatch"]["properties"]["active_tools"]["items"]["enum"] =
+            Value::Array(names.clone());
+        defs["SpecificTools"]["properties"]["tools"]["items"]["enum"] = Value::Array(names);
+        set_pointer_examples(defs, &Value::Array(pointer_values));
+        schema
+    }
+
     /// Adds every tool of `other`; returns the names both had (`other`'s
     /// entry is dropped for those).
     pub(crate) fn absorb(&mut self, other: Catalogue) -> Vec<String> {
@@ -117,6 +160,28 @@ impl Catalogue {
             }
         }
         both
+    }
+}
+
+/// Sets `examples` on every `pointer` property under `node`.
+fn set_pointer_examples(node: &mut Value, examples: &Value) {
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get_mut("properties")
+                && let Some(pointer) = props.get_mut("pointer")
+            {
+                pointer["examples"] = examples.clone();
+            }
+            for child in map.values_mut() {
+                set_pointer_examples(child, examples);
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                set_pointer_examples(child, examples);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -492,6 +557,32 @@ mod tests {
 
     fn tokens(p: &str) -> Vec<String> {
         crate::automata::pointer_tokens(p).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_editor_schema_offers_the_tools_and_their_pointers() {
+        let catalogue = Catalogue::new().with_schemas(
+            "bash",
+            json!({"type": "object", "properties": {"command": {"type": "string"}}}),
+            Some(json!({"type": "object", "properties": {"output": {"type": "string"}}})),
+        );
+        let schema = catalogue.config_schema();
+        let defs = &schema["$defs"];
+        assert_eq!(defs["ToolPattern"]["anyOf"][0]["examples"], json!(["bash"]));
+        assert_eq!(
+            defs["RequestPatch"]["properties"]["active_tools"]["items"]["enum"],
+            json!(["bash"])
+        );
+        assert_eq!(
+            defs["RewriteOp"]["oneOf"][0]["properties"]["pointer"]["examples"],
+            json!(["/command", "/output"])
+        );
+        let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
+        let config = json!({"version": 1, "hooks": [{"id": "a", "phase": "before_completion", "patch": {"active_tools": ["bsah"]}}]});
+        assert!(
+            !validator.is_valid(&config),
+            "an unknown active tool is flagged in the editor"
+        );
     }
 
     #[test]

@@ -225,7 +225,6 @@ impl Loader {
     }
 }
 
-
 /// Loads a config from its text ([`load_str`]) and lowers it into its
 /// dispatch plan, reusing the DFAs validation built. `file` names the config
 /// in diagnostics and in the plan. This is what `hooks!`, the runtime's

@@ -66,7 +66,10 @@ fn a_thousand_rules_with_a_catalogue_check_fast() {
 #[test]
 fn the_generated_config_is_checked_against_the_catalogue() {
     // The same config with one typo fails: the checks did run on it.
-    let source = generated(40).replace("pointer: /exit_code, equals: 38", "pointer: /exit_cod, equals: 38");
+    let source = generated(40).replace(
+        "pointer: /exit_code, equals: 38",
+        "pointer: /exit_cod, equals: 38",
+    );
     let err = hooks_schema::compile_str(&source, "generated.yaml").unwrap_err();
     assert_eq!(err.len(), 1, "{err}");
     assert_eq!(err.first().code, "unknown-pointer");

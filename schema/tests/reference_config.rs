@@ -312,7 +312,6 @@ fn a_loaded_config_serializes_back_to_an_equal_config() {
     let config = load(&source()).unwrap();
     let json = serde_json::to_string_pretty(&config).unwrap();
     // JSON text is YAML; the serialized form passes all three layers again.
-    let again = load(&json)
-        .unwrap_or_else(|d| panic!("{}", d.render(Some(&json))));
+    let again = load(&json).unwrap_or_else(|d| panic!("{}", d.render(Some(&json))));
     assert_eq!(again, config);
 }

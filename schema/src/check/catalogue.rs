@@ -13,9 +13,7 @@ use super::walk::{child, quoted_list, suggest};
 use super::{At, Checker};
 use crate::automata::{pointer_tokens, tool_matcher};
 use crate::catalogue::{Catalogue, SourceError, may_be_string, pointers, reach, standalone};
-use crate::config::{
-    Action, ArgTest, Config, Hook, Predicate, RewriteOp, ToolChoice, ToolPattern,
-};
+use crate::config::{Action, ArgTest, Config, Hook, Predicate, RewriteOp, ToolChoice, ToolPattern};
 use crate::diagnostic::{Layer, Severity};
 use crate::phase::Phase;
 
