@@ -153,10 +153,11 @@ impl Catalogue {
     pub(crate) fn absorb(&mut self, other: Catalogue) -> Vec<String> {
         let mut both = Vec::new();
         for (name, tool) in other.tools {
-            if self.tools.contains_key(&name) {
-                both.push(name);
-            } else {
-                self.tools.insert(name, tool);
+            match self.tools.entry(name) {
+                std::collections::btree_map::Entry::Occupied(e) => both.push(e.key().clone()),
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(tool);
+                }
             }
         }
         both
@@ -432,7 +433,7 @@ fn step<'s>(root: &'s Value, schema: &'s Value, token: &str, depth: u8) -> Optio
         }
     }
     let types = allowed_types(map);
-    let may = |t: &str| types.as_ref().is_none_or(|ts| ts.iter().any(|x| *x == t));
+    let may = |t: &str| types.as_ref().is_none_or(|ts| ts.contains(&t));
     let mut own: Option<&Value> = None;
     let mut found = false;
     if may("object") {
