@@ -49,6 +49,11 @@ enum Command {
         /// Which schema to print.
         #[arg(value_enum, default_value_t = SchemaKind::Config)]
         kind: SchemaKind,
+        /// With `config`: the schema for configs of one agent, whose tool
+        /// names and argument pointers editors offer in completion. CATALOG
+        /// is a JSON tool catalogue or a hook config with a `catalogue:` key.
+        #[arg(long, value_name = "CATALOG")]
+        tools: Option<std::path::PathBuf>,
     },
     /// Run a config's hooks on one sample event (our event JSON) and print
     /// the merged decision and the records. `run` hooks execute for real,
@@ -187,7 +192,7 @@ fn main() -> ExitCode {
                 stack,
             },
         ),
-        Command::Schema { kind } => cli::schema::run(kind),
+        Command::Schema { kind, tools } => cli::schema::run(kind, tools.as_deref()),
         Command::Test {
             config,
             event,

@@ -147,7 +147,10 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
         has(
             &capped,
             "diagnostic: a hook asked to keep working after 3 resume(s) in this user turn; the cap is 3: stopping"
-        ) && has(&capped, "=> stop: capped (a hook asked to resume after 3 resume(s); the cap is 3)"),
+        ) && has(
+            &capped,
+            "=> stop: capped (a hook asked to resume after 3 resume(s); the cap is 3)"
+        ),
         "{capped:#?}"
     );
     let stops = records_of(&records, "finish-the-todo-list");

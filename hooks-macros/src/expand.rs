@@ -6,7 +6,7 @@
 //! caller's), and the table is a `static` built with the runtime's
 //! `Table::from_plan`. All paths go through `<crate>::__private`.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use hooks_schema::plan::Plan;
 use proc_macro2::{Span, TokenStream};
@@ -29,18 +29,18 @@ pub(crate) fn table(p: &TokenStream, plan: &Plan) -> TokenStream {
 }
 
 /// The generated type and its impls around `table_items` (which define
-/// `static __TABLE`), plus an `include_bytes!` of `tracked`.
+/// `static __TABLE`), plus an `include_bytes!` of each of `tracked`.
 pub(crate) fn wrap(
     p: &TokenStream,
     name: &Ident,
     display: &str,
     table_items: TokenStream,
-    tracked: Option<&Path>,
+    tracked: &[PathBuf],
 ) -> TokenStream {
     let doc = format!(
         "Hooks compiled by `hooks!` from `{display}`: an `AgentHook` over a static dispatch table."
     );
-    let include = tracked.map(|path| {
+    let include = tracked.iter().map(|path| {
         let path = path.to_string_lossy();
         quote!(
             const _: &[u8] = ::core::include_bytes!(#path);
@@ -54,7 +54,7 @@ pub(crate) fn wrap(
         }
 
         const _: () = {
-            #include
+            #(#include)*
             #table_items
 
             impl #name {

@@ -78,13 +78,7 @@ fn expand_input(input: parse::Input, base_dir: &Path) -> TokenStream {
         Ok(plan) => (expand::table(p, plan), None),
         Err(e) => (expand::empty_table(p, &loaded.display), Some(e.clone())),
     };
-    let mut out = expand::wrap(
-        p,
-        &input.name,
-        &loaded.display,
-        items,
-        loaded.tracked.as_deref(),
-    );
+    let mut out = expand::wrap(p, &input.name, &loaded.display, items, &loaded.tracked);
     if let Some(e) = error {
         out.extend(e.into_compile_error());
     }

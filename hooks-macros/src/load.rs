@@ -17,9 +17,10 @@ pub(crate) struct Loaded {
     /// and a snippet (empty when the config is invalid: then its errors,
     /// which include them, are in `plan`).
     pub(crate) warnings: Vec<String>,
-    /// The absolute path of the file read, for `include_bytes!` (also when
-    /// the config is invalid, so that fixing the file rebuilds).
-    pub(crate) tracked: Option<PathBuf>,
+    /// The absolute paths of the files read (the config and the files its
+    /// `catalogue:` names), for `include_bytes!` (also when the config is
+    /// invalid, so that fixing a file rebuilds).
+    pub(crate) tracked: Vec<PathBuf>,
     /// The name shown for the config: its path relative to the package root
     /// when it lies inside it (`src/hooks.yaml`), else the literal as
     /// written, or `<inline>`.
@@ -32,11 +33,12 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     match source {
         Source::Inline(lit) => {
             let text = lit.value();
-            let (plan, warnings) = split(compile(&text, INLINE_NAME, lit));
+            let mut tracked = Vec::new();
+            let (plan, warnings) = split(compile(&text, INLINE_NAME, base_dir, lit, &mut tracked));
             Loaded {
                 plan,
                 warnings,
-                tracked: None,
+                tracked,
                 display: INLINE_NAME.to_owned(),
             }
         }
@@ -45,7 +47,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             let fail = |message: String| Loaded {
                 plan: Err(syn::Error::new(lit.span(), message)),
                 warnings: Vec::new(),
-                tracked: None,
+                tracked: Vec::new(),
                 display: written.clone(),
             };
             if written.is_empty() {
@@ -71,9 +73,10 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                     ));
                 }
             };
-            let tracked = Some(path);
+            let dir = path.parent().unwrap_or(base_dir).to_owned();
+            let mut tracked = vec![path];
             let compiled = match String::from_utf8(text) {
-                Ok(text) => compile(&text, &shown, lit),
+                Ok(text) => compile(&text, &shown, &dir, lit, &mut tracked),
                 Err(e) => Err(syn::Error::new(
                     lit.span(),
                     format!(
@@ -104,12 +107,22 @@ fn split(compiled: Compiled) -> (Result<Plan, syn::Error>, Vec<String>) {
     }
 }
 
-/// Validates and lowers `text` with `hooks_schema::compile_str` (what the
-/// CLI and the runtime loader run); every diagnostic of an invalid config
+/// Validates and lowers `text` with a `hooks_schema::Loader` (what the CLI
+/// and the runtime loader run), resolving `catalogue:` paths against `dir`
+/// and adding the files read to `tracked`; every diagnostic of an invalid config
 /// becomes one error on `lit`, rendered with `file:line:col` and a snippet;
 /// the warnings and notes of a valid one are rendered the same way.
-fn compile(text: &str, file: &str, lit: &syn::LitStr) -> Compiled {
-    hooks_schema::compile_str(text, file)
+fn compile(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    lit: &syn::LitStr,
+    tracked: &mut Vec<PathBuf>,
+) -> Compiled {
+    let mut loader = hooks_schema::Loader::new().base_dir(dir);
+    let compiled = loader.compile_str(text, file);
+    tracked.extend(loader.files_read().iter().cloned());
+    compiled
         .map(|mut compiled| {
             // Scripts resolve against the package root, the workspace a
             // test or example of the package runs its hooks in.

@@ -143,3 +143,20 @@ fn expansion_of_a_thousand_rules_is_measured() {
     );
     assert!(elapsed.as_secs() < 120, "expansion took {elapsed:?}");
 }
+
+#[test]
+fn catalogue_files_are_tracked_even_when_invalid() {
+    let dir = std::env::temp_dir().join(format!("hooks-macros-cat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("hooks.yaml"),
+        "version: 1\ncatalogue: tools.json\nhooks:\n  - { id: a, phase: before_tool, include_tools: [bsah], block: { reason: no } }\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("tools.json"), r#"{"bash": {"input": true}}"#).expect("write");
+    let out = expand_str(r#"::rt::__private; "hooks.yaml""#, &dir);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+    assert_eq!(out.matches("include_bytes").count(), 2, "{out}");
+    assert!(out.contains("tools.json"), "{out}");
+    assert!(out.contains("unknown tool `bsah`"), "{out}");
+}

@@ -46,6 +46,7 @@
 #[doc(hidden)]
 pub mod automata;
 pub mod capability;
+mod catalogue;
 mod check;
 mod config;
 mod diagnostic;
@@ -64,6 +65,7 @@ mod yaml;
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
+pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSchemas};
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
@@ -73,7 +75,8 @@ pub use config::{
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
 pub use load::{
-    Compiled, compile_file, compile_str, load_file, load_str, parse_document, schema_accepts,
+    Compiled, Loader, compile_file, compile_str, load_file, load_str, parse_document,
+    schema_accepts,
 };
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};

@@ -1,10 +1,11 @@
 //! The one loading path shared by the CLI, the `hooks!` macro and the runtime loader.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::catalogue::Catalogue;
 use crate::check::Checker;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Diagnostics, Layer};
@@ -23,7 +24,7 @@ use crate::yaml::{self, Positions};
 /// [`Diagnostics`] (never empty) when the config is invalid. Warnings and
 /// notes of a valid config are dropped ([`compile_str`] keeps them).
 pub fn load_str(source: &str, file: &str) -> Result<Config, Diagnostics> {
-    checked(source, file).map(|checked| checked.config)
+    Loader::new().load_str(source, file)
 }
 
 /// A config and its dispatch plan, as [`compile_str`] returns them.
@@ -33,9 +34,195 @@ pub struct Compiled {
     pub config: Config,
     /// Its lowering ([`plan::lower`]), with the automata validation built.
     pub plan: Plan,
+    /// The tool catalogue the config was checked against (its `catalogue:`
+    /// key and the [`Loader::catalogue`] given), if any.
+    pub catalogue: Option<Catalogue>,
     /// The warnings and notes of the config (never an error), located like
     /// errors, in position order; empty for a clean config.
     pub warnings: Vec<Diagnostic>,
+}
+
+/// Loads configs with options: a tool catalogue from code, and the
+/// directory the config's relative `catalogue:` paths are resolved against.
+/// [`load_str`], [`compile_str`] and friends are `Loader::new()`'s methods.
+///
+/// ```
+/// # use hooks_schema::{Catalogue, Loader};
+/// #[derive(schemars::JsonSchema)]
+/// #[allow(dead_code)]
+/// struct BashArgs { command: String }
+///
+/// let mut loader = Loader::new().catalogue(Catalogue::new().with_tool::<BashArgs>("bash"));
+/// let config = "version: 1\nhooks:\n  - { id: a, phase: before_tool, include_tools: [bsah], block: { reason: no } }\n";
+/// let err = loader.compile_str(config, "hooks.yaml").unwrap_err();
+/// assert!(err.first().render(None).contains("unknown tool `bsah`"));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Loader {
+    base_dir: Option<PathBuf>,
+    catalogue: Option<Catalogue>,
+    files_read: Vec<PathBuf>,
+}
+
+impl Loader {
+    /// A loader with no catalogue of its own, resolving relative paths
+    /// against the directory of the config's file name.
+    pub fn new() -> Loader {
+        Loader::default()
+    }
+
+    /// Checks every config against `catalogue` (merged with the config's
+    /// own `catalogue:` key; a tool in both is an error).
+    #[must_use]
+    pub fn catalogue(mut self, catalogue: Catalogue) -> Loader {
+        self.catalogue = Some(catalogue);
+        self
+    }
+
+    /// Resolves the config's relative `catalogue:` paths against `dir`
+    /// instead of the directory of the file name given to `load_str` /
+    /// `compile_str` (`compile_file` / `load_file` use the file's directory).
+    #[must_use]
+    pub fn base_dir(mut self, dir: impl Into<PathBuf>) -> Loader {
+        self.base_dir = Some(dir.into());
+        self
+    }
+
+    /// Every file read for a catalogue so far (also those of configs that
+    /// failed), for a build that must rerun when they change.
+    pub fn files_read(&self) -> &[PathBuf] {
+        &self.files_read
+    }
+
+    /// As [`load_str`], with this loader's options.
+    ///
+    /// # Errors
+    ///
+    /// As [`load_str`], plus the catalogue checks' diagnostics.
+    pub fn load_str(&mut self, source: &str, file: &str) -> Result<Config, Diagnostics> {
+        self.checked(source, file, None)
+            .map(|checked| checked.config)
+    }
+
+    /// As [`compile_str`], with this loader's options.
+    ///
+    /// # Errors
+    ///
+    /// As [`compile_str`], plus the catalogue checks' diagnostics.
+    pub fn compile_str(&mut self, source: &str, file: &str) -> Result<Compiled, Diagnostics> {
+        self.compile(source, file, None)
+    }
+
+    /// As [`compile_file`], with this loader's options; relative
+    /// `catalogue:` paths resolve against the file's directory.
+    ///
+    /// # Errors
+    ///
+    /// As [`compile_file`], plus the catalogue checks' diagnostics.
+    pub fn compile_file(&mut self, path: &Path) -> Result<Compiled, Diagnostics> {
+        let file = path.display().to_string();
+        let source = read_config(path)?;
+        self.compile(&source, &file, path.parent())
+    }
+
+    /// As [`load_file`], with this loader's options.
+    ///
+    /// # Errors
+    ///
+    /// As [`load_file`], plus the catalogue checks' diagnostics.
+    pub fn load_file(&mut self, path: &Path) -> Result<Config, Diagnostics> {
+        let file = path.display().to_string();
+        let source = read_config(path)?;
+        self.checked(&source, &file, path.parent())
+            .map(|checked| checked.config)
+    }
+
+    fn compile(
+        &mut self,
+        source: &str,
+        file: &str,
+        dir: Option<&Path>,
+    ) -> Result<Compiled, Diagnostics> {
+        let Checked {
+            config,
+            positions,
+            mut dfas,
+            catalogue,
+            warnings,
+        } = self.checked(source, file, dir)?;
+        match plan::lower(&config, file, &mut dfas) {
+            Ok(plan) => Ok(Compiled {
+                config,
+                plan,
+                catalogue,
+                warnings,
+            }),
+            Err(e) => {
+                let pos = positions.value_pos(&e.pointer);
+                Err(Diagnostics::single(Diagnostic::new(
+                    file,
+                    pos.line,
+                    pos.column,
+                    &e.pointer,
+                    Layer::Semantic,
+                    "pattern-too-large",
+                    format!("hook `{}`: {}", e.hook, e.message),
+                )))
+            }
+        }
+    }
+
+    /// Layers 1 to 3, then the checks against the catalogue when there is one.
+    fn checked(
+        &mut self,
+        source: &str,
+        file: &str,
+        dir: Option<&Path>,
+    ) -> Result<Checked, Diagnostics> {
+        let mut checked = checked(source, file)?;
+        let Checked {
+            config, positions, ..
+        } = &checked;
+        let mut checker = Checker::new(file, positions);
+        let mut catalogue = self.catalogue.clone();
+        if let Some(own) = &config.catalogue {
+            let dir = match (&self.base_dir, dir) {
+                (Some(d), _) => d.clone(),
+                (None, Some(d)) => d.to_owned(),
+                (None, None) => Path::new(file)
+                    .parent()
+                    .map(Path::to_owned)
+                    .unwrap_or_default(),
+            };
+            match own.resolve(&dir, &mut self.files_read) {
+                Ok(own) => match &mut catalogue {
+                    None => catalogue = Some(own),
+                    Some(given) => checker.catalogue_twice(given.absorb(own)),
+                },
+                Err(errors) => checker.catalogue_sources(errors),
+            }
+        }
+        if checker.out.is_empty()
+            && let Some(catalogue) = &catalogue
+        {
+            checker.against_catalogue(config, catalogue);
+        }
+        let found = checker.out;
+        if found.is_empty() {
+            checked.catalogue = catalogue;
+            return Ok(checked);
+        }
+        let all = checked.warnings.drain(..).chain(found).collect();
+        match Diagnostics::from_vec(all) {
+            Some(d) if d.has_errors() => Err(d),
+            Some(d) => {
+                checked.warnings = d.into_iter().collect();
+                checked.catalogue = catalogue;
+                Ok(checked)
+            }
+            None => Ok(checked),
+        }
+    }
 }
 
 /// Loads a config from its text ([`load_str`]) and lowers it into its
@@ -50,31 +237,7 @@ pub struct Compiled {
 /// (`pattern-too-large`, located on the list). Warnings and notes found
 /// beside errors are part of the `Err`.
 pub fn compile_str(source: &str, file: &str) -> Result<Compiled, Diagnostics> {
-    let Checked {
-        config,
-        positions,
-        mut dfas,
-        warnings,
-    } = checked(source, file)?;
-    match plan::lower(&config, file, &mut dfas) {
-        Ok(plan) => Ok(Compiled {
-            config,
-            plan,
-            warnings,
-        }),
-        Err(e) => {
-            let pos = positions.value_pos(&e.pointer);
-            Err(Diagnostics::single(Diagnostic::new(
-                file,
-                pos.line,
-                pos.column,
-                &e.pointer,
-                Layer::Semantic,
-                "pattern-too-large",
-                format!("hook `{}`: {}", e.hook, e.message),
-            )))
-        }
-    }
+    Loader::new().compile_str(source, file)
 }
 
 /// Reads a config file and compiles it ([`load_file`], then as [`compile_str`]).
@@ -83,9 +246,7 @@ pub fn compile_str(source: &str, file: &str) -> Result<Compiled, Diagnostics> {
 ///
 /// As [`load_file`] and [`compile_str`].
 pub fn compile_file(path: &Path) -> Result<Compiled, Diagnostics> {
-    let file = path.display().to_string();
-    let source = read_config(path)?;
-    compile_str(&source, &file)
+    Loader::new().compile_file(path)
 }
 
 /// [`checked`] for unit tests, panicking on an invalid config.
@@ -104,6 +265,8 @@ struct Checked {
     dfas: DfaCache,
     /// Warnings and notes, in position order.
     warnings: Vec<Diagnostic>,
+    /// The catalogue it was checked against, if any.
+    catalogue: Option<Catalogue>,
 }
 
 /// Layers 1 to 3 and the lints, keeping the positions and the automata for
@@ -132,6 +295,7 @@ fn checked(source: &str, file: &str) -> Result<Checked, Diagnostics> {
         positions,
         dfas,
         warnings,
+        catalogue: None,
     })
 }
 
@@ -157,9 +321,7 @@ pub fn parse_document(source: &str, file: &str) -> Result<Value, Diagnostics> {
 /// diagnostic (code `file-too-large`) when it is larger than
 /// [`MAX_CONFIG_BYTES`](crate::MAX_CONFIG_BYTES), without reading it; else as [`load_str`].
 pub fn load_file(path: &Path) -> Result<Config, Diagnostics> {
-    let file = path.display().to_string();
-    let source = read_config(path)?;
-    load_str(&source, &file)
+    Loader::new().load_file(path)
 }
 
 /// The text of a config file: size-capped, UTF-8 (see [`load_file`]).

@@ -114,7 +114,10 @@ fn load(path: &Path, workspace: &Path) -> Loaded {
     let checked = match std::fs::read_to_string(path) {
         Err(err) => Err(format!("cannot read `{}`: {err}", path.display())),
         Ok(source) => {
-            let diagnostics = match hooks_schema::compile_str(&source, &name) {
+            // `catalogue:` paths are relative to the config file.
+            let mut loader = hooks_schema::Loader::new()
+                .base_dir(path.parent().map(Path::to_owned).unwrap_or_default());
+            let diagnostics = match loader.compile_str(&source, &name) {
                 Ok(mut compiled) => {
                     hooks_schema::add_script_warnings(&mut compiled, &source, &name, workspace);
                     compiled.warnings

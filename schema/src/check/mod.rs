@@ -13,7 +13,8 @@
 //! level, `defaults`, `limits`, `tool_settings`), `hook` (a hook's common
 //! keys and the per-phase rules), `action` (the bodies of `block`,
 //! `terminate`, `inject`, `patch`, `rewrite`), `run` (`run` and its `env`),
-//! `predicate` (`when` and tool-name patterns). Keys and enum values come
+//! `predicate` (`when` and tool-name patterns), `catalogue` (the
+//! `catalogue:` key, and a valid config checked against a tool catalogue). Keys and enum values come
 //! from the config types (`names`); what a phase allows comes from the
 //! capability table ([`crate::capability`]).
 //!
@@ -23,6 +24,7 @@
 //! they flag configs that load but likely do not do what was meant.
 
 mod action;
+mod catalogue;
 mod hook;
 mod lint;
 mod lint_stack;

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::Value;
 
+use crate::catalogue::ToolEntry;
 use crate::config::{
     Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits, Predicate, Reason,
     RegexPattern, RequestPatch, Run, SpecificTools, ToolChoiceMode, ToolSettings,
@@ -77,6 +78,7 @@ pub(crate) struct Vocabulary {
     pub(crate) defaults: &'static [&'static str],
     pub(crate) limits: &'static [&'static str],
     pub(crate) tool_settings: &'static [&'static str],
+    pub(crate) tool_entry: &'static [&'static str],
     pub(crate) hook: &'static [&'static str],
     pub(crate) run: &'static [&'static str],
     pub(crate) env: &'static [&'static str],
@@ -198,6 +200,7 @@ pub(crate) static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         defaults: names_of::<Defaults>(),
         limits: names_of::<Limits>(),
         tool_settings: names_of::<ToolSettings>(),
+        tool_entry: names_of::<ToolEntry>(),
         hook: names_of::<Hook>(),
         run: names_of::<Run>(),
         env: names_of::<Env>(),

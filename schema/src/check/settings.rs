@@ -51,6 +51,9 @@ impl Checker<'_> {
         if let Some(t) = root.get("tool_settings") {
             self.tool_settings("/tool_settings", t);
         }
+        if let Some(c) = root.get("catalogue") {
+            self.catalogue_key("/catalogue", c);
+        }
         self.hooks(root);
     }
 

@@ -92,6 +92,7 @@ fn the_checker_accepts_exactly_the_schemas_keys() {
             "Defaults" => v.defaults,
             "Limits" => v.limits,
             "ToolSettings" => v.tool_settings,
+            "ToolEntry" => v.tool_entry,
             "Hook" => v.hook,
             "Run" => v.run,
             "Env" => v.env,

@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::catalogue::CatalogueSource;
 use crate::duration::Duration;
 use crate::phase::{FailurePolicy, PayloadMode};
 
@@ -60,6 +61,13 @@ pub struct Config {
     /// the affected-path resolution of hook payloads.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tool_settings: BTreeMap<String, ToolSettings>,
+    /// The agent's tools, each with its input (and optionally result) JSON
+    /// Schema: a mapping from exact tool name to `{input, result}`, each a
+    /// schema inline or a path relative to this file, or a path to a JSON
+    /// catalogue file. When present, tool names, `when` and `rewrite`
+    /// pointers and values are checked against it when the config is built.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<CatalogueSource>,
     /// The hooks, in execution and merge order.
     pub hooks: Vec<Hook>,
 }

@@ -4,8 +4,12 @@ agent_hooks::hooks!(name = Example, "../../../examples/hooks.yaml");
 
 fn main() {
     let static_ids: Vec<String> = Example::table().rules().iter().map(|r| r.id.to_string()).collect();
-    let config = agent_hooks::schema::load_str(include_str!("../../../examples/hooks.yaml"), "hooks.yaml")
-        .expect("the example is valid");
+    // trybuild compiles this file by its absolute path.
+    let path = std::path::Path::new(file!())
+        .parent()
+        .expect("a directory")
+        .join("../../../examples/hooks.yaml");
+    let config = agent_hooks::schema::load_file(&path).expect("the example is valid");
     let loaded = agent_hooks::runtime::Table::from_config(&config, "hooks.yaml").expect("loads");
     let loaded_ids: Vec<String> = loaded.rules().iter().map(|r| r.id.to_string()).collect();
     assert_eq!(static_ids, loaded_ids);
