@@ -9,7 +9,7 @@
 
 use hooks_schema::plan::{
     ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-    Role, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
+    Role, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
 };
 use hooks_schema::{FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 use proc_macro2::{Literal, Span, TokenStream};
@@ -585,6 +585,28 @@ impl Quote for ToolPaths {
     }
 }
 
+impl Quote for ToolSchema {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::ToolSchema)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let ToolSchema {
+            tool,
+            input,
+            result,
+        } = self;
+        let tool = tool.quote(g);
+        let input = input.quote(g);
+        let result = result.quote(g);
+        quote!(#p::ToolSchema {
+            tool: #tool,
+            input: #input,
+            result: #result,
+        })
+    }
+}
+
 impl Quote for Limits {
     fn ty(p: &TokenStream) -> TokenStream {
         quote!(#p::Limits)
@@ -621,18 +643,21 @@ impl Quote for Plan {
             rules,
             phases,
             tool_paths,
+            tool_schemas,
             limits,
         } = self;
         let source = source.quote(g);
         let rules = rules.quote(g);
         let phases: Vec<TokenStream> = phases.iter().map(|l| l.quote(g)).collect();
         let tool_paths = tool_paths.quote(g);
+        let tool_schemas = tool_schemas.quote(g);
         let limits = limits.quote(g);
         quote!(#p::Plan {
             source: #source,
             rules: #rules,
             phases: [#(#phases),*],
             tool_paths: #tool_paths,
+            tool_schemas: #tool_schemas,
             limits: #limits,
         })
     }

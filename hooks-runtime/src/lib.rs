@@ -146,8 +146,8 @@ pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, To
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
 pub use crate::dispatch::{
-    Dispatcher, Fingerprint, LoadError, TRUST_STORE_ENV, Table, TableRef, TrustChange, TrustStore,
-    TrustStoreError, Untrusted,
+    Dispatcher, Fingerprint, LoadError, RewriteSchema, TRUST_STORE_ENV, Table, TableRef,
+    TrustChange, TrustStore, TrustStoreError, Untrusted,
 };
 
 // The shared shell executor (also for an agent's own bash tool).
@@ -181,7 +181,7 @@ pub mod __private {
     };
     pub use hooks_schema::plan::{
         ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-        Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSet,
+        Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
     };
     pub use hooks_schema::{
         FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,

@@ -151,9 +151,12 @@ impl Loader {
             warnings,
         } = self.checked(source, file, dir)?;
         match plan::lower(&config, file, &mut dfas) {
-            Ok(plan) => Ok(Compiled {
+            Ok(mut plan) => Ok(Compiled {
+                plan: {
+                    plan.tool_schemas = tool_schemas(catalogue.as_ref());
+                    plan
+                },
                 config,
-                plan,
                 catalogue,
                 warnings,
             }),
@@ -456,4 +459,25 @@ fn lowercase_first(s: &str) -> String {
         Some(f) => f.to_lowercase().chain(c).collect(),
         None => String::new(),
     }
+}
+
+/// The plan's copy of `catalogue` (its schemas as JSON text), in name order.
+fn tool_schemas(catalogue: Option<&Catalogue>) -> plan::List<plan::ToolSchema> {
+    let Some(catalogue) = catalogue else {
+        return plan::List::EMPTY;
+    };
+    let text = |v: &serde_json::Value| std::borrow::Cow::Owned(v.to_string());
+    plan::List::Owned(
+        catalogue
+            .names()
+            .filter_map(|name| {
+                let schemas = catalogue.get(name)?;
+                Some(plan::ToolSchema {
+                    tool: std::borrow::Cow::Owned(name.to_owned()),
+                    input: text(&schemas.input),
+                    result: schemas.result.as_ref().map(text),
+                })
+            })
+            .collect(),
+    )
 }

@@ -55,7 +55,9 @@ impl RuleActions for Rule {
             ActionSpec::Inject(items) => Flow::InjectContext(items.iter().cloned().collect()),
             ActionSpec::Patch(patch) => Flow::PatchRequest(request_patch(patch)),
             ActionSpec::Rewrite(steps) => match *event {
-                StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(rewrite(args, steps)),
+                StepEvent::BeforeTool { args, .. } | StepEvent::PermissionRequest { args, .. } => {
+                    Flow::RewriteArgs(rewrite(args, steps))
+                }
                 StepEvent::AfterTool { result, .. } => Flow::RewriteResult(rewrite(result, steps)),
                 // The config check allows `rewrite` on tool phases only.
                 _ => Flow::Continue,
@@ -91,6 +93,9 @@ impl RuleActions for Rule {
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
+        spec.rewrite_schema = tool
+            .and_then(|t| table.rewrite_schema(self.phase, t))
+            .cloned();
         spec.tool_paths = tool
             .and_then(|t| table.tool_paths(t))
             .map(|t| ToolPathSettings {

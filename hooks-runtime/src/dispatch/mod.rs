@@ -90,11 +90,13 @@
 mod action;
 mod eval;
 mod run;
+pub(crate) mod schemas;
 mod table;
 pub(crate) mod trust;
 
 pub use eval::{facts, subject};
 pub use run::{Dispatcher, TableRef};
+pub use schemas::RewriteSchema;
 pub use table::{LoadError, Table};
 pub use trust::{
     Fingerprint, TRUST_STORE_ENV, TrustChange, TrustStore, TrustStoreError, Untrusted,

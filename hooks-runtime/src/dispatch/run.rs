@@ -10,6 +10,7 @@ use hooks_schema::plan::Rule;
 use super::action::RuleActions;
 use super::eval::facts;
 use super::table::Table;
+use crate::SecretSet;
 use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::{StepEvent, StepEventKind};
@@ -25,6 +26,7 @@ use crate::shell::exec::Executor;
 use crate::shell::invoke::{
     HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks,
 };
+use crate::shell::policy::apply_failure_policy;
 use crate::shell::records::{HookRecord, Record, RecordStatus};
 use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
 
@@ -85,11 +87,14 @@ impl Table {
             let id = &self.hook_ids()[i as usize];
             let start = Instant::now();
             let (flow, report) = match (in_process_flow(rule, &current), on_run) {
-                (Some(flow), _) => {
-                    records.add(rule, id, &current, &flow);
-                    let report = declarative_report(&mut fold, rule, id, &flow, start);
-                    (flow, report)
-                }
+                (Some(flow), _) => match self.rewrite_misfit(rule, &current, &flow) {
+                    Some(detail) => misfit(rule, id, &current, &detail, &mut records),
+                    None => {
+                        records.add(rule, id, &current, &flow);
+                        let report = declarative_report(&mut fold, rule, id, &flow, start);
+                        (flow, report)
+                    }
+                },
                 // Nothing was applied or recorded: `fold` starts over.
                 (None, OnRun::Await) => return None,
                 (None, OnRun::Unbound) => unbound(rule, id),
@@ -165,13 +170,14 @@ impl Table {
             let id = &self.hook_ids()[i as usize];
             let start = Instant::now();
             let (flow, report) = match (in_process_flow(rule, &current), shell) {
-                (Some(flow), _) => {
-                    records.add(rule, id, &current, &flow);
-                    {
+                (Some(flow), _) => match self.rewrite_misfit(rule, &current, &flow) {
+                    Some(detail) => misfit(rule, id, &current, &detail, &mut records),
+                    None => {
+                        records.add(rule, id, &current, &flow);
                         let report = declarative_report(&mut fold, rule, id, &flow, start);
                         (flow, report)
                     }
-                }
+                },
                 (None, Some(rt)) => {
                     let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
                         continue;
@@ -337,6 +343,52 @@ fn declarative_report(
     }
     report.elapsed = start.elapsed();
     report
+}
+
+impl Table {
+    /// Why a declarative rewrite by `rule` does not fit the catalogue
+    /// schema of the event's tool ([`Table::rewrite_schema`]); `None` when
+    /// it fits, is no rewrite, or there is no schema.
+    fn rewrite_misfit(&self, rule: &Rule, event: &StepEvent<'_>, flow: &Flow) -> Option<String> {
+        let (Flow::RewriteArgs(value) | Flow::RewriteResult(value)) = flow else {
+            return None;
+        };
+        let schema = self.rewrite_schema(rule.phase, event.tool_name()?)?;
+        schema.check(value).err()
+    }
+}
+
+/// The flow and report of a declarative rewrite that does not fit the
+/// tool's schema (`detail`): an `invalid_output` failure under the rule's
+/// failure policy (then its mode), with a `failed` record.
+fn misfit(
+    rule: &Rule,
+    id: &HookId,
+    event: &StepEvent<'_>,
+    detail: &str,
+    records: &mut InProcessRecords<'_>,
+) -> (Flow, HookReport) {
+    // The detail quotes the value: redact it like every hook text.
+    let secrets = records
+        .rt
+        .map_or_else(SecretSet::new, |rt| rt.secrets().clone());
+    let detail = redact_and_truncate(detail, &secrets, MESSAGE_MAX_CHARS);
+    let failure = format!("{}: {detail}", FailureKind::InvalidOutput);
+    let applied = apply_failure_policy(rule.failure_policy, rule.phase, &rule.id, &failure);
+    let mut report = HookReport::new(id.clone());
+    report.failure = Some(HookFailure {
+        kind: FailureKind::InvalidOutput,
+        policy: rule.failure_policy,
+    });
+    report.message = Some(detail.clone().into());
+    if let Some(message) = applied.diagnostic {
+        report.diagnostics.push(Diagnostic::Hook {
+            hook: id.clone(),
+            message,
+        });
+    }
+    records.add_failed(rule, id, event, FailureKind::InvalidOutput, &detail);
+    (apply_mode(rule, applied.flow), report)
 }
 
 /// The flow and report of a `run` rule without a shell runtime (its
@@ -581,22 +633,34 @@ impl<'r> InProcessRecords<'r> {
             _ => None,
         };
         let record = HookRecord {
-            record: "hook",
-            phase: rule.phase,
-            hook_id: rule.id.to_string(),
-            tool: event.tool_name().map(str::to_owned),
             status,
             decision: shown
                 .as_ref()
                 .filter(|f| !f.is_continue())
                 .map(|f| f.kind().as_str()),
-            failure_kind: None,
-            policy: rule.failure_policy,
-            mode: rule.mode,
-            elapsed_ms: 0,
-            target_ran: rule.phase.is_after_phase(),
             message,
-            notes: Vec::new(),
+            ..self.base_record(rule, event)
+        };
+        self.pending.push((id.clone(), record));
+    }
+
+    /// Notes that declarative `rule` failed on `event` with `kind`.
+    fn add_failed(
+        &mut self,
+        rule: &Rule,
+        id: &HookId,
+        event: &StepEvent<'_>,
+        kind: FailureKind,
+        detail: &str,
+    ) {
+        let Some(rt) = self.rt.filter(|rt| rt.records().is_some()) else {
+            return;
+        };
+        let record = HookRecord {
+            status: RecordStatus::Failed,
+            failure_kind: Some(kind.as_str()),
+            message: Some(redact_and_truncate(detail, rt.secrets(), MESSAGE_MAX_CHARS)),
+            ..self.base_record(rule, event)
         };
         self.pending.push((id.clone(), record));
     }
@@ -608,21 +672,31 @@ impl<'r> InProcessRecords<'r> {
             return;
         }
         let record = HookRecord {
+            status: RecordStatus::Refused,
+            message: Some(NOT_RUN.to_owned()),
+            ..self.base_record(rule, event)
+        };
+        self.pending.push((id.clone(), record));
+    }
+
+    /// The record of `rule` on `event` with status `ok` and nothing else
+    /// said (the other methods set what differs).
+    fn base_record(&self, rule: &Rule, event: &StepEvent<'_>) -> HookRecord {
+        HookRecord {
             record: "hook",
             phase: rule.phase,
             hook_id: rule.id.to_string(),
             tool: event.tool_name().map(str::to_owned),
-            status: RecordStatus::Refused,
+            status: RecordStatus::Ok,
             decision: None,
             failure_kind: None,
             policy: rule.failure_policy,
             mode: rule.mode,
             elapsed_ms: 0,
             target_ran: rule.phase.is_after_phase(),
-            message: Some(NOT_RUN.to_owned()),
+            message: None,
             notes: Vec::new(),
-        };
-        self.pending.push((id.clone(), record));
+        }
     }
 
     /// Writes the records; a lost one becomes a diagnostic of `fold` and

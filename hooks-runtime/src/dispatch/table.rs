@@ -40,6 +40,7 @@ pub enum LoadError {
 pub struct Table {
     plan: Plan,
     ids: OnceLock<Box<[HookId]>>,
+    schemas: OnceLock<crate::dispatch::schemas::Schemas>,
 }
 
 impl Table {
@@ -48,7 +49,21 @@ impl Table {
         Table {
             plan,
             ids: OnceLock::new(),
+            schemas: OnceLock::new(),
         }
+    }
+
+    /// The catalogue schema a rewrite of `tool` on `phase` must fit (see
+    /// [`RewriteSchema`](crate::RewriteSchema)); `None` without a catalogue,
+    /// for a tool it lacks, or on a phase without rewrites. The validators
+    /// are compiled on the first call.
+    pub fn rewrite_schema(&self, phase: Phase, tool: &str) -> Option<&crate::RewriteSchema> {
+        if self.plan.tool_schemas.is_empty() {
+            return None;
+        }
+        self.schemas
+            .get_or_init(|| crate::dispatch::schemas::Schemas::of(&self.plan))
+            .for_rewrite(phase, tool)
     }
 
     /// An empty table (what `hooks!` emits beside a compile error).

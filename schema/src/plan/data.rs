@@ -441,8 +441,23 @@ pub struct Plan {
     pub phases: [List<u32>; Phase::COUNT],
     /// `tool_settings`, in key order.
     pub tool_paths: List<ToolPaths>,
+    /// The tool catalogue the config was checked against, in name order
+    /// (empty without one): what rewrites are validated against at run time.
+    pub tool_schemas: List<ToolSchema>,
     /// The config's `limits`.
     pub limits: Limits,
+}
+
+/// One catalogue tool's JSON Schemas, as JSON text (compiled into
+/// validators by the runtime, once, when first needed).
+#[derive(Debug, PartialEq)]
+pub struct ToolSchema {
+    /// The exact tool name.
+    pub tool: Text,
+    /// The schema of its arguments.
+    pub input: Text,
+    /// The schema of its result, when the catalogue gives one.
+    pub result: Option<Text>,
 }
 
 impl Plan {
@@ -453,6 +468,7 @@ impl Plan {
             rules: List::EMPTY,
             phases: [const { List::EMPTY }; Phase::COUNT],
             tool_paths: List::EMPTY,
+            tool_schemas: List::EMPTY,
             limits: Limits::DEFAULT,
         }
     }

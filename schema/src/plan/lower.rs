@@ -141,6 +141,7 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
         rules: List::Owned(rules),
         phases: phases.map(List::Owned),
         tool_paths,
+        tool_schemas: List::EMPTY,
         limits: config.limits,
     })
 }

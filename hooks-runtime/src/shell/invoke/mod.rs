@@ -22,6 +22,7 @@ mod execute;
 mod redact_flow;
 mod runtime;
 mod spec;
+mod validate;
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -132,7 +133,7 @@ impl ShellHook {
         {
             Ok(built) => {
                 let out = call.spawn(built).await;
-                call.parse_output(&event, out)
+                call.check_rewrite(call.parse_output(&event, out))
             }
             Err((kind, detail)) => Outcome::Failed(kind, detail),
         };

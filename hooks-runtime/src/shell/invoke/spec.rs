@@ -44,13 +44,16 @@ pub struct ShellHookSpec {
     pub show_in_tui: bool,
     /// Path settings of the tools this hook sees (affected paths).
     pub tool_paths: Option<ToolPathSettings>,
+    /// The catalogue schema a rewrite by this hook must fit (a rewrite that
+    /// does not is an `invalid_output` failure); `None`: not checked.
+    pub rewrite_schema: Option<crate::RewriteSchema>,
 }
 
 impl ShellHookSpec {
     /// A spec with defaults: no cwd, empty env, the config language's
     /// default timeout ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
     /// 30 s), `full` payload, `native` protocol, the phase's default failure
-    /// policy, `enforce`, no activity, no path settings.
+    /// policy, `enforce`, no activity, no path settings, no rewrite schema.
     pub fn new(id: impl Into<Arc<str>>, phase: Phase, form: CommandForm) -> Self {
         ShellHookSpec {
             id: id.into(),
@@ -65,6 +68,7 @@ impl ShellHookSpec {
             mode: Mode::Enforce,
             show_in_tui: false,
             tool_paths: None,
+            rewrite_schema: None,
         }
     }
 }
