@@ -27,7 +27,8 @@ fn config() -> String {
     let env = format!(
         "env: {{ pass: [DEPLOY_PASSWORD], set: {{ GITHUB_TOKEN: '{GHP}', AWS_SECRET_ACCESS_KEY: '{AWS_SECRET}', OPENAI_API_KEY: '{SK}' }} }}"
     );
-    let everything = r#"echo \"env $GITHUB_TOKEN $AWS_SECRET_ACCESS_KEY $OPENAI_API_KEY $DEPLOY_PASSWORD\""#;
+    let everything =
+        r#"echo \"env $GITHUB_TOKEN $AWS_SECRET_ACCESS_KEY $OPENAI_API_KEY $DEPLOY_PASSWORD\""#;
     format!(
         r#"version: 1
 defaults: {{ failure_policy: warn }}

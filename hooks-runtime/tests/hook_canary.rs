@@ -10,8 +10,8 @@
 use std::sync::{Arc, Mutex};
 
 use hooks_runtime::{
-    ActivityEvent, Dispatcher, Executor, HookContext, HookStack, RecordWriter,
-    SecretSet, Table, TableRef, ToolCall, ToolDecision, ToolOutcome,
+    ActivityEvent, Dispatcher, Executor, HookContext, HookStack, RecordWriter, SecretSet, Table,
+    TableRef, ToolCall, ToolDecision, ToolOutcome,
 };
 use serde_json::json;
 
@@ -40,7 +40,8 @@ fn config() -> String {
     let env = format!(
         "env: {{ set: {{ GITHUB_TOKEN: '{GHP}', AWS_SECRET_ACCESS_KEY: '{AWS_SECRET}', OPENAI_API_KEY: '{SK}', DECLARED_VALUE: '{DECLARED}' }} }}"
     );
-    let everything = r#"echo \"env $GITHUB_TOKEN $AWS_SECRET_ACCESS_KEY $OPENAI_API_KEY $DECLARED_VALUE\""#;
+    let everything =
+        r#"echo \"env $GITHUB_TOKEN $AWS_SECRET_ACCESS_KEY $OPENAI_API_KEY $DECLARED_VALUE\""#;
     format!(
         r#"version: 1
 defaults: {{ failure_policy: warn }}
@@ -149,16 +150,32 @@ async fn planted_secrets_reach_no_record_report_diagnostic_reason_or_activity() 
         .await;
     // A result a hook rewrote is hook output; the original is the tool's own.
     if let std::borrow::Cow::Owned(result) = &after.decision.result {
-        sources.push(("after_tool: the rewritten result".into(), result.to_string()));
+        sources.push((
+            "after_tool: the rewritten result".into(),
+            result.to_string(),
+        ));
     }
     if let Some(reason) = &after.decision.terminate {
-        sources.push(("after_tool: the terminate reason".into(), reason.to_string()));
+        sources.push((
+            "after_tool: the terminate reason".into(),
+            reason.to_string(),
+        ));
     }
     // Texts as an agent shows them (Display, not Debug, whose escaping
     // would hide a JSON-escaped secret from the search).
     for (phase, reports, diagnostics, context) in [
-        ("before_tool", &before.reports, &before.diagnostics, &before.context),
-        ("after_tool", &after.reports, &after.diagnostics, &after.context),
+        (
+            "before_tool",
+            &before.reports,
+            &before.diagnostics,
+            &before.context,
+        ),
+        (
+            "after_tool",
+            &after.reports,
+            &after.diagnostics,
+            &after.context,
+        ),
     ] {
         for r in reports.iter() {
             let id = &r.hook;
@@ -166,7 +183,10 @@ async fn planted_secrets_reach_no_record_report_diagnostic_reason_or_activity() 
                 sources.push((format!("{phase}: report of `{id}`: message"), m.to_string()));
             }
             for d in &r.diagnostics {
-                sources.push((format!("{phase}: report of `{id}`: diagnostic"), d.to_string()));
+                sources.push((
+                    format!("{phase}: report of `{id}`: diagnostic"),
+                    d.to_string(),
+                ));
             }
         }
         for d in diagnostics {
@@ -180,7 +200,14 @@ async fn planted_secrets_reach_no_record_report_diagnostic_reason_or_activity() 
     let activity = format!("{:?}", events.lock().expect("events"));
 
     // The hooks did run and fail the ways the test needs.
-    assert_eq!(records.lines().filter(|l| l.contains("\"record\":\"hook\"")).count(), 6, "{records}");
+    assert_eq!(
+        records
+            .lines()
+            .filter(|l| l.contains("\"record\":\"hook\""))
+            .count(),
+        6,
+        "{records}"
+    );
     for kind in ["nonzero_exit", "invalid_output"] {
         assert!(records.contains(kind), "no {kind} record:\n{records}");
     }
@@ -223,7 +250,10 @@ fn leak_of(what: &str, text: &str, secret: &str) -> Option<String> {
     let at = text.find(core(secret))?;
     let start = text.floor_char_boundary(at.saturating_sub(160));
     let end = text.ceil_char_boundary((at + 160).min(text.len()));
-    Some(format!("{what}: `{secret}` leaked:\n…{}…", &text[start..end]))
+    Some(format!(
+        "{what}: `{secret}` leaked:\n…{}…",
+        &text[start..end]
+    ))
 }
 
 /// A declared secret with JSON-special characters, printed JSON-escaped by
@@ -243,7 +273,11 @@ async fn a_declared_secret_a_hook_prints_json_escaped_is_redacted() {
     // The redaction function itself, on the JSON text of a payload.
     let json_text = json!({"note": DECLARED_ESCAPED}).to_string();
     let redacted = hooks_runtime::redact_sensitive_text(&json_text, &secrets);
-    let direct = leak_of("redact_sensitive_text of JSON text", &redacted, DECLARED_ESCAPED);
+    let direct = leak_of(
+        "redact_sensitive_text of JSON text",
+        &redacted,
+        DECLARED_ESCAPED,
+    );
     // And end to end: a hook that logs its payload and fails.
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("root");

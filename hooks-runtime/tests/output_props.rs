@@ -74,12 +74,8 @@ const TOKENS: &[&str] = &[
 ];
 
 fn tokens() -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(0..TOKENS.len(), 0..40).prop_map(|picks| {
-        picks
-            .into_iter()
-            .flat_map(|i| TOKENS[i].bytes())
-            .collect()
-    })
+    prop::collection::vec(0..TOKENS.len(), 0..40)
+        .prop_map(|picks| picks.into_iter().flat_map(|i| TOKENS[i].bytes()).collect())
 }
 
 /// Outputs one protocol or the other accepts as a decision.
@@ -241,6 +237,9 @@ fn generated_outputs_reach_decisions_and_rejections() {
             }
         }
         eprintln!("{protocol:?}: {decided} decisions, {invalid} invalid outputs of 60");
-        assert!(decided >= 1 && invalid >= 10, "{protocol:?}: {decided} decided, {invalid} invalid");
+        assert!(
+            decided >= 1 && invalid >= 10,
+            "{protocol:?}: {decided} decided, {invalid} invalid"
+        );
     }
 }

@@ -90,7 +90,11 @@ fn build_all(ws: &Workspace, args: &Value, result: &Value, limits: PayloadLimits
                 limits,
             };
             let built = build_payload(&event, &input).expect("the payload builds");
-            out.push(Built::check(built, limits, &format!("{protocol:?}/{mode:?}")));
+            out.push(Built::check(
+                built,
+                limits,
+                &format!("{protocol:?}/{mode:?}"),
+            ));
         }
     }
     out
@@ -210,7 +214,9 @@ fn multi_megabyte_strings_spill_within_the_spill_cap_or_are_elided() {
             assert!(b.stdin_len < 4096, "{b:?}");
         }
         // Nothing left behind in the session directory.
-        let left = std::fs::read_dir(ws.root.join("session")).expect("session").count();
+        let left = std::fs::read_dir(ws.root.join("session"))
+            .expect("session")
+            .count();
         assert_eq!(left, 0);
     });
 }
@@ -250,6 +256,9 @@ fn invalid_utf8_in_tool_output_and_binary_blobs_stays_valid_and_bounded() {
             .iter()
             .filter_map(|m| m["len_bytes"].as_u64())
             .collect();
-        assert!(lens.iter().filter(|&&n| n == 2 << 20).count() == 2, "{lens:?}");
+        assert!(
+            lens.iter().filter(|&&n| n == 2 << 20).count() == 2,
+            "{lens:?}"
+        );
     });
 }

@@ -203,7 +203,11 @@ fn table_config(marker: &str, rng: &mut TestRng) -> String {
     );
     for &fault in TABLE_FAULTS {
         let (command, protocol) = fault.command(rng);
-        let timeout = if fault == Fault::Timeout { "100ms" } else { "10s" };
+        let timeout = if fault == Fault::Timeout {
+            "100ms"
+        } else {
+            "10s"
+        };
         let protocol = match protocol {
             Protocol::Claude => "claude",
             _ => "native",
@@ -211,7 +215,7 @@ fn table_config(marker: &str, rng: &mut TestRng) -> String {
         yaml.push_str(&format!(
             "  - id: {tool}\n    phase: before_tool\n    include_tools: [{tool}]\n    run:\n      command: {command}\n      timeout: {timeout}\n      protocol: {protocol}\n      env: {{ set: {{ {MARKER_VAR}: {marker} }} }}\n",
             tool = fault.tool(),
-            command = serde_json::to_string(&command).unwrap(),
+            command = serde_json::to_string(&command).expect("a string serializes"),
         ));
     }
     yaml
@@ -228,7 +232,7 @@ struct Ended {
 }
 
 fn named(inv: &Invocation) -> (String, Option<String>, Option<String>) {
-    let status = serde_json::to_value(inv.record.status).unwrap();
+    let status = serde_json::to_value(inv.record.status).expect("a status serializes");
     (
         status.as_str().unwrap_or_default().to_owned(),
         inv.record.decision.map(str::to_owned),
@@ -264,7 +268,13 @@ impl Soak {
     }
 
     /// Starts invocation `i` with `fault` on `set`.
-    fn start(self: &Arc<Self>, set: &mut JoinSet<Ended>, i: usize, fault: Fault, rng: &mut TestRng) {
+    fn start(
+        self: &Arc<Self>,
+        set: &mut JoinSet<Ended>,
+        i: usize,
+        fault: Fault,
+        rng: &mut TestRng,
+    ) {
         let via_stack = TABLE_FAULTS.contains(&fault) && rng.random_range(0..10u32) == 0;
         let delay = Duration::from_millis(rng.random_range(10..80u64));
         let soak = Arc::clone(self);
@@ -361,10 +371,8 @@ fn marked_processes(marker: &str) -> Vec<proc::ProcInfo> {
         .into_iter()
         .filter(|p| p.state != 'Z' && p.state != 'X')
         .filter(|p| {
-            std::fs::read(format!("/proc/{}/environ", p.pid)).is_ok_and(|env| {
-                env.split(|&b| b == 0)
-                    .any(|var| var == needle.as_bytes())
-            })
+            std::fs::read(format!("/proc/{}/environ", p.pid))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == needle.as_bytes()))
         })
         .collect()
 }
@@ -445,7 +453,11 @@ async fn thousands_of_faulty_invocations_leak_nothing_and_end_in_named_outcomes(
     let mut warm = JoinSet::new();
     soak.start(&mut warm, 0, Fault::Clean, &mut rng);
     let warm = warm.join_next().await.unwrap().unwrap();
-    assert_eq!(warm.got.as_ref().map(|g| g.0.as_str()), Some("ok"), "{warm:?}");
+    assert_eq!(
+        warm.got.as_ref().map(|g| g.0.as_str()),
+        Some("ok"),
+        "{warm:?}"
+    );
     let fds_before = proc::open_fd_count();
     let children_before = proc::own_children().len();
     let marked_before = marked_processes(&marker).len();
@@ -470,7 +482,10 @@ async fn thousands_of_faulty_invocations_leak_nothing_and_end_in_named_outcomes(
         match &ended.got {
             Some((status, decision, failure)) => {
                 completed += 1;
-                let name = failure.clone().or(decision.clone()).unwrap_or(status.clone());
+                let name = failure
+                    .clone()
+                    .or(decision.clone())
+                    .unwrap_or(status.clone());
                 *outcomes.entry(name).or_default() += 1;
             }
             None => dropped += 1,
@@ -542,12 +557,23 @@ async fn thousands_of_faulty_invocations_leak_nothing_and_end_in_named_outcomes(
     eprintln!("soak: outcomes {outcomes:?}");
     eprintln!("soak: faults (fault, via stack) {by_fault:?}");
 
-    assert!(mismatches.is_empty(), "unexpected outcomes:\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "unexpected outcomes:\n{}",
+        mismatches.join("\n")
+    );
     assert!(leaked.is_empty(), "leaked processes: {leaked:?}");
     assert_eq!(children.len(), children_before, "{children:?}");
     assert_eq!(fds_after, fds_before, "leaked file descriptors");
-    assert_eq!(hook_records, completed, "one record per completed invocation");
-    assert!(unnamed.is_empty(), "records without a named outcome:\n{}", unnamed.join("\n"));
+    assert_eq!(
+        hook_records, completed,
+        "one record per completed invocation"
+    );
+    assert!(
+        unnamed.is_empty(),
+        "records without a named outcome:\n{}",
+        unnamed.join("\n")
+    );
     assert_eq!(
         session_left,
         vec![std::ffi::OsString::from("records.jsonl")],
