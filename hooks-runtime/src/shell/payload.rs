@@ -218,6 +218,12 @@ pub fn build(
     let mut binary = Vec::new();
     let redact = input.mode == PayloadMode::Redacted;
     let mut prep = |value: &Value, root: &str| -> Value {
+        if nests_deeper_than(value, MAX_DEPTH) {
+            diagnostics.push(format!(
+                "`{root}` nests deeper than {MAX_DEPTH} levels: elided from the payload"
+            ));
+            return Value::String(format!("[elided: nested deeper than {MAX_DEPTH} levels]"));
+        }
         let mut v = value.clone();
         extract_binary(&mut v, root, &mut binary);
         if redact {
@@ -319,7 +325,10 @@ pub fn build(
             args = Some(prep(a, "/args"));
             result = Some(prep(r, "/result"));
             outcome = Some(o.kind());
-            if original_args != a {
+            // Compared only when both are shallow enough (`==` recurses).
+            let comparable =
+                !nests_deeper_than(original_args, MAX_DEPTH) && !nests_deeper_than(a, MAX_DEPTH);
+            if !std::ptr::eq(original_args, a) && (!comparable || original_args != a) {
                 data.insert(
                     "original_args".into(),
                     prep(original_args, "/data/original_args"),
@@ -710,4 +719,29 @@ mod tests {
             16
         );
     }
+}
+
+/// Most levels of nesting a payload keeps of an event's JSON value (a
+/// scalar is one level). Deeper values are elided with a diagnostic: hooks
+/// could not read them (serde_json's parser stops at 128 levels, and the
+/// payload wraps the value in two more), and copying, redacting and
+/// serializing them recurses once per level, which on a thread's stack
+/// (2 MiB by default) would overflow and abort the process.
+pub(crate) const MAX_DEPTH: usize = 100;
+
+/// Whether `value` nests more than `max` levels (a scalar is 1 level),
+/// found without recursion.
+fn nests_deeper_than(value: &Value, max: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > max {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    false
 }

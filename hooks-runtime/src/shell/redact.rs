@@ -27,6 +27,16 @@ pub struct SecretSet {
     values: Vec<String>,
 }
 
+/// `s` as it appears between the quotes of a JSON string.
+fn json_escaped(s: &str) -> String {
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    quoted
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .unwrap_or(&quoted)
+        .to_owned()
+}
+
 impl SecretSet {
     /// An empty set.
     pub fn new() -> Self {
@@ -34,14 +44,24 @@ impl SecretSet {
     }
 
     /// Adds `value` (ignored when shorter than [`MIN_SECRET_LEN`] bytes or
-    /// already present).
+    /// already present), and the forms it takes inside JSON text escaped
+    /// once and twice (a hook that logs its payload with `json.dumps`, a
+    /// record quoting that log), when those differ: a secret holding `"`
+    /// or `\` is redacted however it was printed.
     pub fn add(&mut self, value: impl Into<String>) {
         let value = value.into();
-        if value.len() >= MIN_SECRET_LEN && !self.values.contains(&value) {
-            self.values.push(value);
-            // Longest first, so a secret containing another is redacted whole.
-            self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        if value.len() < MIN_SECRET_LEN {
+            return;
         }
+        let once = json_escaped(&value);
+        let twice = json_escaped(&once);
+        for form in [value, once, twice] {
+            if !self.values.contains(&form) {
+                self.values.push(form);
+            }
+        }
+        // Longest first, so a secret containing another is redacted whole.
+        self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
     }
 
     /// Adds the value of every `(name, value)` pair whose name looks
