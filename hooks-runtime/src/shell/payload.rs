@@ -667,6 +667,31 @@ fn binary_blob(value: &Value) -> Option<(String, String)> {
     }
 }
 
+/// Most levels of nesting a payload keeps of an event's JSON value (a
+/// scalar is one level). Deeper values are elided with a diagnostic: hooks
+/// could not read them (serde_json's parser stops at 128 levels, and the
+/// payload wraps the value in two more), and copying, redacting and
+/// serializing them recurses once per level, which on a thread's stack
+/// (2 MiB by default) would overflow and abort the process.
+pub(crate) const MAX_DEPTH: usize = 100;
+
+/// Whether `value` nests more than `max` levels (a scalar is 1 level),
+/// found without recursion.
+fn nests_deeper_than(value: &Value, max: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > max {
+            return true;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -719,29 +744,4 @@ mod tests {
             16
         );
     }
-}
-
-/// Most levels of nesting a payload keeps of an event's JSON value (a
-/// scalar is one level). Deeper values are elided with a diagnostic: hooks
-/// could not read them (serde_json's parser stops at 128 levels, and the
-/// payload wraps the value in two more), and copying, redacting and
-/// serializing them recurses once per level, which on a thread's stack
-/// (2 MiB by default) would overflow and abort the process.
-pub(crate) const MAX_DEPTH: usize = 100;
-
-/// Whether `value` nests more than `max` levels (a scalar is 1 level),
-/// found without recursion.
-fn nests_deeper_than(value: &Value, max: usize) -> bool {
-    let mut stack = vec![(value, 1usize)];
-    while let Some((v, depth)) = stack.pop() {
-        if depth > max {
-            return true;
-        }
-        match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
-            _ => {}
-        }
-    }
-    false
 }
