@@ -98,11 +98,13 @@ fn workspace() -> tempfile::TempDir {
         )
         .expect("copy script");
     }
-    std::fs::copy(
-        root.join("examples/hooks.yaml"),
-        dir.path().join("examples/hooks.yaml"),
-    )
-    .expect("copy config");
+    for file in ["hooks.yaml", "tools.catalogue.json"] {
+        std::fs::copy(
+            root.join("examples").join(file),
+            dir.path().join("examples").join(file),
+        )
+        .expect("copy the config and its catalogue");
+    }
     dir
 }
 

@@ -131,8 +131,12 @@ proptest! {
 /// (and a mutation that breaks nothing still exercises the full pipeline).
 #[test]
 fn the_real_configs_load_unmutated() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for (path, text) in CONFIGS.iter().zip(configs()) {
-        if let Err(diags) = hooks_schema::compile_str(&text, path) {
+        // A `catalogue:` path resolves next to the config, as `check` does.
+        let dir = root.join(path).parent().map(std::path::Path::to_owned);
+        let mut loader = hooks_schema::Loader::new().base_dir(dir.unwrap_or_default());
+        if let Err(diags) = loader.compile_str(&text, path) {
             panic!("{path}: {diags:?}");
         }
     }
