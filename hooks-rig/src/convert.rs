@@ -103,7 +103,9 @@ pub(crate) fn request_patch(
                 .iter()
                 .map(|m| serde_json::from_value::<Message>(m.clone()))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| ConvertError(format!("a history message is not a rig message: {e}")))?;
+                .map_err(|e| {
+                    ConvertError(format!("a history message is not a rig message: {e}"))
+                })?;
             patch = patch.history(messages);
         }
     }
@@ -115,7 +117,11 @@ pub(crate) fn tool_result_json(result: &ToolResult) -> Value {
     let output = result.output();
     match output.as_json() {
         Some(value) => value.clone(),
-        None => Value::String(output.as_text().map_or_else(|| output.render(), ToOwned::to_owned)),
+        None => Value::String(
+            output
+                .as_text()
+                .map_or_else(|| output.render(), ToOwned::to_owned),
+        ),
     }
 }
 

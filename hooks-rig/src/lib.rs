@@ -68,8 +68,8 @@ use std::sync::Arc;
 
 use hooks_runtime::AgentHook as _;
 use hooks_runtime::{
-    Approver, ContextList, SecretSet, HookStack, Observed, PermissionDecision, ReportList, StepEvent,
-    StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
+    Approver, ContextList, HookStack, Observed, PermissionDecision, ReportList, SecretSet,
+    StepEvent, StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
 };
 use rig_agent::agent as rig;
 use rig_core::effect::{EffectKind, Outcome};
@@ -245,7 +245,11 @@ fn phases_of(kind: rig::StepEventKind) -> &'static [Phase] {
     match kind {
         K::RunStart => &[Phase::RunStart, Phase::UserPrompt],
         K::RunSettled => &[Phase::RunEnd, Phase::RunError],
-        K::ToolDispatch => &[Phase::BeforeTool, Phase::PermissionRequest, Phase::AfterTool],
+        K::ToolDispatch => &[
+            Phase::BeforeTool,
+            Phase::PermissionRequest,
+            Phase::AfterTool,
+        ],
         K::CompletionDispatch => &[Phase::AfterCompletion],
         K::ModelTurnFinished => &[Phase::AfterReasoning, Phase::AfterAssistant, Phase::Stop],
         K::InvalidToolCall => &[Phase::InvalidToolCall],
@@ -267,7 +271,11 @@ impl rig::AgentHook for RigHooks {
         Some(String::from("agent-hooks"))
     }
 
-    async fn on_run_start(&self, ctx: &rig::HookContext, event: rig::RunStart<'_>) -> rig::RunStartAction {
+    async fn on_run_start(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::RunStart<'_>,
+    ) -> rig::RunStartAction {
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
         if let Some(reason) = self.observe(&run, &turn, StepEvent::RunStart).await {
@@ -282,12 +290,15 @@ impl rig::AgentHook for RigHooks {
         let (action, label) = match &decided.decision {
             hooks_runtime::PromptDecision::Send { prompt } => match prompt {
                 std::borrow::Cow::Owned(rewritten) => (
-                    rig::RunStartAction::rewrite(rig_core::message::Message::user(rewritten.clone())),
+                    rig::RunStartAction::rewrite(rig_core::message::Message::user(
+                        rewritten.clone(),
+                    )),
                     format!("rewrite prompt: {rewritten}"),
                 ),
-                std::borrow::Cow::Borrowed(_) => {
-                    (rig::RunStartAction::continue_run(), String::from("continue"))
-                }
+                std::borrow::Cow::Borrowed(_) => (
+                    rig::RunStartAction::continue_run(),
+                    String::from("continue"),
+                ),
             },
             hooks_runtime::PromptDecision::Skip { reason }
             | hooks_runtime::PromptDecision::Terminate { reason } => (
@@ -295,7 +306,13 @@ impl rig::AgentHook for RigHooks {
                 format!("stop: {reason}"),
             ),
         };
-        self.report(Phase::UserPrompt, None, &label, &decided.reports, &decided.context);
+        self.report(
+            Phase::UserPrompt,
+            None,
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
         action
     }
 
@@ -322,21 +339,40 @@ impl rig::AgentHook for RigHooks {
                             patch = converted;
                         }
                         Err(ConvertError(why)) => {
-                            let reason = format!("hooks-rig: the request patch cannot apply: {why}");
-                            self.report(Phase::BeforeCompletion, None, &format!("stop: {reason}"), &decided.reports, &decided.context);
+                            let reason =
+                                format!("hooks-rig: the request patch cannot apply: {why}");
+                            self.report(
+                                Phase::BeforeCompletion,
+                                None,
+                                &format!("stop: {reason}"),
+                                &decided.reports,
+                                &decided.context,
+                            );
                             return rig::CompletionCallAction::stop(reason);
                         }
                     }
                 }
                 hooks_runtime::CompletionDecision::Terminate { reason } => {
-                    self.report(Phase::BeforeCompletion, None, &format!("stop: {reason}"), &decided.reports, &decided.context);
+                    self.report(
+                        Phase::BeforeCompletion,
+                        None,
+                        &format!("stop: {reason}"),
+                        &decided.reports,
+                        &decided.context,
+                    );
                     return rig::CompletionCallAction::stop(reason.to_string());
                 }
             }
             if label.is_empty() {
                 label.push_str("continue");
             }
-            self.report(Phase::BeforeCompletion, None, &label, &decided.reports, &decided.context);
+            self.report(
+                Phase::BeforeCompletion,
+                None,
+                &label,
+                &decided.reports,
+                &decided.context,
+            );
         }
         let pending = run.take_context();
         if !pending.is_empty() {
@@ -349,7 +385,11 @@ impl rig::AgentHook for RigHooks {
         }
     }
 
-    async fn on_dispatch(&self, ctx: &rig::HookContext, event: rig::DispatchEvent<'_>) -> rig::DispatchAction {
+    async fn on_dispatch(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::DispatchEvent<'_>,
+    ) -> rig::DispatchAction {
         let EffectKind::ToolCall { name, args } = event.kind else {
             return rig::DispatchAction::proceed();
         };
@@ -358,7 +398,8 @@ impl rig::AgentHook for RigHooks {
         }
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
-        let original: Value = serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
+        let original: Value =
+            serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
         let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
         let call = ToolCall {
             tool_name: name,
@@ -367,23 +408,42 @@ impl rig::AgentHook for RigHooks {
         };
         let decided = self.stack.before_tool(&turn, call).await;
         run.push_context(&decided.context);
-        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, String) = match &decided.decision {
-            ToolDecision::Run { args: std::borrow::Cow::Borrowed(_) } => (Ok(None), String::from("proceed")),
-            ToolDecision::Run { args: std::borrow::Cow::Owned(rewritten) } => {
-                (Ok(Some(rewritten.clone())), format!("patch args: {rewritten}"))
-            }
-            ToolDecision::Skip { reason, .. } => (
-                Err(rig::DispatchAction::skip(reason.to_string())),
-                format!("deny: {reason}"),
-            ),
-            ToolDecision::Terminate { reason } => (Err(cancel(reason)), format!("stop: {reason}")),
-            ToolDecision::Ask { reason, args: asked } => {
-                let asked = asked.clone().into_owned();
-                let (result, label) = self.ask(&run, &turn, name, &call_id, &original, asked, reason).await;
-                (result, label)
-            }
-        };
-        self.report(Phase::BeforeTool, Some(name), &label, &decided.reports, &decided.context);
+        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, String) =
+            match &decided.decision {
+                ToolDecision::Run {
+                    args: std::borrow::Cow::Borrowed(_),
+                } => (Ok(None), String::from("proceed")),
+                ToolDecision::Run {
+                    args: std::borrow::Cow::Owned(rewritten),
+                } => (
+                    Ok(Some(rewritten.clone())),
+                    format!("patch args: {rewritten}"),
+                ),
+                ToolDecision::Skip { reason, .. } => (
+                    Err(rig::DispatchAction::skip(reason.to_string())),
+                    format!("deny: {reason}"),
+                ),
+                ToolDecision::Terminate { reason } => {
+                    (Err(cancel(reason)), format!("stop: {reason}"))
+                }
+                ToolDecision::Ask {
+                    reason,
+                    args: asked,
+                } => {
+                    let asked = asked.clone().into_owned();
+                    let (result, label) = self
+                        .ask(&run, &turn, name, &call_id, &original, asked, reason)
+                        .await;
+                    (result, label)
+                }
+            };
+        self.report(
+            Phase::BeforeTool,
+            Some(name),
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
         match final_args {
             Ok(None) => rig::DispatchAction::proceed(),
             Ok(Some(rewritten)) => {
@@ -401,16 +461,24 @@ impl rig::AgentHook for RigHooks {
         }
     }
 
-    async fn on_outcome(&self, ctx: &rig::HookContext, event: rig::OutcomeEvent<'_>) -> rig::OutcomeAction {
+    async fn on_outcome(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::OutcomeEvent<'_>,
+    ) -> rig::OutcomeAction {
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
         match (event.kind, event.outcome) {
             (EffectKind::ToolCall { name, args }, Ok(Outcome::ToolResult { result })) => {
                 let original = run.take_original(event.id);
-                if run.take_denied(event.id) || result.is_skipped() || !self.stack.observes(Phase::AfterTool) {
+                if run.take_denied(event.id)
+                    || result.is_skipped()
+                    || !self.stack.observes(Phase::AfterTool)
+                {
                     return rig::OutcomeAction::proceed();
                 }
-                let ran: Value = serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
+                let ran: Value =
+                    serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
                 let original = original.unwrap_or_else(|| ran.clone());
                 let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
                 let call = ToolCall {
@@ -420,25 +488,46 @@ impl rig::AgentHook for RigHooks {
                 };
                 let value = tool_result_json(result);
                 let outcome = tool_outcome(result);
-                let decided = self.stack.after_tool(&turn, call, &original, &value, &outcome).await;
+                let decided = self
+                    .stack
+                    .after_tool(&turn, call, &original, &value, &outcome)
+                    .await;
                 run.push_context(&decided.context);
                 let (action, label) = if let Some(reason) = &decided.decision.terminate {
-                    (rig::OutcomeAction::stop(reason.to_string()), format!("stop: {reason}"))
+                    (
+                        rig::OutcomeAction::stop(reason.to_string()),
+                        format!("stop: {reason}"),
+                    )
                 } else if let std::borrow::Cow::Owned(rewritten) = &decided.decision.result {
                     (
-                        rig::OutcomeAction::rewrite_tool_output(&event, convert::tool_output(rewritten)),
+                        rig::OutcomeAction::rewrite_tool_output(
+                            &event,
+                            convert::tool_output(rewritten),
+                        ),
                         format!("replace result: {}", convert::brief(rewritten)),
                     )
                 } else {
                     (rig::OutcomeAction::proceed(), String::from("proceed"))
                 };
-                self.report(Phase::AfterTool, Some(name), &label, &decided.reports, &decided.context);
+                self.report(
+                    Phase::AfterTool,
+                    Some(name),
+                    &label,
+                    &decided.reports,
+                    &decided.context,
+                );
                 action
             }
             (EffectKind::Completion { .. }, Ok(Outcome::Completion(response))) => {
                 let response = convert::response_json(&response.choice);
                 match self
-                    .observe(&run, &turn, StepEvent::AfterCompletion { response: &response })
+                    .observe(
+                        &run,
+                        &turn,
+                        StepEvent::AfterCompletion {
+                            response: &response,
+                        },
+                    )
                     .await
                 {
                     Some(reason) => rig::OutcomeAction::stop(reason),
@@ -459,12 +548,21 @@ impl rig::AgentHook for RigHooks {
         let (text, reasoning, has_calls) = convert::turn_content(event.content);
         if !reasoning.is_empty()
             && let Some(reason) = self
-                .observe(&run, &turn, StepEvent::AfterReasoning { reasoning: &reasoning })
+                .observe(
+                    &run,
+                    &turn,
+                    StepEvent::AfterReasoning {
+                        reasoning: &reasoning,
+                    },
+                )
                 .await
         {
             return rig::ModelTurnAction::stop(reason);
         }
-        if let Some(reason) = self.observe(&run, &turn, StepEvent::AfterAssistant { text: &text }).await {
+        if let Some(reason) = self
+            .observe(&run, &turn, StepEvent::AfterAssistant { text: &text })
+            .await
+        {
             return rig::ModelTurnAction::stop(reason);
         }
         if has_calls || !self.stack.observes(Phase::Stop) {
@@ -482,10 +580,9 @@ impl rig::AgentHook for RigHooks {
                 )
             }
             StopDecision::Stop => {
-                let capped = decided
-                    .reports
-                    .iter()
-                    .any(|r| r.verdict == hooks_runtime::Verdict::Refused(hooks_runtime::FlowKind::Resume));
+                let capped = decided.reports.iter().any(|r| {
+                    r.verdict == hooks_runtime::Verdict::Refused(hooks_runtime::FlowKind::Resume)
+                });
                 let label = if capped {
                     format!("continue (capped: a resume after {resumes} was refused)")
                 } else {
@@ -493,11 +590,18 @@ impl rig::AgentHook for RigHooks {
                 };
                 (rig::ModelTurnAction::continue_run(), label)
             }
-            StopDecision::Terminate { reason } => {
-                (rig::ModelTurnAction::stop(reason.to_string()), format!("stop: {reason}"))
-            }
+            StopDecision::Terminate { reason } => (
+                rig::ModelTurnAction::stop(reason.to_string()),
+                format!("stop: {reason}"),
+            ),
         };
-        self.report(Phase::Stop, None, &label, &decided.reports, &decided.context);
+        self.report(
+            Phase::Stop,
+            None,
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
         action
     }
 
@@ -511,7 +615,11 @@ impl rig::AgentHook for RigHooks {
         }
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
-        let call_id = event.tool_call_id.as_ref().map(ToString::to_string).unwrap_or_default();
+        let call_id = event
+            .tool_call_id
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
         let raw = event.args.as_deref().unwrap_or_default();
         let error = convert::invalid_reason(&event.reason);
         let decided = self
@@ -523,25 +631,46 @@ impl rig::AgentHook for RigHooks {
             // Every hook continued: rig's own policy decides.
             hooks_runtime::InvalidCallDecision::Fail if decided.provenance.is_empty() => None,
             hooks_runtime::InvalidCallDecision::Fail => Some(rig::InvalidToolCallAction::Fail),
-            hooks_runtime::InvalidCallDecision::Retry { feedback } => Some(rig::InvalidToolCallAction::Retry {
-                feedback: feedback.to_string(),
-            }),
-            hooks_runtime::InvalidCallDecision::Repair { tool_name } => Some(rig::InvalidToolCallAction::Repair {
-                tool_name: tool_name.to_string(),
-            }),
-            hooks_runtime::InvalidCallDecision::Terminate { reason } => Some(rig::InvalidToolCallAction::Stop {
-                reason: reason.to_string(),
-            }),
+            hooks_runtime::InvalidCallDecision::Retry { feedback } => {
+                Some(rig::InvalidToolCallAction::Retry {
+                    feedback: feedback.to_string(),
+                })
+            }
+            hooks_runtime::InvalidCallDecision::Repair { tool_name } => {
+                Some(rig::InvalidToolCallAction::Repair {
+                    tool_name: tool_name.to_string(),
+                })
+            }
+            hooks_runtime::InvalidCallDecision::Terminate { reason } => {
+                Some(rig::InvalidToolCallAction::Stop {
+                    reason: reason.to_string(),
+                })
+            }
         };
-        let label = action.as_ref().map_or_else(|| String::from("none"), |a| format!("{a:?}"));
-        self.report(Phase::InvalidToolCall, Some(&event.tool_name), &label, &decided.reports, &decided.context);
+        let label = action
+            .as_ref()
+            .map_or_else(|| String::from("none"), |a| format!("{a:?}"));
+        self.report(
+            Phase::InvalidToolCall,
+            Some(&event.tool_name),
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
         action
     }
 
-    async fn on_text_delta(&self, ctx: &rig::HookContext, event: rig::TextDelta<'_>) -> rig::ObservationAction {
+    async fn on_text_delta(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::TextDelta<'_>,
+    ) -> rig::ObservationAction {
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
-        match self.observe(&run, &turn, StepEvent::TextDelta { delta: event.delta }).await {
+        match self
+            .observe(&run, &turn, StepEvent::TextDelta { delta: event.delta })
+            .await
+        {
             Some(reason) => rig::ObservationAction::stop(reason),
             None => rig::ObservationAction::continue_run(),
         }
@@ -572,11 +701,19 @@ impl rig::AgentHook for RigHooks {
         match event.outcome {
             rig::SettledOutcome::Response(response) => {
                 let output = response.output();
-                self.observe(&run, &turn, StepEvent::RunEnd { output: &output, reason: "other" })
-                    .await;
+                self.observe(
+                    &run,
+                    &turn,
+                    StepEvent::RunEnd {
+                        output: &output,
+                        reason: "other",
+                    },
+                )
+                .await;
             }
             rig::SettledOutcome::Error(error) => {
-                self.observe(&run, &turn, StepEvent::RunError { error }).await;
+                self.observe(&run, &turn, StepEvent::RunError { error })
+                    .await;
             }
         }
     }
@@ -591,7 +728,10 @@ impl RigHooks {
     /// A `before_tool` hook asked: `permission_request` hooks answer first,
     /// then the approver (none: denied). Returns the rewritten arguments to
     /// run with, or the rig action that keeps the tool from running.
-    #[allow(clippy::too_many_arguments, reason = "one call site, all borrowed parts of one event")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one call site, all borrowed parts of one event"
+    )]
     async fn ask(
         &self,
         run: &RunState,
@@ -607,7 +747,10 @@ impl RigHooks {
             call_id,
             args: &asked,
         };
-        let mut decided = self.stack.permission_request(turn, call, &Value::Null).await;
+        let mut decided = self
+            .stack
+            .permission_request(turn, call, &Value::Null)
+            .await;
         run.push_context(&decided.context);
         if let PermissionDecision::Ask { reason: None, args } = decided.decision {
             // No permission hook decided: the approver sees the asking hook's reason.
@@ -624,7 +767,11 @@ impl RigHooks {
                 let label = format!("ask → allow, proceed with {args}");
                 (Ok((&args != original).then_some(args)), label)
             }
-            PermissionDecision::Deny { reason } | PermissionDecision::Ask { reason: Some(reason), .. } => (
+            PermissionDecision::Deny { reason }
+            | PermissionDecision::Ask {
+                reason: Some(reason),
+                ..
+            } => (
                 Err(rig::DispatchAction::skip(reason.to_string())),
                 format!("ask → deny: {reason}"),
             ),
@@ -632,9 +779,17 @@ impl RigHooks {
                 Err(rig::DispatchAction::skip(reason.to_owned())),
                 format!("ask → deny: {reason}"),
             ),
-            PermissionDecision::Terminate { reason } => (Err(cancel(reason)), format!("ask → stop: {reason}")),
+            PermissionDecision::Terminate { reason } => {
+                (Err(cancel(reason)), format!("ask → stop: {reason}"))
+            }
         };
-        self.report(Phase::PermissionRequest, Some(name), &result.1, &decided.reports, &decided.context);
+        self.report(
+            Phase::PermissionRequest,
+            Some(name),
+            &result.1,
+            &decided.reports,
+            &decided.context,
+        );
         result
     }
 }
