@@ -42,7 +42,8 @@ impl AgentHook for BlockRmRf {
         if event.tool_name() != Some("bash") {
             return DispatchAction::proceed();
         }
-        let args: Value = serde_json::from_str(event.tool_args().unwrap_or("{}")).unwrap_or_default();
+        let args: Value =
+            serde_json::from_str(event.tool_args().unwrap_or("{}")).unwrap_or_default();
         match args["command"].as_str() {
             Some(command) if self.re.is_match(command) => {
                 DispatchAction::skip("recursive forced deletes (rm -rf) are not allowed")
@@ -61,7 +62,10 @@ impl AgentHook for CapReads {
         }
         let mut args: Value =
             serde_json::from_str(event.tool_args().unwrap_or("{}")).unwrap_or_default();
-        let Some(object) = args.as_object_mut().filter(|o| !o.contains_key("max_bytes")) else {
+        let Some(object) = args
+            .as_object_mut()
+            .filter(|o| !o.contains_key("max_bytes"))
+        else {
             return DispatchAction::proceed();
         };
         object.insert("max_bytes".into(), json!(200_000));
@@ -83,11 +87,15 @@ impl AgentHook for Focused {
         _: CompletionCallEvent<'_>,
     ) -> CompletionCallAction {
         let reminders = ctx.scratchpad().remove::<Reminders>().unwrap_or_default();
-        let docs = reminders.0.into_iter().enumerate().map(|(i, text)| Document {
-            id: format!("reminder-{i}"),
-            text,
-            additional_props: Default::default(),
-        });
+        let docs = reminders
+            .0
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| Document {
+                id: format!("reminder-{i}"),
+                text,
+                additional_props: Default::default(),
+            });
         CompletionCallAction::patch(
             RequestPatch::new()
                 .temperature(0.2)
@@ -101,7 +109,9 @@ struct Remind;
 
 impl AgentHook for Remind {
     async fn on_outcome(&self, ctx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
-        if event.tool_name() == Some("write_file") && event.tool_result().is_some_and(|r| r.is_success()) {
+        if event.tool_name() == Some("write_file")
+            && event.tool_result().is_some_and(|r| r.is_success())
+        {
             ctx.scratchpad()
                 .update::<Reminders, _>(|r| r.0.push("Run the tests before finishing.".into()));
         }
@@ -154,7 +164,10 @@ impl<H: AgentHook> AgentHook for Timed<H> {
             std::hint::black_box(self.inner.on_completion_call(ctx, event).await);
         }
         let action = self.inner.on_completion_call(ctx, event).await;
-        self.record(format!("completion call (turn {})", event.turn), start.elapsed());
+        self.record(
+            format!("completion call (turn {})", event.turn),
+            start.elapsed(),
+        );
         action
     }
 
@@ -230,7 +243,11 @@ fn script() -> MockCompletionModel {
     MockCompletionModel::from_turns([
         MockTurn::tool_call("c1", "bash", json!({"command": "rm -rf build"})),
         MockTurn::tool_call("c2", "bash", json!({"command": "cargo test"})),
-        MockTurn::tool_call("c3", "read_file", json!({"path": "README.md", "encoding": "latin1"})),
+        MockTurn::tool_call(
+            "c3",
+            "read_file",
+            json!({"path": "README.md", "encoding": "latin1"}),
+        ),
         MockTurn::tool_call("c4", "write_file", json!({"path": "a.txt", "content": "x"})),
         MockTurn::text("done"),
     ])
@@ -247,7 +264,11 @@ async fn measure<H: AgentHook + 'static>(hook: H) -> BTreeMap<String, Duration> 
             means: Arc::clone(&means),
         })
         .build();
-    agent.prompt("go").max_turns(8).await.expect("the run completes");
+    agent
+        .prompt("go")
+        .max_turns(8)
+        .await
+        .expect("the run completes");
     let means = means.lock().expect("lock").clone();
     means
 }
@@ -275,11 +296,14 @@ fn main() {
         let ours_means = measure(ours()).await;
         (rig, ours_means)
     });
-    println!("per event, mean of {ITERS} calls (ns): rig HookStack by hand | hooks! table behind RigHooks");
+    println!(
+        "per event, mean of {ITERS} calls (ns): rig HookStack by hand | hooks! table behind RigHooks"
+    );
     let labels: std::collections::BTreeSet<_> = rig.keys().chain(ours_means.keys()).collect();
     for label in labels {
         let ns = |m: &BTreeMap<String, Duration>| {
-            m.get(label).map_or_else(|| String::from("-"), |d| d.as_nanos().to_string())
+            m.get(label)
+                .map_or_else(|| String::from("-"), |d| d.as_nanos().to_string())
         };
         println!("  {label:<40} {:>8} | {:>8}", ns(&rig), ns(&ours_means));
     }

@@ -8,15 +8,24 @@
 //! rig do not depend on this crate.
 //!
 //! ```no_run
+//! use std::sync::Arc;
+//!
 //! use hooks_rig::RigHooks;
-//! use hooks_runtime::{HookStack, Table};
+//! use hooks_runtime::{Dispatcher, HookStack, Table, TableRef};
 //!
 //! let table = Table::load("hooks.yaml")?;
-//! let stack = HookStack::new().with("hooks.yaml", hooks_runtime::Dispatcher::new(table.into()));
-//! let hooks = RigHooks::new(stack);
+//! let config = Dispatcher::new(TableRef::Shared(Arc::new(table)));
+//! let hooks = RigHooks::new(HookStack::new().with("hooks.yaml", config));
 //! // rig_agent::AgentBuilder::new(model).add_hook(hooks).build();
 //! # Ok::<(), hooks_runtime::LoadError>(())
 //! ```
+//!
+//! `run` rules need a shell runtime: bind one with
+//! [`Dispatcher::with_shell`](hooks_runtime::Dispatcher::with_shell) (or the
+//! generated type's `with_shell`), built by
+//! [`Table::shell_runtime`](hooks_runtime::Table::shell_runtime) for the
+//! config's limits (the stop-resume cap among them). `cargo run --example
+//! rig_agent` in the workspace shows a whole agent.
 //!
 //! # Mapping
 //!
