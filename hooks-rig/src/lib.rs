@@ -67,7 +67,7 @@
 //! [`RigHooks::on_applied`] registers a callback that sees, per folded
 //! event, what the adapter told rig and each consulted hook's report (for a
 //! transcript or metrics). Its text is redacted
-//! ([`redact_sensitive_text`](hooks_runtime::redact_sensitive_text)).
+//! ([`hooks_runtime::redact_sensitive_text`]).
 
 mod convert;
 mod state;
