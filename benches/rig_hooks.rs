@@ -269,8 +269,7 @@ async fn measure<H: AgentHook + 'static>(hook: H) -> BTreeMap<String, Duration> 
         .max_turns(8)
         .await
         .expect("the run completes");
-    let means = means.lock().expect("lock").clone();
-    means
+    means.lock().expect("lock").clone()
 }
 
 fn observes_ns<H: AgentHook>(hook: &H) -> f64 {

@@ -44,7 +44,7 @@ enum Action {
     /// tag; on other phases it answers `RewriteArgs`, which fails closed.
     AppendTag,
     /// Answers this flow.
-    Emit(Flow),
+    Emit(Box<Flow>),
 }
 
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ impl Script {
     fn flow_for(&self, event: StepEvent<'_>) -> Flow {
         match &self.actions[index(event.kind())] {
             Action::Decline | Action::Continue => Flow::Continue,
-            Action::Emit(flow) => flow.clone(),
+            Action::Emit(flow) => (**flow).clone(),
             Action::AppendTag => match event {
                 StepEvent::BeforeTool { args, .. } => Flow::RewriteArgs(appended(args, &self.tag)),
                 StepEvent::AfterTool { result, .. } => {
@@ -217,11 +217,11 @@ fn action(phase: Phase, seed: u64, specific_tools: bool, tag: &str) -> Action {
                 .filter(|k| *k != FlowKind::Continue && k.honoured_on(phase))
                 .collect();
             let kind = honoured[bits.pick(honoured.len() as u64) as usize];
-            Action::Emit(flow_of(kind, &mut bits, specific_tools, tag))
+            Action::Emit(Box::new(flow_of(kind, &mut bits, specific_tools, tag)))
         }
         _ => {
             let kind = FlowKind::ALL[bits.pick(FlowKind::ALL.len() as u64) as usize];
-            Action::Emit(flow_of(kind, &mut bits, specific_tools, tag))
+            Action::Emit(Box::new(flow_of(kind, &mut bits, specific_tools, tag)))
         }
     }
 }
