@@ -21,7 +21,7 @@ use hooks_runtime::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{EXIT_FINDINGS, EXIT_USAGE};
+use crate::cli::{Cancels, EXIT_FINDINGS, EXIT_USAGE};
 
 /// Why a config could not be used: the exit code and the message.
 pub(crate) struct ConfigError {
@@ -66,14 +66,25 @@ pub(crate) enum RunRules {
     DryRun,
 }
 
-/// A config bound to the runtime: the stack the commands drive, its shell
-/// runtime, and the records file the runtime writes.
+/// A config bound to the runtime: the stacks the commands drive, their
+/// shell runtimes, and the records file the runtime writes.
+///
+/// Shutdown phases (`run_end`, `run_error`) run on a shell runtime of
+/// their own, with its own cancellation token: an interrupted command
+/// cancels the run's token first, so the shutdown hooks still get their
+/// declared timeout ([`crate::cli::run_interruptible`]).
 pub(crate) struct Bound {
-    /// One [`Dispatcher`] over the table, named after the config file.
-    pub(crate) stack: HookStack,
-    /// The shell runtime (the config's limits, the record writer, the
-    /// cancellation token interrupted commands cancel).
-    pub(crate) shell: Arc<ShellRuntime>,
+    /// One [`Dispatcher`] over the table, named after the config file,
+    /// for every phase but the shutdown ones.
+    stack: HookStack,
+    /// The shell runtime of [`Bound::stack`] (the config's limits, the
+    /// record writer, the cancellation token a first signal cancels).
+    shell: Arc<ShellRuntime>,
+    /// The same dispatcher for `run_end` and `run_error`.
+    shutdown_stack: HookStack,
+    /// Its shell runtime: the same limits, records and session directory,
+    /// a token only a second signal cancels.
+    shutdown_shell: Arc<ShellRuntime>,
     table: Arc<Table>,
     records: RecordsTail,
 }
@@ -91,26 +102,60 @@ impl Bound {
         let path = dir.join("records.jsonl");
         let writer = RecordWriter::open(&path, SecretSet::new())
             .map_err(|e| format!("cannot open the records file: {e}"))?;
-        let mut shell = table.shell_runtime(executor).with_records(writer);
-        if run == RunRules::Execute {
-            shell = shell
-                .with_session_dir(dir)
-                .map_err(|e| format!("cannot use the session directory: {e}"))?;
-        }
-        let shell = Arc::new(shell);
         let table = Arc::new(table);
-        let mut dispatcher =
-            Dispatcher::new(TableRef::Shared(Arc::clone(&table))).with_shell(Arc::clone(&shell));
-        if run == RunRules::DryRun {
-            dispatcher = dispatcher.dry_run();
-        }
-        let stack = HookStack::new().with(table.source().to_owned(), dispatcher);
+        let shell_runtime = || {
+            let shell = table
+                .shell_runtime(executor.clone())
+                .with_records(writer.clone());
+            let shell = match run {
+                RunRules::Execute => shell
+                    .with_session_dir(dir)
+                    .map_err(|e| format!("cannot use the session directory: {e}"))?,
+                RunRules::DryRun => shell,
+            };
+            Ok::<_, String>(Arc::new(shell))
+        };
+        let stack_over = |shell: &Arc<ShellRuntime>| {
+            let mut dispatcher =
+                Dispatcher::new(TableRef::Shared(Arc::clone(&table))).with_shell(Arc::clone(shell));
+            if run == RunRules::DryRun {
+                dispatcher = dispatcher.dry_run();
+            }
+            HookStack::new().with(table.source().to_owned(), dispatcher)
+        };
+        let shell = shell_runtime()?;
+        let shutdown_shell = shell_runtime()?;
         Ok(Bound {
-            stack,
+            stack: stack_over(&shell),
             shell,
+            shutdown_stack: stack_over(&shutdown_shell),
+            shutdown_shell,
             table,
             records: RecordsTail { path, offset: 0 },
         })
+    }
+
+    /// The stack that drives `event`: the shutdown one for `run_end` and
+    /// `run_error`, the run's otherwise.
+    pub(crate) fn stack_for(&self, event: &Event) -> &HookStack {
+        match event {
+            Event::RunEnd { .. } | Event::RunError { .. } => &self.shutdown_stack,
+            _ => &self.stack,
+        }
+    }
+
+    /// Whether the run was cancelled (a first signal): later events would
+    /// only fail as `cancelled`.
+    pub(crate) fn run_cancelled(&self) -> bool {
+        self.shell.cancel_token().is_cancelled()
+    }
+
+    /// The tokens [`crate::cli::run_interruptible`] cancels.
+    pub(crate) fn cancels(&self) -> Cancels {
+        Cancels {
+            run: self.shell.cancel_token().clone(),
+            shutdown: self.shutdown_shell.cancel_token().clone(),
+        }
     }
 
     /// The records written since the last call, in the order written.

@@ -12,7 +12,7 @@ pub(crate) mod trust;
 use std::future::Future;
 use std::time::Duration;
 
-use hooks_runtime::{CancellationToken, SecretSet, redact_json, redact_sensitive_text};
+use hooks_runtime::{SecretSet, redact_json, redact_sensitive_text};
 use serde::Serialize;
 
 /// Exit code: everything checked out.
@@ -26,10 +26,10 @@ pub(crate) const EXIT_SIGINT: u8 = 130;
 /// Exit code after SIGTERM: 128 + 15, the shell convention.
 pub(crate) const EXIT_SIGTERM: u8 = 143;
 
-/// How long an interrupted command waits for its running hooks to be
-/// stopped through cancellation (SIGTERM, grace, SIGKILL to each hook's
-/// process group) before it drops them (the executor's drop guard SIGKILLs
-/// the group).
+/// How long an interrupted command waits, after a second signal, for its
+/// hooks to be stopped through cancellation (SIGTERM, the executor's kill
+/// grace, SIGKILL to each hook's process group) before it drops them (the
+/// executor's drop guard SIGKILLs the group).
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
 
 /// Writes `text` and a newline to stdout. A closed stdout (`agent-hooks check
@@ -62,25 +62,66 @@ pub(crate) fn warn(text: &str) {
     eprintln!("{}", redact_sensitive_text(text, &SecretSet::new()));
 }
 
+/// The cancellation tokens of an interruptible command: `run` stops the
+/// run's hooks on the first SIGINT or SIGTERM; `shutdown` stops the
+/// shutdown hooks (`run_end`, `run_error`) on a second one.
+#[derive(Debug, Clone)]
+pub(crate) struct Cancels {
+    /// The token of the shell runtime that runs every other phase.
+    pub(crate) run: hooks_runtime::CancellationToken,
+    /// The token of the shell runtime that runs `run_end` and `run_error`.
+    pub(crate) shutdown: hooks_runtime::CancellationToken,
+}
+
+/// A command stopped by SIGINT or SIGTERM: the exit code and what the work
+/// returned after its hooks were cancelled (`None` when it had to be dropped).
+#[derive(Debug)]
+pub(crate) struct Interrupted<T> {
+    /// [`EXIT_SIGINT`] or [`EXIT_SIGTERM`].
+    pub(crate) code: u8,
+    /// The signal's name, `SIGINT` or `SIGTERM`, for the report.
+    pub(crate) signal: &'static str,
+    /// The work's output: its records say `cancelled` for the hooks that
+    /// were stopped.
+    pub(crate) partial: Option<T>,
+}
+
+/// How [`run_interruptible`] ended.
+#[derive(Debug)]
+pub(crate) enum Ran<T> {
+    /// The work finished without a signal.
+    Done(T),
+    /// A signal stopped it.
+    Interrupted(Interrupted<T>),
+}
+
 /// Runs `work` on `runtime` until it finishes or the process receives
 /// SIGINT or SIGTERM.
 ///
-/// On a signal, `cancel` (the shell runtime's token) is cancelled, so
-/// running hooks are stopped (SIGTERM, a grace, SIGKILL to their process
-/// group) and later ones never spawn; `work` is given [`CANCEL_GRACE`] to
-/// wind down, then dropped (dropping a running hook kills its group too).
-/// The caller then removes its session directory (by dropping it) and exits
-/// with the returned code.
+/// On a first signal, `cancels.run` is cancelled: the run's running hooks
+/// are stopped (SIGTERM, the executor's kill grace, SIGKILL to their
+/// process group; each writes its `cancelled` record) and later ones fail
+/// as `cancelled` without spawning. `work` then runs to its end, so the
+/// caller can print what it has: the shell runtime bounds that by the kill
+/// grace for cancelled hooks, and shutdown hooks (`run_end`, `run_error`,
+/// on the `cancels.shutdown` runtime) keep their declared timeout. A
+/// second signal cancels `cancels.shutdown` too and gives `work`
+/// [`CANCEL_GRACE`] before it is dropped (dropping a running hook kills
+/// its group). The caller prints the partial result before it removes its
+/// session directory, then exits with the code.
+///
+/// Returns [`Ran::Done`] with the output, or [`Ran::Interrupted`] when a
+/// signal came.
 ///
 /// # Errors
 ///
-/// `Err(`[`EXIT_SIGINT`]`)` or `Err(`[`EXIT_SIGTERM`]`)` when interrupted;
-/// `Err(`[`EXIT_USAGE`]`)` when the signal handlers cannot be installed.
+/// `Err(`[`EXIT_USAGE`]`)` when the signal handlers cannot be installed
+/// (nothing ran).
 pub(crate) fn run_interruptible<T>(
     runtime: &tokio::runtime::Runtime,
-    cancel: &CancellationToken,
+    cancels: Cancels,
     work: impl Future<Output = T>,
-) -> Result<T, u8> {
+) -> Result<Ran<T>, u8> {
     use tokio::signal::unix::{SignalKind, signal};
     runtime.block_on(async {
         let (mut int, mut term) = match (
@@ -94,14 +135,29 @@ pub(crate) fn run_interruptible<T>(
             }
         };
         let mut work = std::pin::pin!(work);
-        let code = tokio::select! {
-            out = &mut work => return Ok(out),
-            _ = int.recv() => EXIT_SIGINT,
-            _ = term.recv() => EXIT_SIGTERM,
+        let (code, signal) = tokio::select! {
+            out = &mut work => return Ok(Ran::Done(out)),
+            _ = int.recv() => (EXIT_SIGINT, "SIGINT"),
+            _ = term.recv() => (EXIT_SIGTERM, "SIGTERM"),
         };
-        cancel.cancel();
-        let _ = tokio::time::timeout(CANCEL_GRACE, work).await;
-        Err(code)
+        cancels.run.cancel();
+        let partial = tokio::select! {
+            out = &mut work => Some(out),
+            _ = int.recv() => None,
+            _ = term.recv() => None,
+        };
+        let partial = match partial {
+            Some(out) => Some(out),
+            None => {
+                cancels.shutdown.cancel();
+                tokio::time::timeout(CANCEL_GRACE, work).await.ok()
+            }
+        };
+        Ok(Ran::Interrupted(Interrupted {
+            code,
+            signal,
+            partial,
+        }))
     })
 }
 

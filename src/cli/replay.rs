@@ -27,9 +27,17 @@
 //! `after_tool` event carries the rewritten `args` and the recorded ones as
 //! `original_args`, as the runtime would pass them.
 //!
+//! SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]) and
+//! stops the replay after the current event; the interrupted run is then
+//! ended with a `run_end` event (reason [`CANCELLED_REASON`]) unless it had
+//! one, whose hooks run on the shutdown runtime with their declared
+//! timeout. The summary of what was replayed is printed, with
+//! `interrupted` naming the signal.
+//!
 //! Exit codes: 0 when every input was replayed (even when hooks blocked
 //! things: this is a report), 1 when the config has findings, 2 when an
-//! input or the config cannot be read. Unparseable lines are warnings.
+//! input or the config cannot be read, 130 / 143 after SIGINT / SIGTERM.
+//! Unparseable lines are warnings.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -43,7 +51,8 @@ use serde_json::Value;
 use crate::Format;
 use crate::cli::drive::{Applied, Bound, RunRules, drive, load_config, session_dir};
 use crate::cli::{
-    EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn,
+    EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted, run_interruptible,
+    warn,
 };
 
 /// One input file, as summarized.
@@ -102,7 +111,19 @@ struct Summary {
     warnings: usize,
     /// Wall-clock time of the replay, in milliseconds.
     elapsed_ms: u64,
+    /// `SIGINT` or `SIGTERM` when a signal stopped the replay (the counts
+    /// are those of the events replayed before it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interrupted: Option<&'static str>,
+    /// Whether the interrupted run was ended with a `run_end` event
+    /// (reason [`CANCELLED_REASON`]) after the signal; its hooks are counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    shutdown_run_end: bool,
 }
+
+/// The `reason` of the `run_end` event that ends a run interrupted by a
+/// signal.
+const CANCELLED_REASON: &str = "cancelled";
 
 /// Runs `agent-hooks replay`; returns the exit code.
 pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format) -> u8 {
@@ -154,17 +175,21 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     let total: usize = sessions.iter().map(|s| s.events.len()).sum();
     // Draws on stderr only when it is a terminal (indicatif hides otherwise).
     let progress = indicatif::ProgressBar::new(total as u64);
-    let cancel = bound.shell.cancel_token().clone();
-    let replayed = run_interruptible(&runtime, &cancel, async {
+    let cancels = bound.cancels();
+    let replayed = run_interruptible(&runtime, cancels, async {
         for (path, session) in inputs.iter().zip(&sessions) {
             // Each input is its own run; each prompt starts a user turn
             // (the runtime caps stop resumes per turn).
             let run = session.identity.apply(HookContext::new("replay"));
             let mut turn = run.for_turn(0);
             let mut prompts = 0u32;
+            let mut ended = false;
             let mut stopped: HashSet<&str> = HashSet::new();
             let mut rewritten: HashMap<&str, Value> = HashMap::new();
             for event in &session.events {
+                if bound.run_cancelled() {
+                    break;
+                }
                 if let Event::UserPrompt { .. } = event {
                     if prompts > 0 {
                         turn = run.for_turn(prompts);
@@ -188,7 +213,8 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                     .by_phase
                     .entry(event_in.step().kind().as_str().to_owned())
                     .or_default() += 1;
-                let applied = drive(&bound.stack, &turn, event_in).await;
+                ended |= matches!(event_in, Event::RunEnd { .. } | Event::RunError { .. });
+                let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
                 let records = bound.take_records();
                 tally(&mut summary, &applied, &bound, &records);
                 if let Event::BeforeTool { call_id, .. } = event {
@@ -208,14 +234,34 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 skipped: session.skipped,
                 warnings: session.warnings.clone(),
             });
+            if bound.run_cancelled() {
+                // The interrupted run still ends: its `run_end` hooks run on
+                // the shutdown runtime, with their declared timeout.
+                if !ended {
+                    let end = Event::RunEnd {
+                        output: String::new(),
+                        reason: CANCELLED_REASON.to_owned(),
+                    };
+                    let applied = drive(bound.stack_for(&end), &turn, &end).await;
+                    let records = bound.take_records();
+                    tally(&mut summary, &applied, &bound, &records);
+                    summary.shutdown_run_end = true;
+                }
+                break;
+            }
         }
     });
     progress.finish_and_clear();
-    // On SIGINT/SIGTERM the hooks were stopped; `session` drops on return,
-    // removing the session directory.
-    if let Err(code) = replayed {
-        return code;
-    }
+    let code = match replayed {
+        Ok(Ran::Done(())) => EXIT_OK,
+        // What was replayed before the signal is reported; the records of
+        // the hooks it stopped say `cancelled`.
+        Ok(Ran::Interrupted(i)) => {
+            summary.interrupted = Some(i.signal);
+            i.code
+        }
+        Err(code) => return code,
+    };
     drop(bound);
     drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -223,7 +269,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         Format::Json => emit_json(&summary),
         Format::Human => print_human(&summary),
     }
-    EXIT_OK
+    code
 }
 
 /// `event` (an `after_tool`) with `args` as the arguments the tool ran with
@@ -283,6 +329,16 @@ fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound, records: &[Val
 
 fn print_human(s: &Summary) {
     let mut out = String::new();
+    if let Some(signal) = s.interrupted {
+        out.push_str(&format!(
+            "interrupted: {signal} (running hooks were cancelled; the counts cover the events replayed before it)\n"
+        ));
+        if s.shutdown_run_end {
+            out.push_str(&format!(
+                "the interrupted run was ended with `run_end` (reason `{CANCELLED_REASON}`)\n"
+            ));
+        }
+    }
     for f in &s.files {
         out.push_str(&format!(
             "{}: {} events ({} event lines, {} Claude Code records, {} without a hookable event)\n",

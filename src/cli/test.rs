@@ -13,9 +13,16 @@
 //! agent loop would get from the driver, and every consulted rule
 //! (declarative ones included) writes a record.
 //!
+//! SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]);
+//! the report is still printed, with `interrupted` naming the signal, the
+//! partial decision and the records (`cancelled` for the stopped hooks),
+//! before the session directory is removed. A `run_end` or `run_error`
+//! event runs on the shutdown runtime: its hooks keep their declared
+//! timeout after a first signal.
+//!
 //! Exit codes: 0 whatever the hooks decided (this is a probe: a block is a
 //! result, not an error), 1 when the config has findings, 2 when the config
-//! or the event cannot be read or parsed.
+//! or the event cannot be read or parsed, 130 / 143 after SIGINT / SIGTERM.
 
 use std::io::Read;
 use std::path::Path;
@@ -28,7 +35,8 @@ use serde_json::Value;
 use crate::Format;
 use crate::cli::drive::{Bound, Outcome, RunRules, Verdict, drive, load_config, session_dir};
 use crate::cli::{
-    EXIT_OK, EXIT_USAGE, current_thread_runtime, emit_json, emit_redacted, run_interruptible, warn,
+    EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted, run_interruptible,
+    warn,
 };
 
 /// What `test --format json` prints.
@@ -36,13 +44,21 @@ use crate::cli::{
 struct Report {
     config: String,
     phase: StepEventKind,
-    /// The typed decision the agent loop would apply.
-    verdict: Verdict,
+    /// `SIGINT` or `SIGTERM` when a signal stopped the command: the
+    /// records then say `cancelled` for the hooks it stopped, and the
+    /// verdict and outcome are the partial ones of the cancelled run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interrupted: Option<&'static str>,
+    /// The typed decision the agent loop would apply; absent only when a
+    /// second signal made the command drop the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
     /// Rules that matched and were consulted, in declared order.
     fired: Vec<String>,
     /// What the decision carries: patch, rewritten args/result/prompt,
-    /// context, provenance and diagnostics.
-    outcome: Outcome,
+    /// context, provenance and diagnostics (absent like `verdict`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outcome: Option<Outcome>,
     /// The records the runtime wrote, one per consulted rule (declarative
     /// rules included) plus context injections.
     records: Vec<Value>,
@@ -86,12 +102,13 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     };
     let (event, identity) = event;
     let ctx = identity.apply(HookContext::new("test"));
-    let work = drive(&bound.stack, &ctx, &event);
-    let applied = match run_interruptible(&runtime, bound.shell.cancel_token(), work) {
-        Ok(done) => done,
-        // `session` drops here: the session directory is removed.
+    let work = drive(bound.stack_for(&event), &ctx, &event);
+    let (applied, interrupted) = match run_interruptible(&runtime, bound.cancels(), work) {
+        Ok(Ran::Done(applied)) => (Some(applied), None),
+        Ok(Ran::Interrupted(i)) => (i.partial, Some((i.signal, i.code))),
         Err(code) => return code,
     };
+    // Printed before `session` (which holds the records file) is removed.
     let records = bound.take_records();
     let fired = bound
         .consulted(&records)
@@ -100,17 +117,18 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         .collect();
     // Every invocation's diagnostics, from its report.
     let shell_diagnostics = applied
-        .outcome
-        .reports
         .iter()
+        .flat_map(|a| a.outcome.reports.iter())
         .flat_map(|r| r.diagnostics.iter().map(ToString::to_string))
         .collect();
+    let (verdict, outcome) = applied.map(|a| (a.verdict, a.outcome)).unzip();
     let report = Report {
         config: config.display().to_string(),
         phase: event.step().kind(),
-        verdict: applied.verdict,
+        interrupted: interrupted.map(|(signal, _)| signal),
+        verdict,
         fired,
-        outcome: applied.outcome,
+        outcome,
         records,
         shell_diagnostics,
     };
@@ -118,7 +136,9 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         Format::Json => emit_json(&report),
         Format::Human => print_human(&report),
     }
-    EXIT_OK
+    drop(bound);
+    drop(session);
+    interrupted.map_or(EXIT_OK, |(_, code)| code)
 }
 
 /// Reads one event of our format from `path`, or stdin when it is `-`.
@@ -138,21 +158,44 @@ pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
 }
 
 fn print_human(r: &Report) {
-    let mut out = format!(
-        "event: {}\ndecision: {}",
-        r.phase.as_str(),
-        r.verdict.decision
-    );
-    if let Some(reason) = &r.verdict.reason {
-        out.push_str(&format!(" ({reason})"));
+    let mut out = format!("event: {}\n", r.phase.as_str());
+    if let Some(signal) = r.interrupted {
+        out.push_str(&format!(
+            "interrupted: {signal} (running hooks were cancelled)\n"
+        ));
     }
-    out.push('\n');
+    match &r.verdict {
+        Some(v) => {
+            out.push_str(&format!("decision: {}", v.decision));
+            if let Some(reason) = &v.reason {
+                out.push_str(&format!(" ({reason})"));
+            }
+            out.push('\n');
+        }
+        None => out.push_str("decision: none (the run was dropped)\n"),
+    }
     if r.fired.is_empty() {
         out.push_str("hooks fired: none\n");
     } else {
         out.push_str(&format!("hooks fired: {}\n", r.fired.join(", ")));
     }
-    let o = &r.outcome;
+    let json = |v: &Value| serde_json::to_string(v).unwrap_or_default();
+    if let Some(o) = &r.outcome {
+        print_outcome(&mut out, o, &r.shell_diagnostics);
+    }
+    if r.records.is_empty() {
+        out.push_str("records: none\n");
+    } else {
+        out.push_str("records:\n");
+        for rec in &r.records {
+            out.push_str(&format!("  {}\n", json(rec)));
+        }
+    }
+    emit_redacted(out.trim_end());
+}
+
+/// The outcome's lines of the human report.
+fn print_outcome(out: &mut String, o: &Outcome, shell_diagnostics: &[String]) {
     let json = |v: &Value| serde_json::to_string(v).unwrap_or_default();
     if let Some(args) = &o.args {
         out.push_str(&format!("rewritten args: {}\n", json(args)));
@@ -179,16 +222,7 @@ fn print_human(r: &Report) {
     }
     // A call's diagnostics are also the fold's: print each once.
     let folded: Vec<String> = o.diagnostics.iter().map(ToString::to_string).collect();
-    for d in r.shell_diagnostics.iter().filter(|d| !folded.contains(d)) {
+    for d in shell_diagnostics.iter().filter(|d| !folded.contains(d)) {
         out.push_str(&format!("diagnostic: {d}\n"));
     }
-    if r.records.is_empty() {
-        out.push_str("records: none\n");
-    } else {
-        out.push_str("records:\n");
-        for rec in &r.records {
-            out.push_str(&format!("  {}\n", json(rec)));
-        }
-    }
-    emit_redacted(out.trim_end());
 }
