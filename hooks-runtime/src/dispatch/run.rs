@@ -597,6 +597,8 @@ impl<'r> InProcessRecords<'r> {
             target_ran: rule.phase.is_after_phase(),
             message,
             notes: Vec::new(),
+            output: None,
+            path_diagnostics: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
@@ -621,6 +623,8 @@ impl<'r> InProcessRecords<'r> {
             target_ran: rule.phase.is_after_phase(),
             message: Some(NOT_RUN.to_owned()),
             notes: Vec::new(),
+            output: None,
+            path_diagnostics: Vec::new(),
         };
         self.pending.push((id.clone(), record));
     }
