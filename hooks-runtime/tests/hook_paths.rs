@@ -36,7 +36,9 @@ async fn a_write_outside_the_root_is_refused_unrun_and_recorded() {
     let mut spec = keeping_stdin(writer(false), Phase::BeforeTool);
     spec.cwd = Some("sub".into());
     let args = json!({"path": "../../etc/passwd"});
-    let inv = fx.invoke(spec, before_tool("write_file", "c1", &args)).await;
+    let inv = fx
+        .invoke(spec, before_tool("write_file", "c1", &args))
+        .await;
     let Flow::Skip { reason } = &inv.flow else {
         panic!("not refused: {inv:?}");
     };
@@ -68,7 +70,9 @@ async fn a_symlinked_parent_is_flagged_in_the_payload_when_allowed() {
     std::os::unix::fs::symlink("/etc", fx.path("linkdir")).unwrap();
     let spec = keeping_stdin(writer(true), Phase::BeforeTool);
     let args = json!({"path": "linkdir/passwd"});
-    let inv = fx.invoke(spec, before_tool("write_file", "c1", &args)).await;
+    let inv = fx
+        .invoke(spec, before_tool("write_file", "c1", &args))
+        .await;
     assert_eq!(inv.flow, Flow::Continue, "{inv:?}");
     let payload = stdin(&fx);
     assert_eq!(payload["affected_paths"], json!(["/etc/passwd"]));
@@ -98,7 +102,9 @@ async fn an_absolute_path_inside_the_root_is_kept() {
     let spec = keeping_stdin(writer(false), Phase::BeforeTool);
     let inside = fx.root().canonicalize().unwrap().join("src/new.rs");
     let args = json!({"path": inside});
-    let inv = fx.invoke(spec, before_tool("write_file", "c1", &args)).await;
+    let inv = fx
+        .invoke(spec, before_tool("write_file", "c1", &args))
+        .await;
     assert_eq!(inv.flow, Flow::Continue, "{inv:?}");
     let payload = stdin(&fx);
     assert_eq!(payload["affected_paths"], json!([inside]));
@@ -121,7 +127,9 @@ async fn a_session_dir_swapped_for_a_symlink_gets_no_payload_ref_file() {
     std::os::unix::fs::symlink(outside.path(), fx.path("session")).unwrap();
     let args = json!({"content": "x".repeat(4096)});
     let spec = sh("spill", Phase::BeforeTool, "cat > stdin.json");
-    let inv = fx.invoke(spec, before_tool("write_file", "c1", &args)).await;
+    let inv = fx
+        .invoke(spec, before_tool("write_file", "c1", &args))
+        .await;
     assert_eq!(
         inv.report.failure.map(|f| f.kind.as_str()),
         Some("spawn_failed"),

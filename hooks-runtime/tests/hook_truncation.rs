@@ -39,8 +39,14 @@ async fn a_50_mb_stderr_flood_that_exits_0_is_recorded_as_truncated() {
     let records = fx.records();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["status"], "ok");
-    assert_eq!(records[0]["stderr"], json!({"bytes": FIFTY_MB, "truncated": true}));
-    assert_eq!(records[0]["stdout"], json!({"bytes": 2, "truncated": false}));
+    assert_eq!(
+        records[0]["stderr"],
+        json!({"bytes": FIFTY_MB, "truncated": true})
+    );
+    assert_eq!(
+        records[0]["stdout"],
+        json!({"bytes": 2, "truncated": false})
+    );
 }
 
 #[tokio::test]

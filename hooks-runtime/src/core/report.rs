@@ -70,7 +70,9 @@ pub struct HookReport {
     /// How many bytes a shell hook's process wrote to stdout and stderr and
     /// whether either capture was cut at its cap; `None` when no process ran
     /// (an in-process hook, a declarative rule, a hook refused before
-    /// spawning). The same sizes are in the hook's record.
+    /// spawning). The same sizes are in the hook's record. Left out of the
+    /// JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputSizes>,
 }
 

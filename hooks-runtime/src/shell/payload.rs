@@ -195,7 +195,11 @@ impl SpillFile {
     /// The I/O error of removing it (the caller turns it into a diagnostic).
     pub fn remove(mut self) -> io::Result<()> {
         match self.entry.take() {
-            Some((dir, name)) => Ok(rustix::fs::unlinkat(&dir, name.as_os_str(), AtFlags::empty())?),
+            Some((dir, name)) => Ok(rustix::fs::unlinkat(
+                &dir,
+                name.as_os_str(),
+                AtFlags::empty(),
+            )?),
             None => Ok(()),
         }
     }
@@ -637,7 +641,8 @@ pub fn affected_paths(
                 continue;
             }
             if !resolved.starts_with(&root) {
-                out.diagnostics.push(finding(PathDiagnosticKind::OutsideRoot));
+                out.diagnostics
+                    .push(finding(PathDiagnosticKind::OutsideRoot));
             }
             out.paths.push(s);
         }
@@ -914,7 +919,10 @@ mod tests {
         std::fs::rename(root.join("a"), root.join("old-a")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("a")).unwrap();
         assert!(create_spill(&root, &checked, "p.json".as_ref(), b"{}").is_err());
-        assert_eq!(std::fs::read_dir(outside.path().join("s")).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_dir(outside.path().join("s")).unwrap().count(),
+            0
+        );
     }
 
     #[test]
@@ -931,7 +939,10 @@ mod tests {
         // directory it was created in.
         use std::os::unix::fs::PermissionsExt;
         let spill = create_spill(&root, &session, "q.json".as_ref(), b"{}").unwrap();
-        let mode = std::fs::metadata(spill.path()).unwrap().permissions().mode();
+        let mode = std::fs::metadata(spill.path())
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(std::fs::read(spill.path()).unwrap(), b"{}");
         let path = spill.path().to_path_buf();
