@@ -26,7 +26,8 @@ fn keeping_stdin(settings: ToolPathSettings, phase: Phase) -> hooks_runtime::She
 }
 
 fn stdin(fx: &Fixture) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap()
+    let text = std::fs::read_to_string(fx.path("stdin.json")).expect("the hook kept its stdin");
+    serde_json::from_str(&text).expect("the payload is JSON")
 }
 
 #[tokio::test]
