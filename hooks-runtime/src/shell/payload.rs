@@ -603,7 +603,7 @@ pub struct AffectedPaths {
 
 /// Resolves the affected paths of a tool call: the strings (or arrays of
 /// strings) at `settings.path_pointers` in `args`, relative ones joined to
-/// `cwd`, each resolved against the real file system ([`resolve`]: `..` and
+/// `cwd`, each resolved against the real file system (`..` and
 /// the symlinks of every component). A path that resolves outside `root` is
 /// listed and flagged [`PathDiagnosticKind::OutsideRoot`]; paths longer than
 /// 1024 characters and entries past the 16th are left out and flagged.
