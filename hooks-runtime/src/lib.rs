@@ -132,7 +132,9 @@ pub use crate::core::driver::{
     Observed, PermissionDecision, PromptDecision, StopDecision, ToolCall, ToolDecision,
 };
 pub use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
-pub use crate::core::report::{FailureKind, HookFailure, HookReport, ReportList, Verdict};
+pub use crate::core::report::{
+    FailureKind, HookFailure, HookReport, OutputSizes, ReportList, StreamSize, Verdict,
+};
 pub use crate::core::stack::{DuplicateHookId, HookStack};
 
 // What a Rust hook answers with, and how answers merge.

@@ -148,24 +148,49 @@ async fn affected_paths_reach_the_payload() {
     let fx = Fixture::new();
     std::os::unix::fs::symlink("/etc/hostname", fx.path("link.txt")).unwrap();
     let args = json!({"file_path": "src/lib.rs", "also": ["link.txt", "/etc/passwd"]});
-    let mut spec = sh("paths", Phase::BeforeTool, "cat > stdin.json");
-    spec.tool_paths = Some(hooks_runtime::ToolPathSettings {
+    let mut settings = hooks_runtime::ToolPathSettings {
         path_pointers: vec!["/file_path".into(), "/also".into()],
         allow_absolute: false,
-        writes: true,
-    });
-    let inv = fx.invoke(spec, before_tool("edit", "c1", &args)).await;
+        writes: false,
+    };
+    let mut spec = sh("paths", Phase::BeforeTool, "cat > stdin.json");
+    spec.tool_paths = Some(settings.clone());
+    let inv = fx
+        .invoke(spec.clone(), before_tool("edit", "c1", &args))
+        .await;
     assert_eq!(inv.flow, Flow::Continue);
     let stdin: hooks_schema::Payload =
         serde_json::from_str(&std::fs::read_to_string(fx.path("stdin.json")).unwrap()).unwrap();
     let root = fx.root().canonicalize().unwrap();
+    // The symlink is resolved to its target; both outside paths are listed
+    // and flagged.
     assert_eq!(
         stdin.affected_paths,
-        vec![root.join("src/lib.rs").to_string_lossy().into_owned()]
+        vec![
+            root.join("src/lib.rs").to_string_lossy().into_owned(),
+            "/etc/hostname".to_owned(),
+            "/etc/passwd".to_owned()
+        ]
     );
+    let flagged: Vec<_> = stdin
+        .path_diagnostics
+        .iter()
+        .map(|d| d.path.as_str())
+        .collect();
+    assert_eq!(flagged, ["/etc/hostname", "/etc/passwd"]);
     assert_eq!(inv.diagnostics().len(), 2, "{:?}", inv.diagnostics());
-    assert!(inv.diagnostics().iter().any(|d| d.contains("symlink")));
-    assert!(inv.diagnostics().iter().any(|d| d.contains("absolute")));
+    assert!(
+        inv.diagnostics()
+            .iter()
+            .all(|d| d.contains("outside the workspace root"))
+    );
+    // A tool that writes them is refused before the hook runs.
+    std::fs::remove_file(fx.path("stdin.json")).unwrap();
+    settings.writes = true;
+    spec.tool_paths = Some(settings);
+    let inv = fx.invoke(spec, before_tool("edit", "c1", &args)).await;
+    assert!(matches!(inv.flow, Flow::Skip { .. }), "{inv:?}");
+    assert!(!fx.path("stdin.json").exists());
 }
 
 #[tokio::test]

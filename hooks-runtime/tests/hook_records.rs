@@ -74,6 +74,8 @@ fn many_threads_never_interleave_lines() {
                         target_ran: true,
                         message: Some(format!("{t}-{i}-{}", "m".repeat(5000))),
                         notes: Vec::new(),
+                        output: None,
+                        path_diagnostics: Vec::new(),
                     };
                     writer
                         .write(&Record::Hook(record), &SecretSet::new())

@@ -100,6 +100,7 @@ pub use output::{
 };
 pub use payload::{
     BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_ID,
-    PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, Payload, payload_schema,
+    PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,
+    payload_schema,
 };
 pub use phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};

@@ -82,13 +82,22 @@ pub struct Payload {
     /// `after_assistant`, the error on `run_error`), as a JSON object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
-    /// Paths the tool call affects, resolved from its arguments per the
-    /// config's `tool_settings` (path pointers, absolute paths allowed or not,
-    /// whether the tool writes). At most 16 entries of at most 1024 characters
-    /// each; write paths that are symlinks are left out.
+    /// Paths the tool call affects, taken from its arguments at the config's
+    /// `tool_settings.<tool>.path_pointers` and resolved against the real
+    /// file system: a relative path is joined to `cwd`, then `..` and every
+    /// symlink (in any component, also a dangling one) are resolved as the
+    /// OS would, the part that does not exist yet appended as written. A
+    /// path that resolves outside the workspace root is listed (so a hook
+    /// that guards paths sees it) and flagged in `path_diagnostics`. At most
+    /// 16 entries of at most 1024 characters each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 16), inner(length(max = 1024)))]
     pub affected_paths: Vec<String>,
+    /// What was wrong with the affected paths: one entry per path that
+    /// resolves outside the workspace root, is too long, or is past the
+    /// 16th. Also in the hook's record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_diagnostics: Vec<PathDiagnostic>,
     /// Metadata of the binary blobs removed from `args`, `result` and `data`;
     /// each blob was replaced in place by `{"$binary": N}` with `N` its index here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -109,6 +118,48 @@ pub struct Payload {
     /// was too large even to spill and is not available.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub elided: bool,
+}
+
+/// A named finding about one affected path (see [`Payload::path_diagnostics`]).
+///
+/// JSON shape: `{"kind":"outside_root","pointer":"/path",
+/// "path":"/etc/passwd"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PathDiagnostic {
+    /// What is wrong with the path.
+    pub kind: PathDiagnosticKind,
+    /// The RFC 6901 pointer into the tool's arguments the path came from.
+    pub pointer: String,
+    /// The resolved path (absolute), cut to 1024 characters.
+    pub path: String,
+}
+
+/// The kinds of [`PathDiagnostic`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum PathDiagnosticKind {
+    /// The path resolves outside the workspace root. It is still listed in
+    /// `affected_paths`; for a tool whose settings say `writes: true` and
+    /// not `allow_absolute_paths: true`, the hook is not run and the tool
+    /// call is refused before it runs.
+    OutsideRoot,
+    /// The path is longer than 1024 characters: left out of `affected_paths`.
+    TooLong,
+    /// The path is past the 16th: left out of `affected_paths`.
+    TooMany,
+}
+
+impl PathDiagnosticKind {
+    /// The snake_case name used in payloads and records, e.g. `outside_root`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PathDiagnosticKind::OutsideRoot => "outside_root",
+            PathDiagnosticKind::TooLong => "too_long",
+            PathDiagnosticKind::TooMany => "too_many",
+        }
+    }
 }
 
 /// Metadata standing in for a binary blob (bytes, an image, audio), which is

@@ -93,6 +93,7 @@ fn payload_schema_accepts_a_serialized_payload_and_rejects_extra_keys() {
         prompt: None,
         data: None,
         affected_paths: vec!["/work/a.txt".to_owned()],
+        path_diagnostics: Vec::new(),
         binary: vec![hooks_schema::BinaryMeta {
             pointer: "/args/blob".to_owned(),
             kind: "image/png".to_owned(),

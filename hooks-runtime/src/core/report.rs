@@ -18,6 +18,7 @@ use smallvec::SmallVec;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::flow::{FlowKind, Text};
 use crate::core::id::HookId;
+use crate::shell::exec::{Captured, ExecOutcome};
 
 /// The reports of one fold, one per consulted hook, in order: up to 16
 /// inline (like [`ProvenanceList`](crate::ProvenanceList)), spilling to the
@@ -66,6 +67,64 @@ pub struct HookReport {
     /// missing shell runtime, a flow the event cannot honour, a patch field
     /// this hook overwrote.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many bytes a shell hook's process wrote to stdout and stderr and
+    /// whether either capture was cut at its cap; `None` when no process ran
+    /// (an in-process hook, a declarative rule, a hook refused before
+    /// spawning). The same sizes are in the hook's record. Left out of the
+    /// JSON when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputSizes>,
+}
+
+/// What a shell hook's process wrote to one output stream (stdout or
+/// stderr), in a [`HookReport`] and a record.
+///
+/// JSON shape: `{"bytes":52428800,"truncated":true}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct StreamSize {
+    /// The true number of bytes the process wrote to the stream (bytes),
+    /// including those past the capture cap, which were read and dropped.
+    pub bytes: u64,
+    /// Whether the capture was cut at its cap (`bytes` is over it): the
+    /// protocol saw only the first bytes.
+    pub truncated: bool,
+}
+
+impl From<&Captured> for StreamSize {
+    fn from(captured: &Captured) -> Self {
+        StreamSize {
+            bytes: captured.total_len,
+            truncated: captured.truncated,
+        }
+    }
+}
+
+/// The sizes of a shell hook's two output streams.
+///
+/// JSON shape: `{"stdout":{"bytes":12,"truncated":false},
+/// "stderr":{"bytes":52428800,"truncated":true}}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct OutputSizes {
+    /// The process's stdout.
+    pub stdout: StreamSize,
+    /// The process's stderr.
+    pub stderr: StreamSize,
+}
+
+impl OutputSizes {
+    /// Whether either stream was cut at its cap.
+    pub const fn truncated(&self) -> bool {
+        self.stdout.truncated || self.stderr.truncated
+    }
+}
+
+impl From<&ExecOutcome> for OutputSizes {
+    fn from(out: &ExecOutcome) -> Self {
+        OutputSizes {
+            stdout: StreamSize::from(&out.stdout),
+            stderr: StreamSize::from(&out.stderr),
+        }
+    }
 }
 
 impl HookReport {
@@ -79,6 +138,7 @@ impl HookReport {
             elapsed: Duration::ZERO,
             message: None,
             diagnostics: Vec::new(),
+            output: None,
         }
     }
 }
@@ -92,12 +152,14 @@ impl PartialEq for HookReport {
             elapsed: _,
             message,
             diagnostics,
+            output,
         } = self;
         *hook == other.hook
             && *verdict == other.verdict
             && *failure == other.failure
             && *message == other.message
             && *diagnostics == other.diagnostics
+            && *output == other.output
     }
 }
 

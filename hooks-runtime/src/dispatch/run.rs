@@ -696,6 +696,8 @@ impl<'r> InProcessRecords<'r> {
             target_ran: rule.phase.is_after_phase(),
             message: None,
             notes: Vec::new(),
+            output: None,
+            path_diagnostics: Vec::new(),
         }
     }
 

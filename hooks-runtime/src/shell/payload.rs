@@ -4,22 +4,25 @@
 //! modes `full` / `redacted`, and the spill to a payload-ref file over the
 //! stdin cap.
 
-use std::fs::OpenOptions;
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use base64::Engine as _;
 use hooks_schema::{
     BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION,
-    Payload, PayloadMode, Phase, Protocol,
+    PathDiagnostic, PathDiagnosticKind, Payload, PayloadMode, Phase, Protocol,
 };
+use rustix::fs::{AtFlags, Mode, OFlags};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::shell::protocol::claude;
 use crate::shell::redact::{SecretSet, redact_json, redact_sensitive_text};
-use crate::{HookContext, StepEvent, ToolOutcome};
+use crate::{FlowKind, HookContext, StepEvent, ToolOutcome};
 
 /// The environment variable that tells a hook the path of its payload-ref
 /// file, when the payload spilled.
@@ -56,11 +59,12 @@ pub struct ToolPathSettings {
     /// RFC 6901 pointers into the tool's arguments whose values are a path
     /// (a string) or paths (an array of strings).
     pub path_pointers: Vec<String>,
-    /// Whether absolute paths are listed; when `false` they are left out
-    /// with a diagnostic.
+    /// Whether the tool may touch paths outside the workspace root (the
+    /// config's `allow_absolute_paths`). Such a path is flagged
+    /// ([`PathDiagnosticKind::OutsideRoot`]) either way; when this is `false`
+    /// and the tool writes, the call is refused (see [`BuiltPayload::refusal`]).
     pub allow_absolute: bool,
-    /// Whether the tool writes its paths; a write path that is a symlink is
-    /// left out with a diagnostic.
+    /// Whether the tool writes its paths.
     pub writes: bool,
 }
 
@@ -151,22 +155,37 @@ pub struct BuiltPayload {
     /// The payload-ref file, when the payload spilled; remove it with
     /// `SpillFile::remove` when the invocation ends.
     pub spill: Option<SpillFile>,
-    /// Affected paths left out, and other notes for the operator (unredacted).
+    /// Affected paths left out or outside the root, and other notes for the
+    /// operator (unredacted).
     pub diagnostics: Vec<String>,
+    /// The named findings about the affected paths (also in the payload's
+    /// `path_diagnostics`), for the record.
+    pub path_diagnostics: Vec<PathDiagnostic>,
+    /// Why the tool call is refused without running the hook: on a phase
+    /// where `skip` is honoured before the tool runs (`before_tool`,
+    /// `permission_request`), a tool whose settings say `writes: true` and
+    /// not `allow_absolute_paths` has an affected path outside the
+    /// workspace root. `None` otherwise.
+    pub refusal: Option<String>,
 }
 
-/// A payload-ref file: mode 0600, created exclusively under the session
-/// directory. Dropping it removes it (best effort); [`SpillFile::remove`]
+/// A payload-ref file: mode 0600, created exclusively (`O_EXCL`,
+/// `O_NOFOLLOW`) in the session directory, which is opened component by
+/// component from the workspace root without following symlinks, so a
+/// symlink swapped in after the check cannot redirect it. Dropping it
+/// removes it (best effort, relative to that directory); [`SpillFile::remove`]
 /// reports a failure.
 #[derive(Debug)]
 pub struct SpillFile {
-    path: Option<PathBuf>,
+    path: PathBuf,
+    /// The session directory as opened, and the file's name in it.
+    entry: Option<(OwnedFd, OsString)>,
 }
 
 impl SpillFile {
     /// The file's absolute path (also in [`PAYLOAD_REF_ENV`]).
     pub fn path(&self) -> &Path {
-        self.path.as_deref().unwrap_or(Path::new(""))
+        &self.path
     }
 
     /// Removes the file.
@@ -175,8 +194,12 @@ impl SpillFile {
     ///
     /// The I/O error of removing it (the caller turns it into a diagnostic).
     pub fn remove(mut self) -> io::Result<()> {
-        match self.path.take() {
-            Some(path) => std::fs::remove_file(path),
+        match self.entry.take() {
+            Some((dir, name)) => Ok(rustix::fs::unlinkat(
+                &dir,
+                name.as_os_str(),
+                AtFlags::empty(),
+            )?),
             None => Ok(()),
         }
     }
@@ -184,8 +207,8 @@ impl SpillFile {
 
 impl Drop for SpillFile {
     fn drop(&mut self) {
-        if let Some(path) = self.path.take() {
-            let _ = std::fs::remove_file(path);
+        if let Some((dir, name)) = self.entry.take() {
+            let _ = rustix::fs::unlinkat(&dir, name.as_os_str(), AtFlags::empty());
         }
     }
 }
@@ -362,15 +385,33 @@ pub fn build(
             data.insert("error".into(), text(error).into());
         }
     }
-    let affected_paths = match (input.tool_paths, event) {
+    let paths = match (input.tool_paths, event) {
         (
             Some(settings),
             StepEvent::BeforeTool { args: a, .. }
             | StepEvent::PermissionRequest { args: a, .. }
             | StepEvent::AfterTool { args: a, .. },
-        ) => affected_paths(a, settings, input.cwd, &mut diagnostics),
-        _ => Vec::new(),
+        ) => affected_paths(a, settings, input.cwd, input.root),
+        _ => AffectedPaths::default(),
     };
+    diagnostics.extend(paths.diagnostics.iter().map(describe));
+    let refusal = input
+        .tool_paths
+        .filter(|t| t.writes && !t.allow_absolute && FlowKind::Skip.honoured_on(phase))
+        .and_then(|_| {
+            let outside = paths
+                .diagnostics
+                .iter()
+                .find(|d| d.kind == PathDiagnosticKind::OutsideRoot)?;
+            Some(format!(
+                "refused: the tool writes `{}` (at `{}`), outside the workspace root, and its settings do not allow paths outside it",
+                outside.path, outside.pointer
+            ))
+        });
+    let AffectedPaths {
+        paths: affected_paths,
+        diagnostics: path_diagnostics,
+    } = paths;
     let cwd = input.cwd.to_string_lossy().into_owned();
     let data = (!data.is_empty()).then_some(Value::Object(data));
     let full: Value = match input.protocol {
@@ -393,6 +434,7 @@ pub fn build(
                 prompt,
                 data,
                 affected_paths,
+                path_diagnostics: path_diagnostics.clone(),
                 binary,
                 loop_count,
                 payload_ref: None,
@@ -419,10 +461,14 @@ pub fn build(
             stdin: bytes,
             spill: None,
             diagnostics,
+            path_diagnostics,
+            refusal,
         });
     }
     // Over the stdin cap: spill the whole payload, send an elided envelope.
     let spill = match input.session_dir {
+        // A refused call runs nothing: nothing to spill.
+        _ if refusal.is_some() => None,
         Some(dir) if bytes.len() <= input.limits.spill_cap => {
             Some(write_spill(dir, input, &bytes)?)
         }
@@ -476,6 +522,8 @@ pub fn build(
         stdin: serde_json::to_vec(&stub).unwrap_or_default(),
         spill,
         diagnostics,
+        path_diagnostics,
+        refusal,
     })
 }
 
@@ -490,12 +538,12 @@ fn write_spill(
     input: &PayloadInput<'_>,
     bytes: &[u8],
 ) -> Result<SpillFile, PayloadError> {
-    use std::os::unix::fs::OpenOptionsExt;
     let err = |source| PayloadError::Spill {
         dir: dir.to_path_buf(),
         source,
     };
-    let dir = check_session_dir(dir, input.root)?;
+    let checked = check_session_dir(dir, input.root)?;
+    let root = input.root.canonicalize().map_err(err)?;
     let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
     let safe_id: String = input
         .hook_id
@@ -509,43 +557,73 @@ fn write_spill(
         })
         .take(64)
         .collect();
-    let path = dir.join(format!("payload-{}-{safe_id}-{n}.json", std::process::id()));
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path)
-        .map_err(err)?;
-    let spill = SpillFile {
-        path: Some(path.clone()),
-    };
-    // The file exists now: check again, after canonicalization, that it is
-    // where we meant it to be.
-    let resolved = path.canonicalize().map_err(err)?;
-    if !resolved.starts_with(&dir) {
-        return Err(PayloadError::SessionDirOutsideRoot {
-            dir: dir.clone(),
-            resolved,
-            root: input.root.to_path_buf(),
-        });
+    let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
+    create_spill(&root, &checked, name.as_ref(), bytes).map_err(err)
+}
+
+/// Creates the payload-ref file `name` (mode 0600) in `dir`, a session
+/// directory already checked to lie in `root` (both canonical), and writes
+/// `bytes` to it. `dir` is opened from `root` one component at a time with
+/// `O_NOFOLLOW`, and the file with `O_CREAT | O_EXCL | O_NOFOLLOW` in that
+/// directory: a component or the file swapped for a symlink since the check
+/// makes this fail instead of writing elsewhere.
+fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<SpillFile> {
+    let rel = dir.strip_prefix(root).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the session directory is not inside the workspace root",
+        )
+    })?;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut fd = rustix::fs::open(root, dir_flags, Mode::empty())?;
+    for part in rel.components() {
+        let Component::Normal(part) = part else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the session directory path is not canonical",
+            ));
+        };
+        fd = rustix::fs::openat(&fd, part, dir_flags | OFlags::NOFOLLOW, Mode::empty())?;
     }
-    file.write_all(bytes).map_err(err)?;
-    file.flush().map_err(err)?;
+    let file_fd = rustix::fs::openat(
+        &fd,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    let spill = SpillFile {
+        path: dir.join(name),
+        entry: Some((fd, name.to_owned())),
+    };
+    let mut file = std::fs::File::from(file_fd);
+    file.write_all(bytes)?;
+    file.flush()?;
     Ok(spill)
+}
+
+/// The affected paths of a tool call and the findings about them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AffectedPaths {
+    /// The resolved paths, at most [`MAX_AFFECTED_PATHS`], without duplicates.
+    pub paths: Vec<String>,
+    /// One finding per path outside the root, too long or past the cap.
+    pub diagnostics: Vec<PathDiagnostic>,
 }
 
 /// Resolves the affected paths of a tool call: the strings (or arrays of
 /// strings) at `settings.path_pointers` in `args`, relative ones joined to
-/// `cwd` and normalized lexically. Left out with a diagnostic: absolute
-/// paths when `allow_absolute` is false, paths longer than 1024 characters,
-/// write paths that are symlinks, entries past the 16th.
+/// `cwd`, each resolved against the real file system (`..` and
+/// the symlinks of every component). A path that resolves outside `root` is
+/// listed and flagged [`PathDiagnosticKind::OutsideRoot`]; paths longer than
+/// 1024 characters and entries past the 16th are left out and flagged.
 pub fn affected_paths(
     args: &Value,
     settings: &ToolPathSettings,
     cwd: &Path,
-    diagnostics: &mut Vec<String>,
-) -> Vec<String> {
-    let mut out = Vec::new();
+    root: &Path,
+) -> AffectedPaths {
+    let root = resolve(root);
+    let mut out = AffectedPaths::default();
     for pointer in &settings.path_pointers {
         let raw: Vec<&str> = match args.pointer(pointer) {
             Some(Value::String(s)) => vec![s.as_str()],
@@ -553,53 +631,96 @@ pub fn affected_paths(
             _ => Vec::new(),
         };
         for p in raw {
-            let given = Path::new(p);
-            if given.is_absolute() && !settings.allow_absolute {
-                diagnostics.push(format!(
-                    "affected path at `{pointer}` is absolute and the tool's settings do not allow absolute paths: left out"
-                ));
-                continue;
-            }
-            let joined = normalize(&cwd.join(given));
-            if settings.writes
-                && std::fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink())
-            {
-                diagnostics.push(format!("write path at `{pointer}` is a symlink: left out"));
-                continue;
-            }
-            let s = joined.to_string_lossy().into_owned();
+            let resolved = resolve(&cwd.join(p));
+            let s = resolved.to_string_lossy().into_owned();
+            let finding = |kind| PathDiagnostic {
+                kind,
+                pointer: pointer.clone(),
+                path: s.chars().take(MAX_AFFECTED_PATH_CHARS).collect(),
+            };
             if s.chars().count() > MAX_AFFECTED_PATH_CHARS {
-                diagnostics.push(format!(
-                    "affected path at `{pointer}` is longer than {MAX_AFFECTED_PATH_CHARS} characters: left out"
-                ));
+                out.diagnostics.push(finding(PathDiagnosticKind::TooLong));
                 continue;
             }
-            if out.len() == MAX_AFFECTED_PATHS {
-                diagnostics.push(format!(
-                    "more than {MAX_AFFECTED_PATHS} affected paths: the rest are left out"
-                ));
-                return out;
+            if out.paths.contains(&s) {
+                continue;
             }
-            if !out.contains(&s) {
-                out.push(s);
+            if out.paths.len() == MAX_AFFECTED_PATHS {
+                out.diagnostics.push(finding(PathDiagnosticKind::TooMany));
+                continue;
             }
+            if !resolved.starts_with(&root) {
+                out.diagnostics
+                    .push(finding(PathDiagnosticKind::OutsideRoot));
+            }
+            out.paths.push(s);
         }
     }
     out
 }
 
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
+/// The operator's text for a path finding.
+fn describe(d: &PathDiagnostic) -> String {
+    let (pointer, path) = (&d.pointer, &d.path);
+    match d.kind {
+        PathDiagnosticKind::OutsideRoot => {
+            format!("affected path at `{pointer}` resolves to `{path}`, outside the workspace root")
+        }
+        PathDiagnosticKind::TooLong => format!(
+            "affected path at `{pointer}` is longer than {MAX_AFFECTED_PATH_CHARS} characters: left out"
+        ),
+        _ => format!(
+            "affected path `{path}` at `{pointer}` is past the first {MAX_AFFECTED_PATHS}: left out"
+        ),
+    }
+}
+
+/// Most symlinks [`resolve`] follows for one path (Linux's limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// Resolves an absolute `path` as the OS would open it: `.` dropped, each
+/// symlink (in any component, dangling or not) replaced by its target, `..`
+/// taken against what the path resolved to so far; the components that do
+/// not exist are kept as written (a `..` after one removes it). After
+/// [`MAX_SYMLINKS`] symlinks the rest is appended lexically. A snapshot: the
+/// file system may change afterwards.
+pub(crate) fn resolve(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    let mut todo: VecDeque<OsString> = VecDeque::new();
+    push_front(&mut todo, path);
+    let mut followed = 0;
+    while let Some(part) = todo.pop_front() {
+        if part == ".." {
+            out.pop();
+            continue;
+        }
+        let next = out.join(&part);
+        let link = (followed < MAX_SYMLINKS)
+            .then(|| std::fs::read_link(&next).ok())
+            .flatten();
+        match link {
+            Some(target) => {
+                followed += 1;
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                push_front(&mut todo, &target);
             }
-            other => out.push(other),
+            None => out = next,
         }
     }
     out
+}
+
+/// Puts the normal and `..` components of `path` in front of `todo`.
+fn push_front(todo: &mut VecDeque<OsString>, path: &Path) {
+    for c in path.components().rev() {
+        match c {
+            Component::Normal(part) => todo.push_front(part.to_owned()),
+            Component::ParentDir => todo.push_front("..".into()),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
 }
 
 const BINARY_TYPES: [&str; 5] = ["image", "audio", "file", "bytes", "binary"];
@@ -717,31 +838,149 @@ mod tests {
         assert_eq!(v["content"][0]["text"], "hi");
     }
 
-    #[test]
-    fn affected_paths_follow_the_tool_settings() {
-        let dir = tempfile::tempdir().unwrap();
-        let cwd = dir.path();
-        std::os::unix::fs::symlink("/etc/passwd", cwd.join("link")).unwrap();
-        let args = json!({"path": "a/../b.txt", "paths": ["/abs", "link", "c"]});
-        let mut settings = ToolPathSettings {
-            path_pointers: vec!["/path".into(), "/paths".into()],
+    fn settings(pointers: &[&str], writes: bool) -> ToolPathSettings {
+        ToolPathSettings {
+            path_pointers: pointers.iter().map(|p| (*p).to_owned()).collect(),
             allow_absolute: false,
-            writes: true,
-        };
-        let mut diags = Vec::new();
-        let got = affected_paths(&args, &settings, cwd, &mut diags);
-        let p = |s: &str| cwd.join(s).to_string_lossy().into_owned();
-        assert_eq!(got, vec![p("b.txt"), p("c")]);
-        assert_eq!(diags.len(), 2, "{diags:?}");
-        settings.allow_absolute = true;
-        settings.writes = false;
-        let got = affected_paths(&args, &settings, cwd, &mut Vec::new());
-        assert_eq!(got, vec![p("b.txt"), "/abs".to_owned(), p("link"), p("c")]);
-        let many = json!({"paths": (0..20).map(|i| format!("f{i}")).collect::<Vec<_>>()});
-        settings.path_pointers = vec!["/paths".into()];
+            writes,
+        }
+    }
+
+    /// A canonical temporary workspace root.
+    fn workspace() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn dot_dot_out_of_the_root_is_resolved_and_flagged() {
+        let (_dir, root) = workspace();
+        let cwd = root.join("sub");
+        std::fs::create_dir(&cwd).unwrap();
+        let args = json!({"path": "../../etc/passwd"});
+        let got = affected_paths(&args, &settings(&["/path"], false), &cwd, &root);
+        let want = root.parent().unwrap().join("etc/passwd");
+        assert_eq!(got.paths, vec![want.to_string_lossy().into_owned()]);
         assert_eq!(
-            affected_paths(&many, &settings, cwd, &mut Vec::new()).len(),
-            16
+            got.diagnostics,
+            vec![PathDiagnostic {
+                kind: PathDiagnosticKind::OutsideRoot,
+                pointer: "/path".into(),
+                path: want.to_string_lossy().into_owned(),
+            }]
         );
+    }
+
+    #[test]
+    fn a_symlinked_parent_is_resolved_and_flagged() {
+        let (_dir, root) = workspace();
+        std::os::unix::fs::symlink("/etc", root.join("linkdir")).unwrap();
+        // Also through a relative link and a link chain.
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::os::unix::fs::symlink("../linkdir", root.join("d/up")).unwrap();
+        let args = json!({"paths": ["linkdir/passwd", "d/up/hosts", "d/../linkdir/x/../y"]});
+        let got = affected_paths(&args, &settings(&["/paths"], false), &root, &root);
+        assert_eq!(got.paths, ["/etc/passwd", "/etc/hosts", "/etc/y"]);
+        assert_eq!(got.diagnostics.len(), 3, "{:?}", got.diagnostics);
+        assert!(
+            got.diagnostics
+                .iter()
+                .all(|d| d.kind == PathDiagnosticKind::OutsideRoot)
+        );
+    }
+
+    #[test]
+    fn a_dangling_symlink_resolves_to_its_target() {
+        let (_dir, root) = workspace();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().canonicalize().unwrap().join("new.txt");
+        std::os::unix::fs::symlink(&target, root.join("out")).unwrap();
+        let got = affected_paths(&json!({"p": "out"}), &settings(&["/p"], true), &root, &root);
+        assert_eq!(got.paths, vec![target.to_string_lossy().into_owned()]);
+        assert_eq!(got.diagnostics[0].kind, PathDiagnosticKind::OutsideRoot);
+    }
+
+    #[test]
+    fn an_absolute_path_inside_the_root_is_kept_unflagged() {
+        let (_dir, root) = workspace();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::os::unix::fs::symlink("src", root.join("alias")).unwrap();
+        let abs = root.join("src/lib.rs").to_string_lossy().into_owned();
+        let via_link = root.join("alias/lib.rs").to_string_lossy().into_owned();
+        let args = json!({"paths": [abs, via_link, "src/./new/../lib.rs", "c"]});
+        let got = affected_paths(&args, &settings(&["/paths"], true), &root, &root);
+        let p = |s: &str| root.join(s).to_string_lossy().into_owned();
+        assert_eq!(got.paths, vec![p("src/lib.rs"), p("c")]);
+        assert!(got.diagnostics.is_empty(), "{:?}", got.diagnostics);
+    }
+
+    #[test]
+    fn paths_past_the_cap_or_too_long_are_left_out_and_flagged() {
+        let (_dir, root) = workspace();
+        let many = json!({"paths": (0..20).map(|i| format!("f{i}")).collect::<Vec<_>>()});
+        let got = affected_paths(&many, &settings(&["/paths"], false), &root, &root);
+        assert_eq!(got.paths.len(), MAX_AFFECTED_PATHS);
+        assert_eq!(got.diagnostics.len(), 4);
+        assert!(
+            got.diagnostics
+                .iter()
+                .all(|d| d.kind == PathDiagnosticKind::TooMany)
+        );
+        let long = json!({"p": "x".repeat(2000)});
+        let got = affected_paths(&long, &settings(&["/p"], false), &root, &root);
+        assert!(got.paths.is_empty());
+        assert_eq!(got.diagnostics[0].kind, PathDiagnosticKind::TooLong);
+    }
+
+    #[test]
+    fn a_session_dir_swapped_for_a_symlink_after_the_check_is_not_followed() {
+        let (_dir, root) = workspace();
+        std::fs::create_dir(root.join("session")).unwrap();
+        let checked = check_session_dir(&root.join("session"), &root).unwrap();
+        // Swap: the checked directory becomes a symlink to a directory
+        // outside the root.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::rename(root.join("session"), root.join("old")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("session")).unwrap();
+        let got = create_spill(&root, &checked, "p.json".as_ref(), b"{}");
+        assert!(got.is_err(), "{got:?}");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+        // A parent of the session directory swapped likewise.
+        std::fs::create_dir_all(root.join("a/s")).unwrap();
+        let checked = check_session_dir(&root.join("a/s"), &root).unwrap();
+        std::fs::create_dir(outside.path().join("s")).unwrap();
+        std::fs::rename(root.join("a"), root.join("old-a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("a")).unwrap();
+        assert!(create_spill(&root, &checked, "p.json".as_ref(), b"{}").is_err());
+        assert_eq!(
+            std::fs::read_dir(outside.path().join("s")).unwrap().count(),
+            0
+        );
+    }
+
+    #[test]
+    fn a_symlink_planted_at_the_ref_file_name_is_not_followed() {
+        let (_dir, root) = workspace();
+        let session = root.join("session");
+        std::fs::create_dir(&session).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("stolen.json");
+        std::os::unix::fs::symlink(&target, session.join("p.json")).unwrap();
+        assert!(create_spill(&root, &session, "p.json".as_ref(), b"{}").is_err());
+        assert!(!target.exists());
+        // Unplanted, the file is created 0600 and removed relative to the
+        // directory it was created in.
+        use std::os::unix::fs::PermissionsExt;
+        let spill = create_spill(&root, &session, "q.json".as_ref(), b"{}").unwrap();
+        let mode = std::fs::metadata(spill.path())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read(spill.path()).unwrap(), b"{}");
+        let path = spill.path().to_path_buf();
+        spill.remove().unwrap();
+        assert!(!path.exists());
     }
 }

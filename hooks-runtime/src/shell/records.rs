@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use hooks_schema::{FailurePolicy, Mode, Phase};
+use hooks_schema::{FailurePolicy, Mode, PathDiagnostic, Phase};
 use serde::Serialize;
 
+use crate::core::report::OutputSizes;
 use crate::shell::redact::{SecretSet, redact_sensitive_text};
 
 /// How one hook invocation ended, as recorded.
@@ -40,8 +41,11 @@ pub enum RecordStatus {
 ///
 /// JSON shape: `{"record":"hook","phase":"before_tool","hook_id":"guard",
 /// "tool":"bash","status":"failed","decision":"skip","failure_kind":
-/// "spawn_failed","policy":"block","mode":"enforce","elapsed_ms":3,
-/// "target_ran":false,"message":"..."}`; absent optional fields are left out.
+/// "timed_out","policy":"block","mode":"enforce","elapsed_ms":3,
+/// "target_ran":false,"message":"...","stdout":{"bytes":0,"truncated":false},
+/// "stderr":{"bytes":52428800,"truncated":true},"path_diagnostics":
+/// [{"kind":"outside_root","pointer":"/path","path":"/etc/passwd"}]}`;
+/// absent optional fields are left out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HookRecord {
     /// Always `"hook"`.
@@ -79,6 +83,16 @@ pub struct HookRecord {
     /// there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How many bytes the hook's process wrote to stdout and stderr and
+    /// whether either capture was cut at its cap (serialized flat, as
+    /// `stdout` and `stderr` objects); absent when no process ran.
+    #[serde(flatten)]
+    pub output: Option<OutputSizes>,
+    /// Findings about the tool call's affected paths (a path outside the
+    /// workspace root, ...), as in the payload's `path_diagnostics`; absent
+    /// when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub path_diagnostics: Vec<PathDiagnostic>,
 }
 
 /// Whether a hook's context items were added to the conversation.

@@ -257,11 +257,16 @@ pub struct ToolSettings {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(inner(regex(pattern = crate::POINTER_PATTERN)), extend("examples" = [["/path"]]))]
     pub path_pointers: Vec<String>,
-    /// Whether absolute paths are accepted as-is; when `false` (default) they
-    /// are rejected unless inside the workspace root.
+    /// Whether the tool may touch paths outside the workspace root. Paths are
+    /// resolved against the file system (`..` and every symlink) and one
+    /// outside the root is flagged `outside_root` in the payload and the
+    /// record either way; when `false` (default) and the tool writes, such
+    /// a call is refused before the tool runs.
     #[serde(default)]
     pub allow_absolute_paths: bool,
-    /// Whether the tool writes to the paths (then symlinked targets are rejected). Default `false`.
+    /// Whether the tool writes to the paths (then a path outside the
+    /// workspace root, also through a symlink, is refused unless
+    /// `allow_absolute_paths`). Default `false`.
     #[serde(default)]
     pub writes: bool,
 }

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hooks_schema::Phase;
+use hooks_schema::{PathDiagnostic, Phase};
 
 use super::{Invocation, ShellHook, ShellHookSpec, ShellRuntime};
 use crate::core::diagnostic::Diagnostic;
 use crate::core::flow::Text;
-use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
 use crate::shell::records::{HookRecord, Record, RecordStatus};
@@ -33,6 +33,10 @@ pub(super) struct Call<'a> {
     pub(super) secrets: SecretSet,
     /// Redacted texts for the operator, in the order they arose.
     pub(super) diagnostics: Vec<String>,
+    /// The sizes of the process's output, once it ran.
+    pub(super) output: Option<OutputSizes>,
+    /// The payload's findings about affected paths, once it is built.
+    pub(super) path_diagnostics: Vec<PathDiagnostic>,
     start: Instant,
     tool: Option<String>,
     hook_id: HookId,
@@ -70,6 +74,8 @@ impl<'a> Call<'a> {
             turn: ctx.turn(),
             secrets: hook_secrets(spec, rt),
             diagnostics: Vec::new(),
+            output: None,
+            path_diagnostics: Vec::new(),
             start,
             tool: event.tool_name().map(str::to_owned),
             hook_id: HookId::new(Arc::clone(&spec.id)),
@@ -124,6 +130,7 @@ impl<'a> Call<'a> {
                     message,
                 })
                 .collect(),
+            output: self.output,
             hook: self.hook_id,
         };
         Invocation {
@@ -153,7 +160,8 @@ impl<'a> Call<'a> {
     }
 
     /// A record of this call with `status`, no decision, failure or message
-    /// and no elapsed time yet.
+    /// and no elapsed time yet; the output sizes and path findings known so
+    /// far.
     pub(super) fn record(&self, status: RecordStatus) -> HookRecord {
         HookRecord {
             record: "hook",
@@ -169,6 +177,8 @@ impl<'a> Call<'a> {
             target_ran: self.phase.is_after_phase(),
             message: None,
             notes: Vec::new(),
+            output: self.output,
+            path_diagnostics: self.path_diagnostics.clone(),
         }
     }
 

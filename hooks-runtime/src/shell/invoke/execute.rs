@@ -6,15 +6,16 @@ use hooks_schema::Protocol;
 use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;
 use super::spec::CLAUDE_PROJECT_DIR;
+use crate::core::report::OutputSizes;
 use crate::shell::exec::preflight::missing_script;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, SpillFile};
-use crate::shell::protocol::{self, ProtocolFailure};
+use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
 use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent};
 
 impl Call<'_> {
     /// Builds the stdin payload of `event` (cwd, payload mode, protocol,
     /// affected paths, spill to the session directory) and keeps its notes
-    /// as redacted diagnostics. Returns the payload, or the failure
+    /// as redacted diagnostics and its path findings for the record. Returns the payload, or the failure
     /// (`spawn_failed` and its detail) when it cannot be prepared.
     pub(super) fn build_payload(
         &mut self,
@@ -43,6 +44,7 @@ impl Call<'_> {
             Ok(built) => {
                 let notes: Vec<String> = built.diagnostics.iter().map(|d| self.redact(d)).collect();
                 self.diagnostics.extend(notes);
+                self.path_diagnostics.clone_from(&built.path_diagnostics);
                 Ok(built)
             }
         }
@@ -60,6 +62,14 @@ impl Call<'_> {
             .unwrap_or_else(|| root.to_path_buf())
     }
 
+    /// The outcome of a call refused before spawning
+    /// ([`BuiltPayload::refusal`]): a `skip` with `reason` as if the hook
+    /// had answered it (redacted), so the mode and the record treat it alike.
+    pub(super) fn refuse(&self, reason: &str) -> Outcome {
+        let reason = self.redact(reason);
+        Outcome::Decided(Box::new(ProtocolDecision::flow(Flow::skip(reason))))
+    }
+
     /// Fails the call as `spawn_failed` before spawning when the command
     /// runs an interpreter on a script that does not exist
     /// (`preflight::missing_script`), so the hook's failure policy decides,
@@ -73,8 +83,8 @@ impl Call<'_> {
 
     /// Runs the command through the session's executor with `built` on
     /// stdin, under the session's cancellation token, then removes the
-    /// payload-ref file (a failure to is a diagnostic). Returns what the
-    /// executor saw.
+    /// payload-ref file (a failure to is a diagnostic). Keeps the output
+    /// sizes for the record and report; returns what the executor saw.
     ///
     /// Cancel safety: the payload-ref file lives across the await, so
     /// dropping the future removes it (and the executor kills the group).
@@ -82,6 +92,7 @@ impl Call<'_> {
         let BuiltPayload { stdin, spill, .. } = built;
         let req = self.exec_request(stdin, spill.as_ref());
         let out = self.rt.executor.run(&req, &self.rt.cancel).await;
+        self.output = Some(OutputSizes::from(&out));
         if let Some(spill) = spill {
             self.remove_spill(spill);
         }

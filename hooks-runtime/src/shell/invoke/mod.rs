@@ -107,7 +107,10 @@ impl ShellHook {
 
     /// Runs the hook once for `event`: checks that the script an interpreter
     /// command names exists (else a `spawn_failed` failure, see
-    /// [`hooks_schema::script_path`]), builds the payload, runs the command,
+    /// [`hooks_schema::script_path`]), builds the payload (a writing tool
+    /// with an affected path outside the workspace root is refused there:
+    /// the hook is not run and answers `skip`, see
+    /// [`hooks_schema::PathDiagnosticKind::OutsideRoot`]), runs the command,
     /// parses its output per the protocol, applies the failure policy to
     /// failures and the mode to the result, enforces the context byte cap,
     /// writes the record (and an injection record) and emits activity
@@ -131,10 +134,14 @@ impl ShellHook {
             .check_script()
             .and_then(|()| call.build_payload(&event))
         {
-            Ok(built) => {
-                let out = call.spawn(built).await;
-                call.check_rewrite(call.parse_output(&event, out))
-            }
+            Ok(mut built) => match built.refusal.take() {
+                // A write outside the workspace root: refused unrun.
+                Some(reason) => call.refuse(&reason),
+                None => {
+                    let out = call.spawn(built).await;
+                    call.check_rewrite(call.parse_output(&event, out))
+                }
+            },
             Err((kind, detail)) => Outcome::Failed(kind, detail),
         };
         let outcome = call.cap_context(outcome);
