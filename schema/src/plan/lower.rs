@@ -213,8 +213,23 @@ pub fn json(v: &Value) -> Json {
         }
         Value::String(s) => Json::Str(owned(s)),
         Value::Array(items) => Json::Array(items.iter().map(json).collect()),
-        Value::Object(map) => Json::Object(map.iter().map(|(k, v)| (owned(k), json(v))).collect()),
+        Value::Object(map) => Json::Object(
+            sorted(map)
+                .into_iter()
+                .map(|(k, v)| (owned(k), json(v)))
+                .collect(),
+        ),
     }
+}
+
+/// The entries of `map` in key order, whatever order serde_json's map keeps
+/// (a build with its `preserve_order` feature, which rig turns on, keeps
+/// insertion order): a plan lowered at run time and one `hooks!` lowered
+/// at build time must be equal.
+fn sorted(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
 }
 
 fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
@@ -266,7 +281,7 @@ fn patch(p: &crate::config::RequestPatch) -> PatchSpec {
         additional_params: p
             .additional_params
             .iter()
-            .flatten()
+            .flat_map(sorted)
             .map(|(k, v)| (owned(k), json(v)))
             .collect(),
         extra_context: p
