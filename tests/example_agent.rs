@@ -13,7 +13,7 @@
 #[path = "../examples/coding_agent/main.rs"]
 mod coding_agent;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn run_agent() -> (String, coding_agent::Summary, Vec<Value>) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -86,11 +86,15 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
 
     // An args rewrite: `cap-reads` sets max_bytes and removes encoding.
     let read = event(&t, "before_tool read_file");
-    assert!(
-        has(
-            &read,
-            r#"=> rewritten args: {"max_bytes":200000,"path":"README.md"}"#
-        ),
+    // (Key order is serde_json's: sorted, or insertion order when a
+    // dependency turns on `preserve_order`.)
+    let rewritten = read
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("=> rewritten args: "))
+        .map(|json| serde_json::from_str::<Value>(json).expect("the args are JSON"));
+    assert_eq!(
+        rewritten,
+        Some(json!({"max_bytes": 200000, "path": "README.md"})),
         "{read:#?}"
     );
     assert_eq!(summary.rewritten, 1);
