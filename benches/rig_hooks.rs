@@ -1,0 +1,317 @@
+//! The same policy as hand-written rig hooks in a rig `HookStack` (regex
+//! matching, as a rig user writes it) and as our table compiled by `hooks!`
+//! behind `hooks_rig::RigHooks`, per rig hook point, in one run.
+//!
+//! rig builds its hook context only inside a run, so each stack runs one
+//! agent on rig's scripted model, wrapped in a hook that, at every hook
+//! point, calls the wrapped stack `ITERS` times with the run's real context
+//! and event and keeps the mean. Tools are no-ops: only the hooks are timed.
+//!
+//! Run with `cargo bench -p agent-hooks --bench rig_hooks`.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use agent_hooks::runtime::HookStack as OurStack;
+use hooks_rig::RigHooks;
+use regex::Regex;
+use rig_agent::AgentBuilder;
+use rig_agent::agent::{
+    AgentHook, CompletionCallAction, CompletionCallEvent, DispatchAction, DispatchEvent,
+    HookContext, HookStack, OutcomeAction, OutcomeEvent, RequestPatch, StepEventKind,
+};
+use rig_agent::tool::{Tool, ToolContext, ToolExecutionError};
+use rig_core::completion::Document;
+use rig_core::test_utils::{MockCompletionModel, MockTurn};
+use serde_json::{Value, json};
+
+agent_hooks::hooks!(name = Policy, "rig_policy.yaml");
+
+/// Calls per hook point and event.
+const ITERS: u32 = 20_000;
+
+// --- the policy, hand-written as rig hooks ----------------------------------
+
+struct BlockRmRf {
+    re: Regex,
+}
+
+impl AgentHook for BlockRmRf {
+    async fn on_dispatch(&self, _: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        if event.tool_name() != Some("bash") {
+            return DispatchAction::proceed();
+        }
+        let args: Value =
+            serde_json::from_str(event.tool_args().unwrap_or("{}")).unwrap_or_default();
+        match args["command"].as_str() {
+            Some(command) if self.re.is_match(command) => {
+                DispatchAction::skip("recursive forced deletes (rm -rf) are not allowed")
+            }
+            _ => DispatchAction::proceed(),
+        }
+    }
+}
+
+struct CapReads;
+
+impl AgentHook for CapReads {
+    async fn on_dispatch(&self, _: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        if event.tool_name() != Some("read_file") {
+            return DispatchAction::proceed();
+        }
+        let mut args: Value =
+            serde_json::from_str(event.tool_args().unwrap_or("{}")).unwrap_or_default();
+        let Some(object) = args
+            .as_object_mut()
+            .filter(|o| !o.contains_key("max_bytes"))
+        else {
+            return DispatchAction::proceed();
+        };
+        object.insert("max_bytes".into(), json!(200_000));
+        object.remove("encoding");
+        DispatchAction::rewrite_tool_args(event.kind, args)
+    }
+}
+
+/// Reminders for the next request, kept in the run's scratchpad.
+#[derive(Clone, Default)]
+struct Reminders(Vec<String>);
+
+struct Focused;
+
+impl AgentHook for Focused {
+    async fn on_completion_call(
+        &self,
+        ctx: &HookContext,
+        _: CompletionCallEvent<'_>,
+    ) -> CompletionCallAction {
+        let reminders = ctx.scratchpad().remove::<Reminders>().unwrap_or_default();
+        let docs = reminders
+            .0
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| Document {
+                id: format!("reminder-{i}"),
+                text,
+                additional_props: Default::default(),
+            });
+        CompletionCallAction::patch(
+            RequestPatch::new()
+                .temperature(0.2)
+                .max_tokens(4096)
+                .extra_context(docs),
+        )
+    }
+}
+
+struct Remind;
+
+impl AgentHook for Remind {
+    async fn on_outcome(&self, ctx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
+        if event.tool_name() == Some("write_file")
+            && event.tool_result().is_some_and(|r| r.is_success())
+        {
+            ctx.scratchpad()
+                .update::<Reminders, _>(|r| r.0.push("Run the tests before finishing.".into()));
+        }
+        OutcomeAction::proceed()
+    }
+}
+
+fn hand_written() -> HookStack {
+    let mut stack = HookStack::new();
+    stack.push(BlockRmRf {
+        re: Regex::new(r"\brm\s+(-[a-zA-Z]*r[a-zA-Z]*f|-[a-zA-Z]*f[a-zA-Z]*r)\b").expect("regex"),
+    });
+    stack.push(CapReads);
+    stack.push(Focused);
+    stack.push(Remind);
+    stack
+}
+
+fn ours() -> RigHooks {
+    RigHooks::new(OurStack::new().with("rig_policy.yaml", Policy::new()))
+}
+
+// --- the timing wrapper --------------------------------------------------------
+
+type Means = Arc<Mutex<BTreeMap<String, Duration>>>;
+
+/// Calls `inner` `ITERS` times at each hook point and records the mean.
+struct Timed<H> {
+    inner: H,
+    means: Means,
+}
+
+impl<H> Timed<H> {
+    fn record(&self, label: String, total: Duration) {
+        self.means
+            .lock()
+            .expect("lock")
+            .insert(label, total / ITERS);
+    }
+}
+
+impl<H: AgentHook> AgentHook for Timed<H> {
+    async fn on_completion_call(
+        &self,
+        ctx: &HookContext,
+        event: CompletionCallEvent<'_>,
+    ) -> CompletionCallAction {
+        let start = Instant::now();
+        for _ in 1..ITERS {
+            std::hint::black_box(self.inner.on_completion_call(ctx, event).await);
+        }
+        let action = self.inner.on_completion_call(ctx, event).await;
+        self.record(
+            format!("completion call (turn {})", event.turn),
+            start.elapsed(),
+        );
+        action
+    }
+
+    async fn on_dispatch(&self, ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        let start = Instant::now();
+        for _ in 1..ITERS {
+            std::hint::black_box(self.inner.on_dispatch(ctx, event).await);
+        }
+        let action = self.inner.on_dispatch(ctx, event).await;
+        let what = match &action {
+            DispatchAction::Proceed => "proceed",
+            DispatchAction::Patch(_) => "patch",
+            DispatchAction::Deny(_) => "deny",
+        };
+        let label = match event.tool_name() {
+            Some(tool) => format!("tool dispatch {tool} ({what})"),
+            None => format!("completion dispatch ({what})"),
+        };
+        self.record(label, start.elapsed());
+        action
+    }
+
+    async fn on_outcome(&self, ctx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
+        let start = Instant::now();
+        for _ in 1..ITERS {
+            std::hint::black_box(self.inner.on_outcome(ctx, event).await);
+        }
+        let action = self.inner.on_outcome(ctx, event).await;
+        let label = match event.tool_name() {
+            Some(tool) => format!("tool outcome {tool}"),
+            None => String::from("completion outcome"),
+        };
+        self.record(label, start.elapsed());
+        action
+    }
+
+    fn observes(&self, kind: StepEventKind) -> bool {
+        self.inner.observes(kind)
+    }
+}
+
+/// Tools that do nothing (the bench times hooks, not tools).
+macro_rules! noop_tool {
+    ($ty:ident, $name:literal) => {
+        struct $ty;
+
+        impl Tool for $ty {
+            const NAME: &'static str = $name;
+            type Args = Value;
+            type Output = String;
+            type Error = ToolExecutionError;
+
+            fn description(&self) -> String {
+                "does nothing".into()
+            }
+
+            fn parameters(&self) -> Value {
+                json!({"type": "object"})
+            }
+
+            async fn call(&self, _: &mut ToolContext, _: Value) -> Result<String, Self::Error> {
+                Ok(String::from("ok"))
+            }
+        }
+    };
+}
+
+noop_tool!(Bash, "bash");
+noop_tool!(ReadFile, "read_file");
+noop_tool!(WriteFile, "write_file");
+
+fn script() -> MockCompletionModel {
+    MockCompletionModel::from_turns([
+        MockTurn::tool_call("c1", "bash", json!({"command": "rm -rf build"})),
+        MockTurn::tool_call("c2", "bash", json!({"command": "cargo test"})),
+        MockTurn::tool_call(
+            "c3",
+            "read_file",
+            json!({"path": "README.md", "encoding": "latin1"}),
+        ),
+        MockTurn::tool_call("c4", "write_file", json!({"path": "a.txt", "content": "x"})),
+        MockTurn::text("done"),
+    ])
+}
+
+async fn measure<H: AgentHook + 'static>(hook: H) -> BTreeMap<String, Duration> {
+    let means = Means::default();
+    let agent = AgentBuilder::new(script())
+        .tool(Bash)
+        .tool(ReadFile)
+        .tool(WriteFile)
+        .add_hook(Timed {
+            inner: hook,
+            means: Arc::clone(&means),
+        })
+        .build();
+    agent
+        .prompt("go")
+        .max_turns(8)
+        .await
+        .expect("the run completes");
+    means.lock().expect("lock").clone()
+}
+
+fn observes_ns<H: AgentHook>(hook: &H) -> f64 {
+    let start = Instant::now();
+    for _ in 0..ITERS {
+        std::hint::black_box(hook.observes(std::hint::black_box(StepEventKind::TextDelta)));
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(ITERS)
+}
+
+fn main() {
+    // `cargo test --benches` and `cargo bench -- --list` pass flags; only
+    // a plain `cargo bench` run measures.
+    if std::env::args().any(|a| a == "--list" || a == "--test") {
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (rig, ours_means) = runtime.block_on(async {
+        let rig = measure(hand_written()).await;
+        let ours_means = measure(ours()).await;
+        (rig, ours_means)
+    });
+    println!(
+        "per event, mean of {ITERS} calls (ns): rig HookStack by hand | hooks! table behind RigHooks"
+    );
+    let labels: std::collections::BTreeSet<_> = rig.keys().chain(ours_means.keys()).collect();
+    for label in labels {
+        let ns = |m: &BTreeMap<String, Duration>| {
+            m.get(label)
+                .map_or_else(|| String::from("-"), |d| d.as_nanos().to_string())
+        };
+        println!("  {label:<40} {:>8} | {:>8}", ns(&rig), ns(&ours_means));
+    }
+    println!(
+        "  {:<40} {:>8} | {:>8}   (observes: {} | {})",
+        "observes(TextDelta)",
+        format!("{:.1}", observes_ns(&hand_written())),
+        format!("{:.1}", observes_ns(&ours())),
+        hand_written().observes(StepEventKind::TextDelta),
+        ours().observes(StepEventKind::TextDelta),
+    );
+}

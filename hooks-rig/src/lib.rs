@@ -1,0 +1,803 @@
+//! `hooks-rig`: agent-hooks inside a [rig](https://docs.rs/rig-agent) agent.
+//!
+//! [`RigHooks`] turns any of our hooks — the type `hooks!` generates, a
+//! [`Dispatcher`](hooks_runtime::Dispatcher) over a loaded
+//! [`Table`](hooks_runtime::Table), a [`HookStack`] mixing config rules and
+//! Rust hooks — into one rig [`AgentHook`](rig_agent::agent::AgentHook).
+//! Push it into an agent with `AgentBuilder::add_hook`. Users who do not use
+//! rig do not depend on this crate.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use hooks_rig::RigHooks;
+//! use hooks_runtime::{Dispatcher, HookStack, Table, TableRef};
+//!
+//! let table = Table::load("hooks.yaml")?;
+//! let config = Dispatcher::new(TableRef::Shared(Arc::new(table)));
+//! let hooks = RigHooks::new(HookStack::new().with("hooks.yaml", config));
+//! // rig_agent::AgentBuilder::new(model).add_hook(hooks).build();
+//! # Ok::<(), hooks_runtime::LoadError>(())
+//! ```
+//!
+//! `run` rules need a shell runtime: bind one with
+//! [`Dispatcher::with_shell`](hooks_runtime::Dispatcher::with_shell) (or the
+//! generated type's `with_shell`), built by
+//! [`Table::shell_runtime`](hooks_runtime::Table::shell_runtime) for the
+//! config's limits (the stop-resume cap among them). `cargo run --example
+//! rig_agent` in the workspace shows a whole agent.
+//!
+//! # Mapping
+//!
+//! Every rig hook point folds our phases through the stack's driver methods
+//! ([`HookStack::before_tool`], [`HookStack::stop`], ...) and answers with
+//! the rig action for the typed decision:
+//!
+//! | rig hook point | our phases | our decision → rig action |
+//! | --- | --- | --- |
+//! | `on_run_start` | `run_start`, then `user_prompt` | prompt rewrite → `RunStartAction::Rewrite`; skip, terminate → `Stop`; `run_start` context → the first request |
+//! | `on_completion_call` | `before_completion` | request patch → `CompletionCallAction::Patch` (preamble, temperature, max tokens, tool choice, active tools, additional params, extra context as documents, history: `keep_last` or a replacement list); context injected by earlier phases → extra context documents of this request; terminate → `Stop` |
+//! | `on_dispatch` (tool call) | `before_tool`; on `ask`: `permission_request`, then the [`Approver`] | skip → `Deny` with the reason as the tool result the model sees; args rewrite → `Patch`; ask → allowed by a `permission_request` hook or the approver, else denied (fail closed, no approver: denied); terminate → `Deny` with a `Cancelled` report (the run stops) |
+//! | `on_outcome` (tool call) | `after_tool` | result rewrite → `OutcomeAction::Replace`; terminate → `OutcomeAction::stop` |
+//! | `on_outcome` (completion) | `after_completion` | terminate → `OutcomeAction::stop` |
+//! | `on_model_turn_finished` | `after_reasoning`, `after_assistant`, then (tool-free turn) `stop` | resume → `ModelTurnAction::Retry` with the reason as feedback, under our stop-resume cap (`loop_count` = resumes so far in this run); terminate → `Stop` |
+//! | `on_invalid_tool_call` | `invalid_tool_call` | `Fail`, `Retry { feedback }`, `Repair { tool_name }`; terminate → `Stop`; no hook decided → `None` (rig's own policy) |
+//! | `on_text_delta`, `on_tool_call_delta` | `text_delta`, `tool_call_delta` | terminate → `ObservationAction::Stop` |
+//! | `on_run_settled` | `run_end` (reason `other`) or `run_error` | observe only (the run is over) |
+//! | `observes` | the phases above | a rig hook point is observed only when the stack has hooks for one of its phases |
+//!
+//! Context a hook injects (`inject_context`) is delivered as extra context
+//! documents of the next completion request (rig patches are per turn: the
+//! context is not repeated in later requests).
+//!
+//! What rig has and we do not map (left to rig, never observed):
+//! model selection (`on_model_select`), reasoning deltas
+//! (`on_reasoning_delta`), and the dispatch of non-tool effects (embedding,
+//! reranking, memory, retrieval, custom).
+//!
+//! What we have and rig does not raise: `permission_request` (rig has no
+//! permission prompts: the adapter raises one only when a `before_tool`
+//! hook asks), `after_tool_batch`, `stream_finish`, `notification`,
+//! `subagent_start` / `subagent_stop` (a rig sub-agent is a tool: wrap its
+//! agent in its own [`RigHooks`]), `before_compaction` / `after_compaction`
+//! (rig does not compact). Hooks on those phases never fire inside rig.
+//!
+//! # Reporting
+//!
+//! [`RigHooks::on_applied`] registers a callback that sees, per folded
+//! event, what the adapter told rig and each consulted hook's report (for a
+//! transcript or metrics). Its text is redacted
+//! ([`hooks_runtime::redact_sensitive_text`]).
+
+mod convert;
+mod state;
+
+use std::fmt;
+use std::sync::Arc;
+
+use hooks_runtime::AgentHook as _;
+use hooks_runtime::{
+    Approver, ContextList, HookStack, Observed, PermissionDecision, ReportList, SecretSet,
+    StepEvent, StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
+};
+use rig_agent::agent as rig;
+use rig_core::effect::{EffectKind, Outcome};
+use serde_json::Value;
+
+use crate::convert::{ConvertError, prompt_text, request_json, tool_outcome, tool_result_json};
+use crate::state::RunState;
+
+/// What the adapter did for one folded event: given to the callback of
+/// [`RigHooks::on_applied`].
+#[derive(Debug, Clone, Copy)]
+pub struct Applied<'a> {
+    /// Our phase that was folded.
+    pub phase: Phase,
+    /// The tool, for tool phases.
+    pub tool_name: Option<&'a str>,
+    /// What the adapter told rig, e.g. `deny: <reason>`, `patch: temperature,
+    /// max_tokens`, `retry: <feedback>`, `continue` (redacted text).
+    pub action: &'a str,
+    /// One report per consulted hook, in order.
+    pub reports: &'a ReportList,
+    /// The context the hooks injected (delivered with the next request).
+    pub context: &'a ContextList,
+}
+
+type AppliedFn = dyn Fn(&Applied<'_>) + Send + Sync;
+
+/// Our hooks as one rig [`AgentHook`](rig::AgentHook); see the crate docs
+/// for the mapping.
+///
+/// Cheap to clone (the stack and the callbacks are shared). Per-run state
+/// (our [`HookContext`](hooks_runtime::HookContext), pending context, the
+/// stop-resume count) lives in the rig run's scratchpad, so one `RigHooks`
+/// serves concurrent runs.
+#[derive(Clone)]
+pub struct RigHooks {
+    stack: Arc<HookStack>,
+    approver: Option<Arc<dyn Approver>>,
+    applied: Option<Arc<AppliedFn>>,
+    secrets: Arc<SecretSet>,
+}
+
+impl fmt::Debug for RigHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RigHooks")
+            .field("stack", &self.stack)
+            .field("approver", &self.approver.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RigHooks {
+    /// The adapter over `stack`, without an approver (a hook's `ask` is
+    /// denied unless a `permission_request` hook allows the call).
+    pub fn new(stack: HookStack) -> Self {
+        RigHooks {
+            stack: Arc::new(stack),
+            approver: None,
+            applied: None,
+            secrets: Arc::new(SecretSet::new()),
+        }
+    }
+
+    /// The adapter over one hook (a `hooks!` type, a
+    /// [`Dispatcher`](hooks_runtime::Dispatcher), a Rust hook) under `id`.
+    pub fn from_hook(
+        id: impl Into<hooks_runtime::HookId>,
+        hook: impl hooks_runtime::AgentHook + 'static,
+    ) -> Self {
+        RigHooks::new(HookStack::new().with(id, hook))
+    }
+
+    /// Resolves asks (`before_tool` `ask` no `permission_request` hook
+    /// decided) with `approver`.
+    #[must_use]
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Calls `f` after each folded event with what the adapter did
+    /// ([`Applied`]). `f` runs inside the rig hook: keep it quick.
+    #[must_use]
+    pub fn on_applied(mut self, f: impl Fn(&Applied<'_>) + Send + Sync + 'static) -> Self {
+        self.applied = Some(Arc::new(f));
+        self
+    }
+
+    /// Redacts `secrets` (besides credential-like text) from what
+    /// [`RigHooks::on_applied`] callbacks see.
+    #[must_use]
+    pub fn with_secrets(mut self, secrets: SecretSet) -> Self {
+        self.secrets = Arc::new(secrets);
+        self
+    }
+
+    /// The stack the adapter folds.
+    pub fn stack(&self) -> &HookStack {
+        &self.stack
+    }
+
+    /// Whether any of our `phases` has a hook.
+    fn any(&self, phases: &[Phase]) -> bool {
+        phases.iter().any(|p| self.stack.observes(*p))
+    }
+
+    fn report(
+        &self,
+        phase: Phase,
+        tool_name: Option<&str>,
+        action: &str,
+        reports: &ReportList,
+        context: &ContextList,
+    ) {
+        if let Some(f) = &self.applied {
+            let action = redact_sensitive_text(action, &self.secrets);
+            f(&Applied {
+                phase,
+                tool_name,
+                action: &action,
+                reports,
+                context,
+            });
+        }
+    }
+
+    /// Folds an observe-only event; keeps its context; the termination
+    /// reason when a hook ended the run.
+    async fn observe(
+        &self,
+        run: &RunState,
+        turn: &hooks_runtime::HookContext,
+        event: StepEvent<'_>,
+    ) -> Option<String> {
+        let phase = event.kind();
+        if !self.stack.observes(phase) {
+            return None;
+        }
+        let decided = self.stack.observe(turn, event).await;
+        run.push_context(&decided.context);
+        let Observed { terminate } = &decided.decision;
+        let action = match terminate {
+            Some(reason) => format!("stop: {reason}"),
+            None => String::from("continue"),
+        };
+        self.report(
+            phase,
+            event.tool_name(),
+            &action,
+            &decided.reports,
+            &decided.context,
+        );
+        terminate.as_ref().map(|r| r.to_string())
+    }
+}
+
+/// The phases whose context the next completion request carries.
+const CONTEXT_PHASES: [Phase; 9] = [
+    Phase::RunStart,
+    Phase::UserPrompt,
+    Phase::BeforeTool,
+    Phase::AfterCompletion,
+    Phase::AfterReasoning,
+    Phase::AfterAssistant,
+    Phase::AfterTool,
+    Phase::Stop,
+    Phase::InvalidToolCall,
+];
+
+/// Our phases behind each rig hook point (see the crate docs' table).
+fn phases_of(kind: rig::StepEventKind) -> &'static [Phase] {
+    use rig::StepEventKind as K;
+    match kind {
+        K::RunStart => &[Phase::RunStart, Phase::UserPrompt],
+        K::RunSettled => &[Phase::RunEnd, Phase::RunError],
+        K::ToolDispatch => &[
+            Phase::BeforeTool,
+            Phase::PermissionRequest,
+            Phase::AfterTool,
+        ],
+        K::CompletionDispatch => &[Phase::AfterCompletion],
+        K::ModelTurnFinished => &[Phase::AfterReasoning, Phase::AfterAssistant, Phase::Stop],
+        K::InvalidToolCall => &[Phase::InvalidToolCall],
+        K::TextDelta => &[Phase::TextDelta],
+        K::ToolCallDelta => &[Phase::ToolCallDelta],
+        // Completion calls also deliver the context of the phases above.
+        K::CompletionCall => &[Phase::BeforeCompletion],
+        _ => &[],
+    }
+}
+
+/// A rig dispatch denial whose report cancels the run.
+fn cancel(reason: &str) -> rig::DispatchAction {
+    rig::DispatchAction::stop(reason)
+}
+
+impl rig::AgentHook for RigHooks {
+    fn name(&self) -> Option<String> {
+        Some(String::from("agent-hooks"))
+    }
+
+    async fn on_run_start(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::RunStart<'_>,
+    ) -> rig::RunStartAction {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        if let Some(reason) = self.observe(&run, &turn, StepEvent::RunStart).await {
+            return rig::RunStartAction::stop(reason);
+        }
+        if !self.stack.observes(Phase::UserPrompt) {
+            return rig::RunStartAction::continue_run();
+        }
+        let text = prompt_text(event.prompt);
+        let decided = self.stack.user_prompt(&turn, &text).await;
+        run.push_context(&decided.context);
+        let (action, label) = match &decided.decision {
+            hooks_runtime::PromptDecision::Send { prompt } => match prompt {
+                std::borrow::Cow::Owned(rewritten) => (
+                    rig::RunStartAction::rewrite(rig_core::message::Message::user(
+                        rewritten.clone(),
+                    )),
+                    format!("rewrite prompt: {rewritten}"),
+                ),
+                std::borrow::Cow::Borrowed(_) => (
+                    rig::RunStartAction::continue_run(),
+                    String::from("continue"),
+                ),
+            },
+            hooks_runtime::PromptDecision::Skip { reason }
+            | hooks_runtime::PromptDecision::Terminate { reason } => (
+                rig::RunStartAction::stop(reason.to_string()),
+                format!("stop: {reason}"),
+            ),
+        };
+        self.report(
+            Phase::UserPrompt,
+            None,
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
+        action
+    }
+
+    async fn on_completion_call(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::CompletionCallEvent<'_>,
+    ) -> rig::CompletionCallAction {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        let mut patch = rig::RequestPatch::new();
+        let mut label = String::new();
+        if self.stack.observes(Phase::BeforeCompletion) {
+            let request = request_json(event.prompt, event.history, event.turn);
+            let decided = self.stack.before_completion(&turn, &request).await;
+            match &decided.decision {
+                hooks_runtime::CompletionDecision::Send { patch: ours } => {
+                    match convert::request_patch(ours, event.history) {
+                        Ok(converted) => {
+                            if !ours.is_empty() {
+                                let fields: Vec<_> = ours.fields().map(|f| f.as_str()).collect();
+                                label = format!("patch: {}", fields.join(", "));
+                            }
+                            patch = converted;
+                        }
+                        Err(ConvertError(why)) => {
+                            let reason =
+                                format!("hooks-rig: the request patch cannot apply: {why}");
+                            self.report(
+                                Phase::BeforeCompletion,
+                                None,
+                                &format!("stop: {reason}"),
+                                &decided.reports,
+                                &decided.context,
+                            );
+                            return rig::CompletionCallAction::stop(reason);
+                        }
+                    }
+                }
+                hooks_runtime::CompletionDecision::Terminate { reason } => {
+                    self.report(
+                        Phase::BeforeCompletion,
+                        None,
+                        &format!("stop: {reason}"),
+                        &decided.reports,
+                        &decided.context,
+                    );
+                    return rig::CompletionCallAction::stop(reason.to_string());
+                }
+            }
+            if label.is_empty() {
+                label.push_str("continue");
+            }
+            self.report(
+                Phase::BeforeCompletion,
+                None,
+                &label,
+                &decided.reports,
+                &decided.context,
+            );
+        }
+        let pending = run.take_context();
+        if !pending.is_empty() {
+            patch = patch.extra_context(convert::documents(&pending, "hook-context"));
+        }
+        if patch.is_empty() {
+            rig::CompletionCallAction::continue_run()
+        } else {
+            rig::CompletionCallAction::patch(patch)
+        }
+    }
+
+    async fn on_dispatch(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::DispatchEvent<'_>,
+    ) -> rig::DispatchAction {
+        let EffectKind::ToolCall { name, args } = event.kind else {
+            return rig::DispatchAction::proceed();
+        };
+        if !self.stack.observes(Phase::BeforeTool) {
+            return rig::DispatchAction::proceed();
+        }
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        let original: Value =
+            serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
+        let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
+        let call = ToolCall {
+            tool_name: name,
+            call_id: &call_id,
+            args: &original,
+        };
+        let decided = self.stack.before_tool(&turn, call).await;
+        run.push_context(&decided.context);
+        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, String) =
+            match &decided.decision {
+                ToolDecision::Run {
+                    args: std::borrow::Cow::Borrowed(_),
+                } => (Ok(None), String::from("proceed")),
+                ToolDecision::Run {
+                    args: std::borrow::Cow::Owned(rewritten),
+                } => (
+                    Ok(Some(rewritten.clone())),
+                    format!("patch args: {rewritten}"),
+                ),
+                ToolDecision::Skip { reason, .. } => (
+                    Err(rig::DispatchAction::skip(reason.to_string())),
+                    format!("deny: {reason}"),
+                ),
+                ToolDecision::Terminate { reason } => {
+                    (Err(cancel(reason)), format!("stop: {reason}"))
+                }
+                ToolDecision::Ask {
+                    reason,
+                    args: asked,
+                } => {
+                    let asked = asked.clone().into_owned();
+                    let (result, label) = self
+                        .ask(&run, &turn, name, &call_id, &original, asked, reason)
+                        .await;
+                    (result, label)
+                }
+            };
+        self.report(
+            Phase::BeforeTool,
+            Some(name),
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
+        match final_args {
+            Ok(None) => rig::DispatchAction::proceed(),
+            Ok(Some(rewritten)) => {
+                if rewritten != original {
+                    run.remember_original(event.id, original);
+                }
+                rig::DispatchAction::rewrite_tool_args(event.kind, rewritten)
+            }
+            Err(action) => {
+                if matches!(action, rig::DispatchAction::Deny(_)) {
+                    run.mark_denied(event.id);
+                }
+                action
+            }
+        }
+    }
+
+    async fn on_outcome(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::OutcomeEvent<'_>,
+    ) -> rig::OutcomeAction {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        match (event.kind, event.outcome) {
+            (EffectKind::ToolCall { name, args }, Ok(Outcome::ToolResult { result })) => {
+                let original = run.take_original(event.id);
+                if run.take_denied(event.id)
+                    || result.is_skipped()
+                    || !self.stack.observes(Phase::AfterTool)
+                {
+                    return rig::OutcomeAction::proceed();
+                }
+                let ran: Value =
+                    serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
+                let original = original.unwrap_or_else(|| ran.clone());
+                let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
+                let call = ToolCall {
+                    tool_name: name,
+                    call_id: &call_id,
+                    args: &ran,
+                };
+                let value = tool_result_json(result);
+                let outcome = tool_outcome(result);
+                let decided = self
+                    .stack
+                    .after_tool(&turn, call, &original, &value, &outcome)
+                    .await;
+                run.push_context(&decided.context);
+                let (action, label) = if let Some(reason) = &decided.decision.terminate {
+                    (
+                        rig::OutcomeAction::stop(reason.to_string()),
+                        format!("stop: {reason}"),
+                    )
+                } else if let std::borrow::Cow::Owned(rewritten) = &decided.decision.result {
+                    (
+                        rig::OutcomeAction::rewrite_tool_output(
+                            &event,
+                            convert::tool_output(rewritten),
+                        ),
+                        format!("replace result: {}", convert::brief(rewritten)),
+                    )
+                } else {
+                    (rig::OutcomeAction::proceed(), String::from("proceed"))
+                };
+                self.report(
+                    Phase::AfterTool,
+                    Some(name),
+                    &label,
+                    &decided.reports,
+                    &decided.context,
+                );
+                action
+            }
+            (EffectKind::Completion { .. }, Ok(Outcome::Completion(response))) => {
+                let response = convert::response_json(&response.choice);
+                match self
+                    .observe(
+                        &run,
+                        &turn,
+                        StepEvent::AfterCompletion {
+                            response: &response,
+                        },
+                    )
+                    .await
+                {
+                    Some(reason) => rig::OutcomeAction::stop(reason),
+                    None => rig::OutcomeAction::proceed(),
+                }
+            }
+            _ => rig::OutcomeAction::proceed(),
+        }
+    }
+
+    async fn on_model_turn_finished(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::ModelTurnFinished<'_>,
+    ) -> rig::ModelTurnAction {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        let (text, reasoning, has_calls) = convert::turn_content(event.content);
+        if !reasoning.is_empty()
+            && let Some(reason) = self
+                .observe(
+                    &run,
+                    &turn,
+                    StepEvent::AfterReasoning {
+                        reasoning: &reasoning,
+                    },
+                )
+                .await
+        {
+            return rig::ModelTurnAction::stop(reason);
+        }
+        if let Some(reason) = self
+            .observe(&run, &turn, StepEvent::AfterAssistant { text: &text })
+            .await
+        {
+            return rig::ModelTurnAction::stop(reason);
+        }
+        if has_calls || !self.stack.observes(Phase::Stop) {
+            return rig::ModelTurnAction::continue_run();
+        }
+        let resumes = run.resumes();
+        let decided = self.stack.stop(&turn, resumes, &text).await;
+        run.push_context(&decided.context);
+        let (action, label) = match &decided.decision {
+            StopDecision::Resume { reason } => {
+                run.count_resume();
+                (
+                    rig::ModelTurnAction::retry_with_feedback(reason.to_string()),
+                    format!("retry ({}): {reason}", resumes + 1),
+                )
+            }
+            StopDecision::Capped { cap, resumes, .. } => (
+                rig::ModelTurnAction::continue_run(),
+                format!(
+                    "continue (capped: a resume after {resumes} was refused; the cap is {cap})"
+                ),
+            ),
+            StopDecision::Stop => (
+                rig::ModelTurnAction::continue_run(),
+                String::from("continue"),
+            ),
+            StopDecision::Terminate { reason } => (
+                rig::ModelTurnAction::stop(reason.to_string()),
+                format!("stop: {reason}"),
+            ),
+        };
+        self.report(
+            Phase::Stop,
+            None,
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
+        action
+    }
+
+    async fn on_invalid_tool_call(
+        &self,
+        ctx: &rig::HookContext,
+        event: &rig::InvalidToolCallContext,
+    ) -> Option<rig::InvalidToolCallAction> {
+        if !self.stack.observes(Phase::InvalidToolCall) {
+            return None;
+        }
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        let call_id = event
+            .tool_call_id
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let raw = event.args.as_deref().unwrap_or_default();
+        let error = convert::invalid_reason(&event.reason);
+        let decided = self
+            .stack
+            .invalid_tool_call(&turn, &event.tool_name, &call_id, raw, &error)
+            .await;
+        run.push_context(&decided.context);
+        let action = match &decided.decision {
+            // Every hook continued: rig's own policy decides.
+            hooks_runtime::InvalidCallDecision::Fail if decided.provenance.is_empty() => None,
+            hooks_runtime::InvalidCallDecision::Fail => Some(rig::InvalidToolCallAction::Fail),
+            hooks_runtime::InvalidCallDecision::Retry { feedback } => {
+                Some(rig::InvalidToolCallAction::Retry {
+                    feedback: feedback.to_string(),
+                })
+            }
+            hooks_runtime::InvalidCallDecision::Repair { tool_name } => {
+                Some(rig::InvalidToolCallAction::Repair {
+                    tool_name: tool_name.to_string(),
+                })
+            }
+            hooks_runtime::InvalidCallDecision::Terminate { reason } => {
+                Some(rig::InvalidToolCallAction::Stop {
+                    reason: reason.to_string(),
+                })
+            }
+        };
+        let label = action
+            .as_ref()
+            .map_or_else(|| String::from("none"), |a| format!("{a:?}"));
+        self.report(
+            Phase::InvalidToolCall,
+            Some(&event.tool_name),
+            &label,
+            &decided.reports,
+            &decided.context,
+        );
+        action
+    }
+
+    async fn on_text_delta(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::TextDelta<'_>,
+    ) -> rig::ObservationAction {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        match self
+            .observe(&run, &turn, StepEvent::TextDelta { delta: event.delta })
+            .await
+        {
+            Some(reason) => rig::ObservationAction::stop(reason),
+            None => rig::ObservationAction::continue_run(),
+        }
+    }
+
+    async fn on_tool_call_delta(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::ToolCallDelta<'_>,
+    ) -> rig::ObservationAction {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        let part = format!("{:?}", event.part);
+        let delta = StepEvent::ToolCallDelta {
+            tool_name: event.tool_name,
+            call_id: &part,
+            delta: event.delta,
+        };
+        match self.observe(&run, &turn, delta).await {
+            Some(reason) => rig::ObservationAction::stop(reason),
+            None => rig::ObservationAction::continue_run(),
+        }
+    }
+
+    async fn on_run_settled(&self, ctx: &rig::HookContext, event: rig::RunSettled<'_>) {
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        match event.outcome {
+            rig::SettledOutcome::Response(response) => {
+                let output = response.output();
+                self.observe(
+                    &run,
+                    &turn,
+                    StepEvent::RunEnd {
+                        output: &output,
+                        reason: "other",
+                    },
+                )
+                .await;
+            }
+            rig::SettledOutcome::Error(error) => {
+                self.observe(&run, &turn, StepEvent::RunError { error })
+                    .await;
+            }
+        }
+    }
+
+    fn observes(&self, kind: rig::StepEventKind) -> bool {
+        let context = kind == rig::StepEventKind::CompletionCall && self.any(&CONTEXT_PHASES);
+        context || self.any(phases_of(kind))
+    }
+}
+
+impl RigHooks {
+    /// A `before_tool` hook asked: `permission_request` hooks answer first,
+    /// then the approver (none: denied). Returns the rewritten arguments to
+    /// run with, or the rig action that keeps the tool from running.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one call site, all borrowed parts of one event"
+    )]
+    async fn ask(
+        &self,
+        run: &RunState,
+        turn: &hooks_runtime::HookContext,
+        name: &str,
+        call_id: &str,
+        original: &Value,
+        asked: Value,
+        reason: &str,
+    ) -> (Result<Option<Value>, rig::DispatchAction>, String) {
+        let call = ToolCall {
+            tool_name: name,
+            call_id,
+            args: &asked,
+        };
+        let mut decided = self
+            .stack
+            .permission_request(turn, call, &Value::Null)
+            .await;
+        run.push_context(&decided.context);
+        if let PermissionDecision::Ask { reason: None, args } = decided.decision {
+            // No permission hook decided: the approver sees the asking hook's reason.
+            decided.decision = PermissionDecision::Ask {
+                reason: Some(hooks_runtime::Text::from(reason.to_owned())),
+                args,
+            };
+        }
+        let approver = self.approver.as_deref();
+        let decided = decided.resolve(turn, call, approver).await;
+        let result = match &decided.decision {
+            PermissionDecision::Allow { args } => {
+                let args = args.clone().into_owned();
+                let label = format!("ask → allow, proceed with {args}");
+                (Ok((&args != original).then_some(args)), label)
+            }
+            PermissionDecision::Deny { reason }
+            | PermissionDecision::Ask {
+                reason: Some(reason),
+                ..
+            } => (
+                Err(rig::DispatchAction::skip(reason.to_string())),
+                format!("ask → deny: {reason}"),
+            ),
+            PermissionDecision::Ask { reason: None, .. } => (
+                Err(rig::DispatchAction::skip(reason.to_owned())),
+                format!("ask → deny: {reason}"),
+            ),
+            PermissionDecision::Terminate { reason } => {
+                (Err(cancel(reason)), format!("ask → stop: {reason}"))
+            }
+        };
+        self.report(
+            Phase::PermissionRequest,
+            Some(name),
+            &result.1,
+            &decided.reports,
+            &decided.context,
+        );
+        result
+    }
+}
