@@ -3,9 +3,10 @@
 //! outside the tool's input schema is an `invalid_output` failure under
 //! the hook's failure policy, with a record — never a malformed tool call.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 const CONFIG: &str = r#"version: 1
 catalogue:
@@ -38,28 +39,7 @@ hooks:
 "#;
 
 fn run(event: &Value) -> Value {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("hooks.yaml"), CONFIG).expect("config");
-    std::fs::write(dir.path().join("event.json"), event.to_string()).expect("event");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(dir.path())
-        .args([
-            "test",
-            "hooks.yaml",
-            "--event",
-            "event.json",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("run agent-hooks");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
+    cli::test_event(cli::workspace(CONFIG).path(), event)
 }
 
 fn bash(command: &str) -> Value {
@@ -77,19 +57,7 @@ fn failed_record<'a>(r: &'a Value, hook: &str) -> &'a Value {
 
 #[test]
 fn the_config_checks() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("hooks.yaml"), CONFIG).expect("config");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(dir.path())
-        .args(["check", "hooks.yaml"])
-        .output()
-        .expect("run");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    cli::ok(cli::workspace(CONFIG).path(), &["check", "hooks.yaml"]);
 }
 
 #[test]

@@ -1,29 +1,24 @@
 //! `agent-hooks explain`: the first failed condition of every rule.
 
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::Value;
 
+#[path = "common/cli.rs"]
+mod cli;
+
 fn explain(event: &str) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
+    cli::json(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
             "explain",
             "examples/hooks.yaml",
             "--event",
             event,
             "--format",
             "json",
-        ])
-        .output()
-        .expect("run agent-hooks");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
+        ],
+    )
 }
 
 fn rule<'a>(report: &'a Value, id: &str) -> &'a Value {
@@ -135,16 +130,15 @@ fn disabled_and_outcome_and_human_output() {
         "`when` outcome is `denied`, expected `success`"
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
+    let out = cli::ok(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
             "explain",
             "examples/hooks.yaml",
             "--event",
             "tests/fixtures/events/ls.json",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.starts_with("event: before_tool (tool `bash`)\n"),

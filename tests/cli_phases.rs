@@ -6,9 +6,11 @@
 //! schema check, lowering, dispatch, the driver and the printed verdict.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 const CONFIG: &str = r#"version: 1
 hooks:
@@ -55,33 +57,11 @@ hooks:
 
 /// Runs `agent-hooks test` on `event` with [`CONFIG`] in `dir`.
 fn run(dir: &Path, event: &Value) -> Value {
-    let events = dir.join("event.json");
-    std::fs::write(&events, event.to_string()).expect("write event");
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(dir)
-        .args([
-            "test",
-            "hooks.yaml",
-            "--event",
-            "event.json",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("run agent-hooks");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{event}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
+    cli::test_event(dir, event)
 }
 
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("hooks.yaml"), CONFIG).expect("write config");
-    dir
+    cli::workspace(CONFIG)
 }
 
 fn verdict(r: &Value) -> (&str, &str) {
@@ -93,18 +73,7 @@ fn verdict(r: &Value) -> (&str, &str) {
 
 #[test]
 fn the_config_checks() {
-    let dir = workspace();
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(dir.path())
-        .args(["check", "hooks.yaml"])
-        .output()
-        .expect("run agent-hooks");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    cli::ok(workspace().path(), &["check", "hooks.yaml"]);
 }
 
 #[test]

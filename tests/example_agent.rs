@@ -128,7 +128,7 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
     assert!(summary.injected >= 2);
 
     // The audit-mode rule records a would-be block; the write proceeds.
-    let env = event(&t, r#""path":"config/.env"}"#);
+    let env = event(&t, r#"write_file {"path":"config/.env""#);
     assert!(
         has(&env, "hook trial-no-dotenv-writes") && has(&env, "audited: would `skip`"),
         "{env:#?}"

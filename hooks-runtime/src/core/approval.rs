@@ -10,7 +10,6 @@
 //! the call with the hook's reason (fail closed) and the decision carries a
 //! [`Diagnostic::NoApprover`] saying so.
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -21,8 +20,7 @@ use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::driver::{Decided, PermissionDecision, ToolCall, ToolDecision};
 use crate::core::flow::{FlowKind, Text};
-use crate::core::id::HookId;
-use crate::core::outcome::{Change, ProvenanceList};
+use crate::core::outcome::{ProvenanceList, note_deciders};
 use crate::core::report::ReportList;
 
 /// What an approver is asked: one tool call, and the hooks' reason.
@@ -124,16 +122,9 @@ fn refused(
     diagnostics: &mut Vec<Diagnostic>,
     diagnostic: Option<Diagnostic>,
 ) {
-    let Some(diagnostic) = diagnostic else { return };
-    let asked = |hook: &HookId| {
-        provenance
-            .iter()
-            .any(|p| &p.hook == hook && p.change == Change::Decided(FlowKind::Ask))
-    };
-    for report in reports.iter_mut().filter(|r| asked(&r.hook)) {
-        report.diagnostics.push(diagnostic.clone());
+    if let Some(diagnostic) = diagnostic {
+        note_deciders(provenance, reports, diagnostics, FlowKind::Ask, diagnostic);
     }
-    diagnostics.push(diagnostic);
 }
 
 impl<'a> Decided<ToolDecision<'a>> {
@@ -207,9 +198,7 @@ impl<'a> Decided<PermissionDecision<'a>> {
             reason: reason.as_deref(),
         };
         self.decision = match ask(ctx, approver, request).await {
-            Ok(()) => PermissionDecision::Allow {
-                args: Cow::Owned(args.into_owned()),
-            },
+            Ok(()) => PermissionDecision::Allow { args },
             Err((reason, diagnostic)) => {
                 refused(
                     &self.provenance,

@@ -18,7 +18,7 @@ use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::{StepEvent, ToolOutcome};
 use crate::core::flow::{ContextList, Flow, FlowKind, Text};
-use crate::core::outcome::{Change, ProvenanceList, StackOutcome};
+use crate::core::outcome::{ProvenanceList, StackOutcome, note_deciders};
 use crate::core::patch::RequestPatch;
 use crate::core::report::ReportList;
 use crate::core::stack::HookStack;
@@ -571,20 +571,13 @@ impl HookStack {
             });
             return StopDecision::Resume { reason };
         }
-        let diagnostic = Diagnostic::StopCapped { cap, resumes };
-        let resumed = |hook: &crate::core::id::HookId| {
-            outcome
-                .provenance
-                .iter()
-                .any(|p| &p.hook == hook && p.change == Change::Decided(FlowKind::Resume))
-        };
-        let asked: Vec<usize> = (0..outcome.reports.len())
-            .filter(|&i| resumed(&outcome.reports[i].hook))
-            .collect();
-        for i in asked {
-            outcome.reports[i].diagnostics.push(diagnostic.clone());
-        }
-        outcome.diagnostics.push(diagnostic);
+        note_deciders(
+            &outcome.provenance,
+            &mut outcome.reports,
+            &mut outcome.diagnostics,
+            FlowKind::Resume,
+            Diagnostic::StopCapped { cap, resumes },
+        );
         StopDecision::Capped {
             reason,
             cap,

@@ -2,10 +2,6 @@
 //! [`StackOutcome`], one hook at a time (the rules of the README's *How
 //! several hooks combine*).
 
-//! `HookStack`: runs hooks in declared order and folds their flows per event
-//! (the rules are in the crate docs and the README's *How several hooks
-//! combine*); `Fold`, the fold itself, usable without a stack.
-
 use std::ops::ControlFlow;
 
 use hooks_schema::Phase;

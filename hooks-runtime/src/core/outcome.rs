@@ -1,10 +1,6 @@
 //! What folding one event yields: the [`StackOutcome`], with provenance
 //! ([`Provenance`], [`Change`]) naming the hook behind every change.
 
-//! `HookStack`: runs hooks in declared order and folds their flows per event
-//! (the rules are in the crate docs and the README's *How several hooks
-//! combine*); `Fold`, the fold itself, usable without a stack.
-
 use hooks_schema::Phase;
 use serde::Serialize;
 use serde_json::Value;
@@ -15,6 +11,27 @@ use crate::core::flow::{ContextList, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::patch::{PatchField, RequestPatch};
 use crate::core::report::ReportList;
+
+/// Adds `diagnostic` to the report of every hook whose provenance says it
+/// decided `kind`, and to `diagnostics`, so whoever reads one hook's report
+/// sees what became of its decision (an ask refused, a resume capped).
+pub(crate) fn note_deciders(
+    provenance: &ProvenanceList,
+    reports: &mut ReportList,
+    diagnostics: &mut Vec<Diagnostic>,
+    kind: FlowKind,
+    diagnostic: Diagnostic,
+) {
+    let decided = |hook: &HookId| {
+        provenance
+            .iter()
+            .any(|p| &p.hook == hook && p.change == Change::Decided(kind))
+    };
+    for report in reports.iter_mut().filter(|r| decided(&r.hook)) {
+        report.diagnostics.push(diagnostic.clone());
+    }
+    diagnostics.push(diagnostic);
+}
 
 /// The folded result of one event (see [`HookStack`](crate::HookStack)).
 ///

@@ -1,0 +1,49 @@
+//! Running the `agent-hooks` binary from the CLI tests. Include with
+//! `#[path = "common/cli.rs"] mod cli;`.
+
+#![allow(dead_code, reason = "each test binary uses a subset")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Runs `agent-hooks ARGS` in `dir` and asserts it exits 0.
+pub(crate) fn ok(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run agent-hooks");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "agent-hooks {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`ok`], with the standard output parsed as JSON (the commands'
+/// `--format json`).
+pub(crate) fn json(dir: &Path, args: &[&str]) -> Value {
+    serde_json::from_slice(&ok(dir, args).stdout).expect("JSON report")
+}
+
+/// Writes `event` to `dir/event.json` and runs
+/// `agent-hooks test hooks.yaml --event event.json --format json` in `dir`.
+pub(crate) fn test_event(dir: &Path, event: &Value) -> Value {
+    std::fs::write(dir.join("event.json"), event.to_string()).expect("write event");
+    json(
+        dir,
+        &["test", "hooks.yaml", "--event", "event.json", "--format", "json"],
+    )
+}
+
+/// A temporary workspace holding `config` as `hooks.yaml`.
+pub(crate) fn workspace(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("hooks.yaml"), config).expect("write config");
+    dir
+}
