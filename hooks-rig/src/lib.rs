@@ -8,16 +8,19 @@
 //! rig do not depend on this crate.
 //!
 //! ```no_run
+//! use std::path::Path;
 //! use std::sync::Arc;
 //!
 //! use hooks_rig::RigHooks;
-//! use hooks_runtime::{Dispatcher, HookStack, Table, TableRef};
+//! use hooks_runtime::{Dispatcher, HookStack, Table, TableRef, TrustStore};
 //!
-//! let table = Table::load("hooks.yaml")?;
+//! // A config loaded at run time must be trusted first (`agent-hooks trust`).
+//! let trust = TrustStore::open(TrustStore::default_path().ok_or("no config dir")?)?;
+//! let table = Table::load("hooks.yaml", Path::new("."), &trust)?;
 //! let config = Dispatcher::new(TableRef::Shared(Arc::new(table)));
 //! let hooks = RigHooks::new(HookStack::new().with("hooks.yaml", config));
 //! // rig_agent::AgentBuilder::new(model).add_hook(hooks).build();
-//! # Ok::<(), hooks_runtime::LoadError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! `run` rules need a shell runtime: bind one with
