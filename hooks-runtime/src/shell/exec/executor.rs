@@ -3,8 +3,10 @@
 
 use std::future::Future;
 use std::io;
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::pin::pin;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
@@ -326,7 +328,7 @@ impl Executor {
     }
 
     /// Preflight plus the `Command` to spawn.
-    fn command(&self, req: &ExecRequest) -> Result<Command, PreflightError> {
+    pub(crate) fn command(&self, req: &ExecRequest) -> Result<Command, PreflightError> {
         check_form(req)?;
         let cwd = resolve_cwd(&self.root, req.cwd.as_deref())?;
         let env = build_env(&req.env, |name| std::env::var_os(name))?;
@@ -341,8 +343,12 @@ impl Executor {
                 let Some((program, args)) = argv.split_first() else {
                     return Err(PreflightError::EmptyArgv);
                 };
-                let mut command = Command::new(program);
-                command.args(args);
+                let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v);
+                let mut command = match path.and_then(|p| lookup_program(program, p, &cwd)) {
+                    Some(resolved) => Command::new(resolved),
+                    None => Command::new(program),
+                };
+                command.arg0(program).args(args);
                 command
             }
         };
@@ -361,6 +367,29 @@ impl Executor {
             .kill_on_drop(true);
         Ok(command)
     }
+}
+
+/// The file a bare program name (no `/`) names in the child's `path`, the
+/// way `execvp` looks it up: the first regular file with an execute bit in
+/// the `:`-separated directories, in order (an empty entry and relative
+/// entries are relative to the child's `cwd`); `None` when `program`
+/// contains a `/` or no entry has it (the spawn then reports the error).
+///
+/// Resolving here is what keeps the spawn cheap: with a cleared
+/// environment and a bare name, the standard library cannot use
+/// `posix_spawnp` (it would search the parent's `PATH`) and falls back to
+/// `fork` + `exec`, which copies the agent's page tables on every hook; an
+/// absolute path keeps it on `posix_spawn` (`CLONE_VFORK`).
+fn lookup_program(program: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+    if program.contains('/') || program.is_empty() {
+        return None;
+    }
+    std::env::split_paths(path)
+        .map(|dir| cwd.join(dir).join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// Writes `payload` and one `"\n"`, then closes stdin. Any write error ends
