@@ -275,6 +275,13 @@ impl JsonSchema for Run {
             "oneOf".to_owned(),
             serde_json::json!([{"required": ["command"]}, {"required": ["argv"]}]),
         );
+        // `pool` goes only with `worker: true`.
+        schema.insert(
+            "dependentSchemas".to_owned(),
+            serde_json::json!({
+                "pool": {"required": ["worker"], "properties": {"worker": {"const": true}}}
+            }),
+        );
         schema
     }
 }
