@@ -439,3 +439,64 @@ fn signal_name(signal: i32) -> &'static str {
         _ => "",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn write_program(path: &Path, body: &str, mode: u32) {
+        std::fs::write(path, body).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_bare_name_is_looked_up_like_execvp() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(a.join("prog")).unwrap(); // a directory: skipped
+        std::fs::create_dir(&b).unwrap();
+        write_program(&b.join("prog"), "", 0o644); // not executable: skipped
+        let c = dir.path().join("c");
+        std::fs::create_dir(&c).unwrap();
+        write_program(&c.join("prog"), "", 0o755);
+        let path = std::env::join_paths([&a, &b, &c]).unwrap();
+        assert_eq!(lookup_program("prog", &path, dir.path()), Some(c.join("prog")));
+        // Relative entries are relative to the child's cwd.
+        assert_eq!(
+            lookup_program("prog", OsStr::new("a:c"), dir.path()),
+            Some(c.join("prog"))
+        );
+        assert_eq!(lookup_program("./prog", &path, dir.path()), None);
+        assert_eq!(lookup_program("missing", &path, dir.path()), None);
+    }
+
+    #[tokio::test]
+    async fn the_exec_form_finds_its_program_in_the_childs_path_and_keeps_argv0() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        write_program(&bin.join("only-here"), "#!/bin/sh\necho \"$1\"\n", 0o755);
+        let executor = Executor::new(dir.path()).unwrap();
+        let mut req = ExecRequest::exec(["only-here", "arg"]);
+        req.timeout = Duration::from_secs(10);
+        // Not in the parent's PATH: only the child's has it.
+        req.env.set.push(("PATH".into(), format!("{}:/usr/bin:/bin", bin.display())));
+        let out = executor.run(&req, &CancellationToken::new()).await;
+        assert_eq!(out.status, ExecStatus::Exited(0), "{out:?}");
+        assert_eq!(out.stdout.bytes, b"arg\n");
+
+        // argv[0] stays the name the config gave.
+        let mut req = ExecRequest::exec(["sh", "-c", "printf '%s' \"$0\""]);
+        req.timeout = Duration::from_secs(10);
+        let out = executor.run(&req, &CancellationToken::new()).await;
+        assert_eq!(out.stdout.bytes, b"sh");
+
+        let mut req = ExecRequest::exec(["no-such-program-anywhere"]);
+        req.timeout = Duration::from_secs(10);
+        let out = executor.run(&req, &CancellationToken::new()).await;
+        let failure = out.status.failure().unwrap();
+        assert_eq!(failure.kind, FailureKind::SpawnFailed);
+    }
+}
