@@ -12,47 +12,17 @@ use agent_hooks::runtime::{
 };
 use serde_json::{Value, json};
 
-/// The worker of the configs below: records its pid, then blocks requests
-/// whose payload mentions `sudo` and lets the others through, answering
-/// each with its `request_id` (it comes first in the line).
-const WORKER: &str = r#"echo $$ >> pids
-while IFS= read -r line; do
-  id=${line#*\"request_id\":}; id=${id%%[,\}]*}
-  case $line in
-  *sudo*) printf '{"request_id":%s,"decision":"block","reason":"no sudo"}\n' "$id" ;;
-  *) printf '{"request_id":%s}\n' "$id" ;;
-  esac
-done
-"#;
+agent_hooks::hooks!(name = Workers, "configs/workers.yaml");
 
-agent_hooks::hooks!(
-    name = Workers,
-    inline = r#"
-version: 1
-hooks:
-  - id: policy
-    phase: before_tool
-    run:
-      argv: [sh, worker.sh]
-      worker: true
-      timeout: 10s
-"#
-);
-
-const CONFIG: &str = r#"version: 1
-hooks:
-  - id: policy
-    phase: before_tool
-    run:
-      argv: [sh, worker.sh]
-      worker: true
-      timeout: 10s
-"#;
+/// The config `Workers` is generated from.
+fn config() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/configs/workers.yaml");
+    std::fs::read_to_string(path).expect("tests/configs/workers.yaml")
+}
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("workspace");
-    std::fs::write(dir.path().join("worker.sh"), WORKER).expect("worker script");
-    std::fs::write(dir.path().join("hooks.yaml"), CONFIG).expect("config");
+    std::fs::write(dir.path().join("hooks.yaml"), config()).expect("config");
     dir
 }
 
@@ -146,7 +116,7 @@ fn a_hooks_macro_worker_answers_every_call_and_stops_at_run_end() {
 #[test]
 fn a_loaded_worker_answers_every_call_and_stops_at_run_end() {
     let ws = workspace();
-    let table = Table::load_str(CONFIG, "hooks.yaml").expect("the config loads");
+    let table = Table::load_str(&config(), "hooks.yaml").expect("the config loads");
     let shell = shell(ws.path());
     let dispatcher = Dispatcher::new(TableRef::Shared(Arc::new(table))).with_shell(Arc::clone(&shell));
     let stack = HookStack::new().with("hooks.yaml", dispatcher);
