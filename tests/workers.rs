@@ -88,7 +88,11 @@ fn drive(stack: &HookStack, shell: &ShellRuntime, root: &Path) {
     assert_eq!(started.len(), 1, "one process for every call");
     assert!(group_alive(started[0]));
     let records = std::fs::read_to_string(root.join("records.jsonl")).expect("records");
-    assert_eq!(records.lines().count(), 3, "one record per request: {records}");
+    assert_eq!(
+        records.lines().count(),
+        3,
+        "one record per request: {records}"
+    );
     assert_eq!(shell.open_workers(), 1);
     let end = StepEvent::RunEnd {
         output: "done",
@@ -118,7 +122,8 @@ fn a_loaded_worker_answers_every_call_and_stops_at_run_end() {
     let ws = workspace();
     let table = Table::load_str(&config(), "hooks.yaml").expect("the config loads");
     let shell = shell(ws.path());
-    let dispatcher = Dispatcher::new(TableRef::Shared(Arc::new(table))).with_shell(Arc::clone(&shell));
+    let dispatcher =
+        Dispatcher::new(TableRef::Shared(Arc::new(table))).with_shell(Arc::clone(&shell));
     let stack = HookStack::new().with("hooks.yaml", dispatcher);
     drive(&stack, &shell, ws.path());
 }
@@ -133,7 +138,14 @@ fn the_cli_test_runs_a_worker_and_leaves_no_process() {
     .expect("event");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(ws.path())
-        .args(["test", "hooks.yaml", "--event", "event.json", "--format", "json"])
+        .args([
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--format",
+            "json",
+        ])
         .output()
         .expect("run agent-hooks");
     assert_eq!(
@@ -150,5 +162,8 @@ fn the_cli_test_runs_a_worker_and_leaves_no_process() {
     assert_eq!(records[0]["hook_id"], "policy");
     let started = pids(ws.path());
     assert_eq!(started.len(), 1);
-    assert!(wait_gone(started[0]), "the worker did not outlive the command");
+    assert!(
+        wait_gone(started[0]),
+        "the worker did not outlive the command"
+    );
 }

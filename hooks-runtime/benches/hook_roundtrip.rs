@@ -35,7 +35,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main, measurement::WallTime};
+use criterion::{
+    BenchmarkGroup, Criterion, criterion_group, criterion_main, measurement::WallTime,
+};
 use hooks_runtime::{
     BASE_ENV, CommandForm, Executor, Flow, HookContext, HookLimits, RecordWriter, SecretSet,
     ShellHook, ShellHookSpec, ShellRuntime, StepEvent, run_shell_hooks,
@@ -148,8 +150,9 @@ impl Bench {
             .expect("tokio runtime");
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("session")).expect("session dir");
-        let records = RecordWriter::open(dir.path().join("session/records.jsonl"), SecretSet::new())
-            .expect("records file");
+        let records =
+            RecordWriter::open(dir.path().join("session/records.jsonl"), SecretSet::new())
+                .expect("records file");
         let runtime = ShellRuntime::new(Executor::new(dir.path()).expect("executor"))
             .with_records(records)
             .with_limits(HookLimits::default())
@@ -165,7 +168,10 @@ impl Bench {
     }
 
     fn hook(&self, id: &str, phase: Phase, form: CommandForm) -> ShellHook {
-        ShellHook::new(ShellHookSpec::new(id, phase, form), Arc::clone(&self.runtime))
+        ShellHook::new(
+            ShellHookSpec::new(id, phase, form),
+            Arc::clone(&self.runtime),
+        )
     }
 
     fn invoke(&self, hook: &ShellHook, args: &Value) {
@@ -216,12 +222,19 @@ fn peers(args: &[&str]) -> (Option<Peer>, Option<Peer>) {
     )
 }
 
-fn bench_peers(group: &mut BenchmarkGroup<'_, WallTime>, (python, node): (Option<Peer>, Option<Peer>)) {
+fn bench_peers(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    (python, node): (Option<Peer>, Option<Peer>),
+) {
     if let Some(mut peer) = python {
-        group.bench_function("python_asyncio_runner", |b| b.iter(|| assert!(peer.round_trip())));
+        group.bench_function("python_asyncio_runner", |b| {
+            b.iter(|| assert!(peer.round_trip()))
+        });
     }
     if let Some(mut peer) = node {
-        group.bench_function("node_spawn_runner", |b| b.iter(|| assert!(peer.round_trip())));
+        group.bench_function("node_spawn_runner", |b| {
+            b.iter(|| assert!(peer.round_trip()))
+        });
     }
 }
 
@@ -232,8 +245,14 @@ fn shell_hooks(c: &mut Criterion) {
     let true_path = resolve("true");
 
     let mut group = c.benchmark_group("exec_true_1k");
-    let hook = bench.hook("t", Phase::BeforeTool, CommandForm::Exec(vec!["true".into()]));
-    group.bench_function("shell_hook_invoke", |b| b.iter(|| bench.invoke(&hook, &small)));
+    let hook = bench.hook(
+        "t",
+        Phase::BeforeTool,
+        CommandForm::Exec(vec!["true".into()]),
+    );
+    group.bench_function("shell_hook_invoke", |b| {
+        b.iter(|| bench.invoke(&hook, &small))
+    });
     group.bench_function("bare_spawn_same_isolation", |b| {
         b.iter(|| bench.bare(&true_path, &[], &payload));
     });
@@ -247,7 +266,9 @@ fn shell_hooks(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("shell_true_1k");
     let hook = bench.hook("t", Phase::BeforeTool, CommandForm::Shell("true".into()));
-    group.bench_function("shell_hook_invoke", |b| b.iter(|| bench.invoke(&hook, &small)));
+    group.bench_function("shell_hook_invoke", |b| {
+        b.iter(|| bench.invoke(&hook, &small))
+    });
     group.bench_function("bare_spawn_same_isolation", |b| {
         b.iter(|| bench.bare(Path::new("/bin/sh"), &["-c", "--", "true"], &payload));
     });
@@ -257,8 +278,14 @@ fn shell_hooks(c: &mut Criterion) {
     for (name, size) in [("shell_cat_1k", KIB), ("shell_cat_1m_spilled", MIB)] {
         let mut group = c.benchmark_group(name);
         let args = payload_args(size);
-        let hook = bench.hook("cat", Phase::BeforeTool, CommandForm::Shell("cat >/dev/null".into()));
-        group.bench_function("shell_hook_invoke", |b| b.iter(|| bench.invoke(&hook, &args)));
+        let hook = bench.hook(
+            "cat",
+            Phase::BeforeTool,
+            CommandForm::Shell("cat >/dev/null".into()),
+        );
+        group.bench_function("shell_hook_invoke", |b| {
+            b.iter(|| bench.invoke(&hook, &args))
+        });
         let size = size.to_string();
         bench_peers(&mut group, peers(&[&size, "shell", "cat >/dev/null"]));
         group.finish();
@@ -272,7 +299,13 @@ fn shell_hooks(c: &mut Criterion) {
 fn observers(c: &mut Criterion) {
     let bench = Bench::new();
     let hooks: Vec<ShellHook> = (0..8)
-        .map(|i| bench.hook(&format!("o{i}"), Phase::Notification, CommandForm::Exec(vec!["true".into()])))
+        .map(|i| {
+            bench.hook(
+                &format!("o{i}"),
+                Phase::Notification,
+                CommandForm::Exec(vec!["true".into()]),
+            )
+        })
         .collect();
     let event = StepEvent::Notification {
         notification_type: "idle",
@@ -282,7 +315,9 @@ fn observers(c: &mut Criterion) {
     let mut group = c.benchmark_group("observe_only_8_hooks");
     group.bench_function("concurrent", |b| {
         b.iter(|| {
-            let invs = bench.rt.block_on(run_shell_hooks(&hooks, &bench.ctx, event));
+            let invs = bench
+                .rt
+                .block_on(run_shell_hooks(&hooks, &bench.ctx, event));
             assert!(invs.iter().all(|i| i.flow == Flow::Continue));
         });
     });
@@ -302,7 +337,10 @@ fn workers(c: &mut Criterion) {
     let bench = Bench::new();
     let small = payload_args(KIB);
     let mut programs = vec![("sh", vec!["sh".to_owned()], "sh_worker.sh")];
-    match std::process::Command::new("python3").arg("--version").output() {
+    match std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+    {
         Ok(_) => programs.push(("python", vec!["python3".to_owned()], "py_worker.py")),
         Err(err) => eprintln!("note: skipping the Python worker: {err}"),
     }
@@ -310,13 +348,25 @@ fn workers(c: &mut Criterion) {
         let mut argv = interpreter;
         argv.push(peers_dir().join(script).to_string_lossy().into_owned());
         let mut group = c.benchmark_group(format!("worker_{name}"));
-        let one_shot = bench.hook("one_shot", Phase::BeforeTool, CommandForm::Exec(argv.clone()));
-        group.bench_function("one_shot_spawn", |b| b.iter(|| bench.invoke(&one_shot, &small)));
-        let mut spec = ShellHookSpec::new(format!("worker_{name}"), Phase::BeforeTool, CommandForm::Exec(argv));
+        let one_shot = bench.hook(
+            "one_shot",
+            Phase::BeforeTool,
+            CommandForm::Exec(argv.clone()),
+        );
+        group.bench_function("one_shot_spawn", |b| {
+            b.iter(|| bench.invoke(&one_shot, &small))
+        });
+        let mut spec = ShellHookSpec::new(
+            format!("worker_{name}"),
+            Phase::BeforeTool,
+            CommandForm::Exec(argv),
+        );
         spec.worker = Some(1);
         let worker = ShellHook::new(spec, Arc::clone(&bench.runtime));
         bench.invoke(&worker, &small); // start it
-        group.bench_function("worker_round_trip", |b| b.iter(|| bench.invoke(&worker, &small)));
+        group.bench_function("worker_round_trip", |b| {
+            b.iter(|| bench.invoke(&worker, &small))
+        });
         group.finish();
     }
     bench.rt.block_on(bench.runtime.shutdown_workers());

@@ -88,7 +88,11 @@ async fn one_process_answers_every_request_and_shuts_down() {
     assert_eq!(fx.records().len(), 3, "one record per request");
     assert_eq!(fx.runtime.open_workers(), 1);
     let pid = pids(&fx)[0];
-    assert_eq!(proc::live_group_members(pid).len(), 1, "alive between requests");
+    assert_eq!(
+        proc::live_group_members(pid).len(),
+        1,
+        "alive between requests"
+    );
     fx.runtime.shutdown_workers().await;
     assert_eq!(fx.runtime.open_workers(), 0);
     assert_groups_gone(&fx);
@@ -101,10 +105,26 @@ async fn a_crash_mid_request_fails_it_and_the_next_request_restarts_the_worker()
     let body = r#"if [ "$n" = 2 ]; then kill -9 $$; fi; printf '{"request_id":%s}\n' "$id";"#;
     let invs = requests(&fx, worker("crash", body), 3).await;
     assert_eq!(invs[0].flow, Flow::Continue);
-    assert_eq!(failure(&invs[1]), Some(FailureKind::Signalled), "{:?}", invs[1]);
+    assert_eq!(
+        failure(&invs[1]),
+        Some(FailureKind::Signalled),
+        "{:?}",
+        invs[1]
+    );
     // `block` policy on before_tool: the tool is skipped.
-    assert!(matches!(invs[1].flow, Flow::Skip { .. }), "{:?}", invs[1].flow);
-    assert!(invs[1].record.message.as_deref().unwrap_or("").contains("signal 9"));
+    assert!(
+        matches!(invs[1].flow, Flow::Skip { .. }),
+        "{:?}",
+        invs[1].flow
+    );
+    assert!(
+        invs[1]
+            .record
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("signal 9")
+    );
     assert_eq!(invs[2].flow, Flow::Continue, "restarted: {:?}", invs[2]);
     assert_eq!(pids(&fx).len(), 2);
     assert_eq!(
@@ -121,12 +141,18 @@ async fn a_hang_past_the_deadline_times_out_and_kills_the_group() {
     let fx = Fixture::new();
     // The first request hangs in a child of the worker (same group); the
     // restarted worker answers.
-    let body = r#"if [ ! -e hung ]; then : > hung; sleep 30; fi; printf '{"request_id":%s}\n' "$id";"#;
+    let body =
+        r#"if [ ! -e hung ]; then : > hung; sleep 30; fi; printf '{"request_id":%s}\n' "$id";"#;
     let mut spec = worker("hang", body);
     spec.timeout = Duration::from_millis(300);
     let started = Instant::now();
     let invs = requests(&fx, spec, 2).await;
-    assert_eq!(failure(&invs[0]), Some(FailureKind::TimedOut), "{:?}", invs[0]);
+    assert_eq!(
+        failure(&invs[0]),
+        Some(FailureKind::TimedOut),
+        "{:?}",
+        invs[0]
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
     let first = pids(&fx)[0];
     assert!(proc::wait_group_gone(first, Duration::from_secs(5)).is_empty());
@@ -142,20 +168,34 @@ async fn a_garbage_line_is_invalid_output() {
     let mut spec = worker("garbage", r#"echo 'this is not json';"#);
     spec.failure_policy = FailurePolicy::Warn;
     let invs = requests(&fx, spec, 1).await;
-    assert_eq!(failure(&invs[0]), Some(FailureKind::InvalidOutput), "{:?}", invs[0]);
+    assert_eq!(
+        failure(&invs[0]),
+        Some(FailureKind::InvalidOutput),
+        "{:?}",
+        invs[0]
+    );
     // `warn`: the tool runs, the failure is a diagnostic.
     assert_eq!(invs[0].flow, Flow::Continue);
     assert!(!invs[0].diagnostics().is_empty());
     assert_eq!(failure_kinds(&fx), [Some("invalid_output".to_owned())]);
     assert_groups_gone(&fx);
-    assert_eq!(fx.runtime.open_workers(), 1, "the pool stays, its process died");
+    assert_eq!(
+        fx.runtime.open_workers(),
+        1,
+        "the pool stays, its process died"
+    );
 }
 
 #[tokio::test]
 async fn a_response_for_the_wrong_request_is_detected() {
     let fx = Fixture::new();
     let invs = requests(&fx, worker("wrong", r#"printf '{"request_id":999}\n';"#), 1).await;
-    assert_eq!(failure(&invs[0]), Some(FailureKind::InvalidOutput), "{:?}", invs[0]);
+    assert_eq!(
+        failure(&invs[0]),
+        Some(FailureKind::InvalidOutput),
+        "{:?}",
+        invs[0]
+    );
     let message = invs[0].record.message.clone().unwrap_or_default();
     assert!(
         message.contains("request 999") && message.contains("request 1 was expected"),
@@ -172,7 +212,12 @@ async fn a_line_over_the_cap_is_output_too_large() {
     });
     let body = r#"printf '{"request_id":%s,"reason":"%0200d"}\n' "$id" 0;"#;
     let invs = requests(&fx, worker("big", body), 1).await;
-    assert_eq!(failure(&invs[0]), Some(FailureKind::OutputTooLarge), "{:?}", invs[0]);
+    assert_eq!(
+        failure(&invs[0]),
+        Some(FailureKind::OutputTooLarge),
+        "{:?}",
+        invs[0]
+    );
     assert_groups_gone(&fx);
 }
 
@@ -185,12 +230,30 @@ async fn a_worker_that_exits_at_start_is_restarted_up_to_the_limit() {
     let invs = requests(&fx, spec, 4).await;
     for inv in &invs[..3] {
         assert_eq!(failure(inv), Some(FailureKind::NonzeroExit), "{inv:?}");
-        assert!(inv.record.message.as_deref().unwrap_or("").contains("code 3"));
+        assert!(
+            inv.record
+                .message
+                .as_deref()
+                .unwrap_or("")
+                .contains("code 3")
+        );
         assert!(matches!(inv.flow, Flow::Skip { .. }));
     }
     // The first start and two restarts; then no more starts.
-    assert_eq!(failure(&invs[3]), Some(FailureKind::SpawnFailed), "{:?}", invs[3]);
-    assert!(invs[3].record.message.as_deref().unwrap_or("").contains("not restarting"));
+    assert_eq!(
+        failure(&invs[3]),
+        Some(FailureKind::SpawnFailed),
+        "{:?}",
+        invs[3]
+    );
+    assert!(
+        invs[3]
+            .record
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("not restarting")
+    );
     assert_eq!(pids(&fx).len(), 3);
     assert_eq!(fx.records().len(), 4, "one record per request");
     assert_groups_gone(&fx);
@@ -241,7 +304,10 @@ async fn an_idle_worker_dies_with_its_runtime_and_on_cancellation() {
     while !proc::live_group_members(pid).is_empty() && Instant::now() < end {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert!(proc::live_group_members(pid).is_empty(), "killed on cancellation");
+    assert!(
+        proc::live_group_members(pid).is_empty(),
+        "killed on cancellation"
+    );
 
     let fx = Fixture::new();
     requests(&fx, worker("dropped", ANSWER), 1).await;

@@ -1,9 +1,9 @@
 //! The executor: preflight, spawn, concurrent stdin/stdout/stderr, deadline,
 //! termination, reaping.
 
+use std::ffi::OsStr;
 use std::future::Future;
 use std::io;
-use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -462,7 +462,10 @@ mod tests {
         std::fs::create_dir(&c).unwrap();
         write_program(&c.join("prog"), "", 0o755);
         let path = std::env::join_paths([&a, &b, &c]).unwrap();
-        assert_eq!(lookup_program("prog", &path, dir.path()), Some(c.join("prog")));
+        assert_eq!(
+            lookup_program("prog", &path, dir.path()),
+            Some(c.join("prog"))
+        );
         // Relative entries are relative to the child's cwd.
         assert_eq!(
             lookup_program("prog", OsStr::new("a:c"), dir.path()),
@@ -482,7 +485,9 @@ mod tests {
         let mut req = ExecRequest::exec(["only-here", "arg"]);
         req.timeout = Duration::from_secs(10);
         // Not in the parent's PATH: only the child's has it.
-        req.env.set.push(("PATH".into(), format!("{}:/usr/bin:/bin", bin.display())));
+        req.env
+            .set
+            .push(("PATH".into(), format!("{}:/usr/bin:/bin", bin.display())));
         let out = executor.run(&req, &CancellationToken::new()).await;
         assert_eq!(out.status, ExecStatus::Exited(0), "{out:?}");
         assert_eq!(out.stdout.bytes, b"arg\n");

@@ -92,7 +92,9 @@ impl WorkerPool {
         restart_limit: u32,
         session: &CancellationToken,
     ) -> Arc<WorkerPool> {
-        let slots = (0..size.max(1)).map(|_| Mutex::new(Slot::default())).collect();
+        let slots = (0..size.max(1))
+            .map(|_| Mutex::new(Slot::default()))
+            .collect();
         let pool = Arc::new(WorkerPool {
             hook_id,
             launch,
@@ -150,7 +152,8 @@ impl WorkerPool {
             elapsed: start.elapsed(),
             pid,
         };
-        let failed = |failure: ExecFailure| outcome(ExecStatus::Failed(failure), Captured::default(), None);
+        let failed =
+            |failure: ExecFailure| outcome(ExecStatus::Failed(failure), Captured::default(), None);
         let mut slot = match self.free_slot(deadline).await {
             Ok(slot) => slot,
             Err(failure) => return failed(failure),
@@ -256,9 +259,9 @@ impl WorkerPool {
             }
         }
         slot.started = true;
-        let mut command = executor.command(&self.launch).map_err(|err| {
-            ExecFailure::new(FailureKind::SpawnFailed, err.to_string())
-        })?;
+        let mut command = executor
+            .command(&self.launch)
+            .map_err(|err| ExecFailure::new(FailureKind::SpawnFailed, err.to_string()))?;
         command.stdin(Stdio::piped()).stderr(Stdio::null());
         let mut child = command.spawn().map_err(|err| {
             ExecFailure::new(
@@ -324,7 +327,12 @@ impl Process {
         let mut buf = Vec::new();
         let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
         let read = match written {
-            Ok(()) => (&mut self.stdout).take(limit).read_until(b'\n', &mut buf).await,
+            Ok(()) => {
+                (&mut self.stdout)
+                    .take(limit)
+                    .read_until(b'\n', &mut buf)
+                    .await
+            }
             Err(err) => Err(err),
         };
         match read {
@@ -384,10 +392,9 @@ fn exit_failure(status: ExitStatus, before: &str) -> ExecFailure {
             format!("the worker was killed by signal {signal} {before}"),
         )
         .with_signal(signal),
-        (None, None) => ExecFailure::new(
-            FailureKind::Signalled,
-            format!("the worker ended {before}"),
-        ),
+        (None, None) => {
+            ExecFailure::new(FailureKind::Signalled, format!("the worker ended {before}"))
+        }
     }
 }
 
@@ -438,7 +445,10 @@ mod tests {
     #[test]
     fn a_request_is_the_payload_with_its_id_first() {
         let line = request_line(br#"{"phase":"before_tool","x":1}"#, 7);
-        assert_eq!(line, b"{\"request_id\":7,\"phase\":\"before_tool\",\"x\":1}\n");
+        assert_eq!(
+            line,
+            b"{\"request_id\":7,\"phase\":\"before_tool\",\"x\":1}\n"
+        );
         let value: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(value["request_id"], 7);
         assert_eq!(request_line(b"{}", 1), b"{\"request_id\":1}\n");
@@ -451,9 +461,16 @@ mod tests {
             br#"{"decision":"block","reason":"no"}"#
         );
         let wrong = response(br#"{"request_id":2}"#, 3).unwrap_err();
-        assert!(wrong.contains("request 2") && wrong.contains("request 3"), "{wrong}");
+        assert!(
+            wrong.contains("request 2") && wrong.contains("request 3"),
+            "{wrong}"
+        );
         assert!(response(b"{}", 3).unwrap_err().contains("no `request_id`"));
-        assert!(response(b"not json", 3).unwrap_err().contains("not one JSON object"));
+        assert!(
+            response(b"not json", 3)
+                .unwrap_err()
+                .contains("not one JSON object")
+        );
         assert!(response(b"[1]", 3).is_err());
     }
 }
