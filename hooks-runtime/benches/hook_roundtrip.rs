@@ -374,9 +374,9 @@ fn workers(c: &mut Criterion) {
 
 fn config() -> Criterion {
     Criterion::default()
-        .sample_size(20)
+        .sample_size(10)
         .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_millis(1500))
 }
 
 criterion_group! {
