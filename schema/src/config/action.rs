@@ -277,10 +277,12 @@ impl JsonSchema for Run {
         );
         // `pool` goes only with `worker: true`.
         schema.insert(
-            "dependentSchemas".to_owned(),
-            serde_json::json!({
-                "pool": {"required": ["worker"], "properties": {"worker": {"const": true}}}
-            }),
+            "if".to_owned(),
+            serde_json::json!({"required": ["pool"]}),
+        );
+        schema.insert(
+            "then".to_owned(),
+            serde_json::json!({"required": ["worker"], "properties": {"worker": {"const": true}}}),
         );
         schema
     }
