@@ -276,10 +276,7 @@ impl JsonSchema for Run {
             serde_json::json!([{"required": ["command"]}, {"required": ["argv"]}]),
         );
         // `pool` goes only with `worker: true`.
-        schema.insert(
-            "if".to_owned(),
-            serde_json::json!({"required": ["pool"]}),
-        );
+        schema.insert("if".to_owned(), serde_json::json!({"required": ["pool"]}));
         schema.insert(
             "then".to_owned(),
             serde_json::json!({"required": ["worker"], "properties": {"worker": {"const": true}}}),
