@@ -454,6 +454,7 @@ impl Quote for RunSpec {
             timeout_ms,
             payload,
             protocol,
+            worker,
         } = self;
         let program = program.quote(g);
         let cwd = cwd.quote(g);
@@ -462,6 +463,7 @@ impl Quote for RunSpec {
         let timeout_ms = timeout_ms.quote(g);
         let payload = payload.quote(g);
         let protocol = protocol.quote(g);
+        let worker = worker.quote(g);
         quote!(#p::RunSpec {
             program: #program,
             cwd: #cwd,
@@ -470,6 +472,7 @@ impl Quote for RunSpec {
             timeout_ms: #timeout_ms,
             payload: #payload,
             protocol: #protocol,
+            worker: #worker,
         })
     }
 }

@@ -150,6 +150,14 @@ impl Bound {
         self.shell.cancel_token().is_cancelled()
     }
 
+    /// Shuts down the persistent workers of both shell runtimes
+    /// ([`ShellRuntime::shutdown_workers`]): their processes get their
+    /// stdin closed and a short grace, then their groups are killed.
+    pub(crate) async fn shutdown_workers(&self) {
+        self.shell.shutdown_workers().await;
+        self.shutdown_shell.shutdown_workers().await;
+    }
+
     /// The tokens [`crate::cli::run_interruptible`] cancels.
     pub(crate) fn cancels(&self) -> Cancels {
         Cancels {

@@ -262,6 +262,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         }
         Err(code) => return code,
     };
+    runtime.block_on(bound.shutdown_workers());
     drop(bound);
     drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);

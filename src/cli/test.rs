@@ -108,6 +108,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         Ok(Ran::Interrupted(i)) => (i.partial, Some((i.signal, i.code))),
         Err(code) => return code,
     };
+    runtime.block_on(bound.shutdown_workers());
     // Printed before `session` (which holds the records file) is removed.
     let records = bound.take_records();
     let fired = bound

@@ -93,6 +93,7 @@ impl RuleActions for Rule {
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
+        spec.worker = run.worker;
         spec.rewrite_schema = tool
             .and_then(|t| table.rewrite_schema(self.phase, t))
             .cloned();

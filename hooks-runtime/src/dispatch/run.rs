@@ -544,6 +544,15 @@ impl Dispatcher {
         self.shell.as_ref()
     }
 
+    /// The bound shell runtime when `kind` ends the run (`run_end`,
+    /// `run_error`) and the runtime has worker pools open.
+    fn workers_to_shut_down(&self, kind: StepEventKind) -> Option<&Arc<ShellRuntime>> {
+        let ends = matches!(kind, Phase::RunEnd | Phase::RunError);
+        self.shell
+            .as_ref()
+            .filter(|shell| ends && shell.open_workers() > 0)
+    }
+
     /// Folds `event` like [`Table::fold`] with the bound runtime, keeping
     /// everything (provenance, rewrites before a skip, context beside a
     /// rewritten result) that the net flow of [`AgentHook::on_event`] drops.
@@ -577,11 +586,21 @@ impl AgentHook for Dispatcher {
         if self.dry_run {
             return Some(OutcomeFuture::ready(self.fold_dry(event)));
         }
+        if let Some(shell) = self.workers_to_shut_down(event.kind()) {
+            // The run is over: its workers shut down after the last hooks.
+            return Some(OutcomeFuture::boxed(async move {
+                let outcome = self.table.fold(Some(shell), ctx, event).await;
+                shell.shutdown_workers().await;
+                outcome
+            }));
+        }
         Some(self.table.fold_outcome(self.shell.as_ref(), ctx, event))
     }
 
+    /// Also `run_end` and `run_error` while the bound shell runtime has
+    /// workers open, to shut them down.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.table.has_rules_for(kind)
+        self.table.has_rules_for(kind) || self.workers_to_shut_down(kind).is_some()
     }
 
     fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {

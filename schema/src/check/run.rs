@@ -1,5 +1,6 @@
 //! The `run` action: program (`command` xor `argv`), `cwd`, `env`,
-//! `timeout`, `payload`, `protocol`; and the id and variable-name rules.
+//! `timeout`, `payload`, `protocol`, `worker`, `pool`; and the id and
+//! variable-name rules.
 
 use serde_json::{Map, Value};
 
@@ -73,6 +74,28 @@ impl Checker<'_> {
             VOCABULARY.protocols,
             "unknown-protocol",
         );
+        self.worker(p, m);
+    }
+
+    /// `worker` is a boolean; `pool` an integer in 1..=[`Run::MAX_POOL`](crate::Run::MAX_POOL)
+    /// that goes only with `worker: true`.
+    fn worker(&mut self, p: &str, m: &Map<String, Value>) {
+        self.booleans(p, m, &["worker"]);
+        let Some(pool) = m.get("pool") else {
+            return;
+        };
+        let pp = child(p, "pool");
+        self.integer(&pp, pool, (1, u64::from(crate::Run::MAX_POOL)));
+        if m.get("worker") != Some(&Value::Bool(true)) {
+            self.report(
+                &pp,
+                At::Key,
+                Layer::Schema,
+                "pool-without-worker",
+                "`pool` needs `worker: true`: only a worker has a pool".to_owned(),
+                Some("add `worker: true`, or remove `pool`".to_owned()),
+            );
+        }
     }
 
     /// Exactly one of `command` and `argv`, neither empty.

@@ -130,6 +130,17 @@ pub struct Run {
     pub payload: Option<PayloadMode>,
     /// The stdin/stdout protocol.
     pub protocol: Protocol,
+    /// `Some(n)`: a persistent worker (`worker: true`) with a pool of `n`
+    /// processes (`pool`, default [`Run::DEFAULT_POOL`]); `None`: one
+    /// process per event.
+    pub worker: Option<u32>,
+}
+
+impl Run {
+    /// The pool size of a worker without `pool`: 1.
+    pub const DEFAULT_POOL: u32 = 1;
+    /// The largest `pool`: 16 processes.
+    pub const MAX_POOL: u32 = 16;
 }
 
 /// Run a command through the shared executor: `command` (shell form) or
@@ -176,6 +187,19 @@ struct RawRun {
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(extend("default" = "native"))]
     protocol: Protocol,
+    /// Keep the command running as a persistent worker: started on its
+    /// first event, it reads one JSON request per line on stdin (the
+    /// payload plus `request_id`) and answers one JSON line per request on
+    /// stdout (the protocol's output plus the same `request_id`). Default:
+    /// `false` (one process per event).
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = false))]
+    worker: bool,
+    /// Number of worker processes serving requests concurrently (each
+    /// handles one request at a time); needs `worker: true`. Default: 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 16), extend("default" = 1))]
+    pool: Option<u32>,
 }
 
 impl TryFrom<RawRun> for Run {
@@ -187,6 +211,21 @@ impl TryFrom<RawRun> for Run {
             (None, Some(_)) => return Err("`argv` must not be empty".to_owned()),
             _ => return Err("`run` needs exactly one of `command` and `argv`".to_owned()),
         };
+        let worker = match (raw.worker, raw.pool) {
+            (false, None) => None,
+            (false, Some(_)) => {
+                return Err("`pool` needs `worker: true`: only a worker has a pool".to_owned());
+            }
+            (true, pool) => match pool.unwrap_or(Run::DEFAULT_POOL) {
+                n @ 1..=Run::MAX_POOL => Some(n),
+                n => {
+                    return Err(format!(
+                        "`pool` is {n}, expected 1 to {} worker processes",
+                        Run::MAX_POOL
+                    ));
+                }
+            },
+        };
         Ok(Run {
             program,
             cwd: raw.cwd,
@@ -194,6 +233,7 @@ impl TryFrom<RawRun> for Run {
             timeout: raw.timeout,
             payload: raw.payload,
             protocol: raw.protocol,
+            worker,
         })
     }
 }
@@ -212,6 +252,8 @@ impl Serialize for Run {
             timeout: self.timeout,
             payload: self.payload,
             protocol: self.protocol,
+            worker: self.worker.is_some(),
+            pool: self.worker.filter(|n| *n != Run::DEFAULT_POOL),
         }
         .serialize(s)
     }
@@ -232,6 +274,12 @@ impl JsonSchema for Run {
         schema.insert(
             "oneOf".to_owned(),
             serde_json::json!([{"required": ["command"]}, {"required": ["argv"]}]),
+        );
+        // `pool` goes only with `worker: true`.
+        schema.insert("if".to_owned(), serde_json::json!({"required": ["pool"]}));
+        schema.insert(
+            "then".to_owned(),
+            serde_json::json!({"required": ["worker"], "properties": {"worker": {"const": true}}}),
         );
         schema
     }

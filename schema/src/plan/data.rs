@@ -341,6 +341,9 @@ pub struct RunSpec {
     pub payload: PayloadMode,
     /// Protocol.
     pub protocol: Protocol,
+    /// `Some(pool size)` for a persistent worker (`worker: true`), `None`
+    /// for one process per event.
+    pub worker: Option<u32>,
 }
 
 /// A rule's action.

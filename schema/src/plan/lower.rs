@@ -333,6 +333,7 @@ fn action(config: &Config, hook: &Hook) -> Result<ActionSpec, String> {
             timeout_ms: config.timeout(run).as_millis(),
             payload: config.payload(run),
             protocol: run.protocol,
+            worker: run.worker,
         }),
     })
 }

@@ -1,10 +1,12 @@
 //! The executor: preflight, spawn, concurrent stdin/stdout/stderr, deadline,
 //! termination, reaping.
 
+use std::ffi::OsStr;
 use std::future::Future;
 use std::io;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::pin::pin;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
@@ -326,7 +328,7 @@ impl Executor {
     }
 
     /// Preflight plus the `Command` to spawn.
-    fn command(&self, req: &ExecRequest) -> Result<Command, PreflightError> {
+    pub(crate) fn command(&self, req: &ExecRequest) -> Result<Command, PreflightError> {
         check_form(req)?;
         let cwd = resolve_cwd(&self.root, req.cwd.as_deref())?;
         let env = build_env(&req.env, |name| std::env::var_os(name))?;
@@ -341,8 +343,12 @@ impl Executor {
                 let Some((program, args)) = argv.split_first() else {
                     return Err(PreflightError::EmptyArgv);
                 };
-                let mut command = Command::new(program);
-                command.args(args);
+                let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v);
+                let mut command = match path.and_then(|p| lookup_program(program, p, &cwd)) {
+                    Some(resolved) => Command::new(resolved),
+                    None => Command::new(program),
+                };
+                command.arg0(program).args(args);
                 command
             }
         };
@@ -361,6 +367,29 @@ impl Executor {
             .kill_on_drop(true);
         Ok(command)
     }
+}
+
+/// The file a bare program name (no `/`) names in the child's `path`, the
+/// way `execvp` looks it up: the first regular file with an execute bit in
+/// the `:`-separated directories, in order (an empty entry and relative
+/// entries are relative to the child's `cwd`); `None` when `program`
+/// contains a `/` or no entry has it (the spawn then reports the error).
+///
+/// Resolving here is what keeps the spawn cheap: with a cleared
+/// environment and a bare name, the standard library cannot use
+/// `posix_spawnp` (it would search the parent's `PATH`) and falls back to
+/// `fork` + `exec`, which copies the agent's page tables on every hook; an
+/// absolute path keeps it on `posix_spawn` (`CLONE_VFORK`).
+fn lookup_program(program: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+    if program.contains('/') || program.is_empty() {
+        return None;
+    }
+    std::env::split_paths(path)
+        .map(|dir| cwd.join(dir).join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// Writes `payload` and one `"\n"`, then closes stdin. Any write error ends
@@ -408,5 +437,71 @@ fn signal_name(signal: i32) -> &'static str {
         14 => " (`SIGALRM`)",
         15 => " (`SIGTERM`)",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn write_program(path: &Path, body: &str, mode: u32) {
+        std::fs::write(path, body).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn a_bare_name_is_looked_up_like_execvp() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(a.join("prog")).unwrap(); // a directory: skipped
+        std::fs::create_dir(&b).unwrap();
+        write_program(&b.join("prog"), "", 0o644); // not executable: skipped
+        let c = dir.path().join("c");
+        std::fs::create_dir(&c).unwrap();
+        write_program(&c.join("prog"), "", 0o755);
+        let path = std::env::join_paths([&a, &b, &c]).unwrap();
+        assert_eq!(
+            lookup_program("prog", &path, dir.path()),
+            Some(c.join("prog"))
+        );
+        // Relative entries are relative to the child's cwd.
+        assert_eq!(
+            lookup_program("prog", OsStr::new("a:c"), dir.path()),
+            Some(c.join("prog"))
+        );
+        assert_eq!(lookup_program("./prog", &path, dir.path()), None);
+        assert_eq!(lookup_program("missing", &path, dir.path()), None);
+    }
+
+    #[tokio::test]
+    async fn the_exec_form_finds_its_program_in_the_childs_path_and_keeps_argv0() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        write_program(&bin.join("only-here"), "#!/bin/sh\necho \"$1\"\n", 0o755);
+        let executor = Executor::new(dir.path()).unwrap();
+        let mut req = ExecRequest::exec(["only-here", "arg"]);
+        req.timeout = Duration::from_secs(10);
+        // Not in the parent's PATH: only the child's has it.
+        req.env
+            .set
+            .push(("PATH".into(), format!("{}:/usr/bin:/bin", bin.display())));
+        let out = executor.run(&req, &CancellationToken::new()).await;
+        assert_eq!(out.status, ExecStatus::Exited(0), "{out:?}");
+        assert_eq!(out.stdout.bytes, b"arg\n");
+
+        // argv[0] stays the name the config gave.
+        let mut req = ExecRequest::exec(["sh", "-c", "printf '%s' \"$0\""]);
+        req.timeout = Duration::from_secs(10);
+        let out = executor.run(&req, &CancellationToken::new()).await;
+        assert_eq!(out.stdout.bytes, b"sh");
+
+        let mut req = ExecRequest::exec(["no-such-program-anywhere"]);
+        req.timeout = Duration::from_secs(10);
+        let out = executor.run(&req, &CancellationToken::new()).await;
+        let failure = out.status.failure().unwrap();
+        assert_eq!(failure.kind, FailureKind::SpawnFailed);
     }
 }

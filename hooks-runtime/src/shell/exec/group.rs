@@ -32,6 +32,11 @@ impl Running {
         }
     }
 
+    /// The direct child's pid (its group id), as recorded at spawn.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pgid.map(|p| p.as_raw_nonzero().get().unsigned_abs())
+    }
+
     /// Waits for the direct child to exit and reaps it (cancel-safe; once
     /// reaped, returns the same status again).
     pub(crate) async fn wait(&mut self) -> io::Result<ExitStatus> {

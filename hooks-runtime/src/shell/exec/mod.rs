@@ -14,6 +14,7 @@ mod group;
 mod outcome;
 pub(crate) mod preflight;
 mod read;
+pub(crate) mod worker;
 
 pub use command::{CommandForm, EnvSpec, ExecRequest};
 pub use env::{BASE_ENV, NEVER_INHERITED};

@@ -82,7 +82,9 @@ impl Call<'_> {
     }
 
     /// Runs the command through the session's executor with `built` on
-    /// stdin, under the session's cancellation token, then removes the
+    /// stdin, under the session's cancellation token (a worker hook sends
+    /// it as one request to its pool instead, see
+    /// [`ShellHookSpec::worker`](super::ShellHookSpec::worker)), then removes the
     /// payload-ref file (a failure to is a diagnostic). Keeps the output
     /// sizes for the record and report; returns what the executor saw.
     ///
@@ -90,8 +92,20 @@ impl Call<'_> {
     /// dropping the future removes it (and the executor kills the group).
     pub(super) async fn spawn(&mut self, built: BuiltPayload) -> ExecOutcome {
         let BuiltPayload { stdin, spill, .. } = built;
-        let req = self.exec_request(stdin, spill.as_ref());
-        let out = self.rt.executor.run(&req, &self.rt.cancel).await;
+        let out = match self.spec.worker {
+            Some(size) => {
+                let deadline = tokio::time::Instant::now() + self.spec.timeout;
+                let pool = self
+                    .rt
+                    .worker_pool(&self.spec.id, size, || self.exec_request(Vec::new(), None));
+                let cap = self.rt.limits.stdout_cap;
+                pool.request(&self.rt.executor, &stdin, deadline, cap).await
+            }
+            None => {
+                let req = self.exec_request(stdin, spill.as_ref());
+                self.rt.executor.run(&req, &self.rt.cancel).await
+            }
+        };
         self.output = Some(OutputSizes::from(&out));
         if let Some(spill) = spill {
             self.remove_spill(spill);

@@ -2,10 +2,12 @@
 //! records, activity sink, session directory, limits, secrets,
 //! cancellation) and its [`HookLimits`].
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::shell::activity::ActivitySink;
+use crate::shell::exec::worker::WorkerPool;
 use crate::shell::payload::{self, PayloadError, PayloadLimits};
 use crate::shell::records::RecordWriter;
 use crate::shell::redact::SecretSet;
@@ -73,6 +75,9 @@ pub struct ShellRuntime {
     pub(super) limits: HookLimits,
     pub(super) secrets: SecretSet,
     pub(super) cancel: CancellationToken,
+    /// The worker pools started so far, by hook id.
+    workers: Mutex<HashMap<Arc<str>, Arc<WorkerPool>>>,
+    worker_restart_limit: u32,
 }
 
 impl std::fmt::Debug for ShellRuntime {
@@ -81,6 +86,7 @@ impl std::fmt::Debug for ShellRuntime {
             .field("root", &self.executor.workspace_root())
             .field("session_dir", &self.session_dir)
             .field("limits", &self.limits)
+            .field("worker_restart_limit", &self.worker_restart_limit)
             .finish_non_exhaustive()
     }
 }
@@ -98,6 +104,76 @@ impl ShellRuntime {
             limits: HookLimits::default(),
             secrets: SecretSet::new(),
             cancel: CancellationToken::new(),
+            workers: Mutex::new(HashMap::new()),
+            worker_restart_limit: Self::DEFAULT_WORKER_RESTART_LIMIT,
+        }
+    }
+
+    /// How many times the processes of one worker pool are restarted after
+    /// failures (timeout, crash, invalid output) before its requests fail
+    /// as `spawn_failed` without starting anything: 3.
+    pub const DEFAULT_WORKER_RESTART_LIMIT: u32 = 3;
+
+    /// Sets how many restarts a worker pool gets
+    /// ([`DEFAULT_WORKER_RESTART_LIMIT`](Self::DEFAULT_WORKER_RESTART_LIMIT)).
+    #[must_use]
+    pub fn with_worker_restart_limit(mut self, limit: u32) -> Self {
+        self.worker_restart_limit = limit;
+        self
+    }
+
+    /// The pool of worker hook `id`, created (no process started) with
+    /// `launch` and `size` processes on first use.
+    pub(crate) fn worker_pool(
+        &self,
+        id: &Arc<str>,
+        size: u32,
+        launch: impl FnOnce() -> crate::ExecRequest,
+    ) -> Arc<WorkerPool> {
+        let mut pools = self.workers.lock().unwrap_or_else(PoisonError::into_inner);
+        let pool = pools.entry(Arc::clone(id)).or_insert_with(|| {
+            WorkerPool::new(
+                Arc::clone(id),
+                launch(),
+                size,
+                self.worker_restart_limit,
+                &self.cancel,
+            )
+        });
+        Arc::clone(pool)
+    }
+
+    /// How many worker pools are open (started lazily, on a worker hook's
+    /// first event, and closed by [`ShellRuntime::shutdown_workers`]).
+    pub fn open_workers(&self) -> usize {
+        self.workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Shuts every worker pool down (at `run_end`; a
+    /// [`Dispatcher`](crate::Dispatcher) does it after folding `run_end` or
+    /// `run_error`): waits for requests in flight, closes each process's
+    /// stdin, gives it 200 ms to exit, kills its process group and reaps
+    /// it. A later event of a worker hook starts a new pool. Cancelling the
+    /// runtime's token kills the processes at once, and dropping the
+    /// runtime kills their groups too.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future leaves the pools not yet reached to the drop
+    /// guards (their groups are killed when the runtime is dropped).
+    pub async fn shutdown_workers(&self) {
+        let pools: Vec<Arc<WorkerPool>> = self
+            .workers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+            .map(|(_, pool)| pool)
+            .collect();
+        for pool in pools {
+            pool.shutdown().await;
         }
     }
 

@@ -47,13 +47,19 @@ pub struct ShellHookSpec {
     /// The catalogue schema a rewrite by this hook must fit (a rewrite that
     /// does not is an `invalid_output` failure); `None`: not checked.
     pub rewrite_schema: Option<crate::RewriteSchema>,
+    /// `Some(n)`: run as a persistent worker with a pool of `n` processes,
+    /// kept by the [`ShellRuntime`](super::ShellRuntime) under the hook's id
+    /// (see the README's "Persistent workers" section for the line
+    /// protocol); `None`: one process per event.
+    pub worker: Option<u32>,
 }
 
 impl ShellHookSpec {
     /// A spec with defaults: no cwd, empty env, the config language's
     /// default timeout ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
     /// 30 s), `full` payload, `native` protocol, the phase's default failure
-    /// policy, `enforce`, no activity, no path settings, no rewrite schema.
+    /// policy, `enforce`, no activity, no path settings, no rewrite schema,
+    /// not a worker.
     pub fn new(id: impl Into<Arc<str>>, phase: Phase, form: CommandForm) -> Self {
         ShellHookSpec {
             id: id.into(),
@@ -69,6 +75,7 @@ impl ShellHookSpec {
             show_in_tui: false,
             tool_paths: None,
             rewrite_schema: None,
+            worker: None,
         }
     }
 }
