@@ -117,8 +117,14 @@ fn bench(c: &mut Criterion) {
                 let id = |engine: &str| BenchmarkId::new(format!("{}/{engine}", case.name()), n);
                 // Every engine decides the case as the policy says.
                 let blocked = |flow: Flow| !matches!(flow, Flow::Continue);
-                assert_eq!(blocked(table_flow(static_table, &ctx, &tool, &args)), case.hits());
-                assert_eq!(blocked(table_flow(&loaded, &ctx, &tool, &args)), case.hits());
+                assert_eq!(
+                    blocked(table_flow(static_table, &ctx, &tool, &args)),
+                    case.hits()
+                );
+                assert_eq!(
+                    blocked(table_flow(&loaded, &ctx, &tool, &args)),
+                    case.hits()
+                );
                 assert_eq!(
                     interpreted_decision(&engine, &tool, &args) != Decision::Continue,
                     case.hits()

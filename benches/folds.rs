@@ -12,7 +12,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use agent_hooks::runtime::{
-    ContextItem, FnHook, Flow, HookContext, HookStack, StepEvent, ToolOutcome,
+    ContextItem, Flow, FnHook, HookContext, HookStack, StepEvent, ToolOutcome,
 };
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use serde_json::json;

@@ -109,7 +109,12 @@ fn glob_regex(glob: &str) -> String {
 
 fn when_regexes(when: &Value, out: &mut Vec<(String, Regex)>) {
     for key in ["all", "any"] {
-        for w in when.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for w in when
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             when_regexes(w, out);
         }
     }
@@ -117,10 +122,16 @@ fn when_regexes(when: &Value, out: &mut Vec<(String, Regex)>) {
         when_regexes(inner, out);
     }
     if let Some(re) = when.get("matches").and_then(Value::as_str) {
-        out.push((re.to_owned(), Regex::new(re).expect("the policy's regex compiles")));
+        out.push((
+            re.to_owned(),
+            Regex::new(re).expect("the policy's regex compiles"),
+        ));
     }
     if let Some(g) = when.get("glob").and_then(Value::as_str) {
-        out.push((g.to_owned(), Regex::new(&glob_regex(g)).expect("the glob compiles")));
+        out.push((
+            g.to_owned(),
+            Regex::new(&glob_regex(g)).expect("the glob compiles"),
+        ));
     }
 }
 
@@ -148,10 +159,9 @@ impl Engine {
                     .flatten()
                     .map(|t| match t {
                         Value::String(glob) => Regex::new(&glob_regex(glob)),
-                        other => Regex::new(&format!(
-                            "^(?:{})$",
-                            other["regex"].as_str().unwrap_or("")
-                        )),
+                        other => {
+                            Regex::new(&format!("^(?:{})$", other["regex"].as_str().unwrap_or("")))
+                        }
                     })
                     .collect::<Result<Vec<_>, _>>()
                     .expect("the tool patterns compile");

@@ -32,7 +32,8 @@ pub(crate) enum Family {
 
 impl Family {
     /// The families the dispatch matrix compiles.
-    pub(crate) const MATRIX: [Family; 4] = [Family::Exact, Family::Glob, Family::Regex, Family::When];
+    pub(crate) const MATRIX: [Family; 4] =
+        [Family::Exact, Family::Glob, Family::Regex, Family::When];
 
     /// The file stem prefix (`exact`, `glob`, ...).
     pub(crate) fn name(self) -> &'static str {
@@ -64,7 +65,9 @@ impl Family {
             let matcher = match self.shape(i) {
                 Family::Exact => format!("    include_tools: [tool_{i}]\n"),
                 Family::Glob => format!("    include_tools: [\"mcp__s{i}__*\"]\n"),
-                Family::Regex => format!("    include_tools: [{{regex: \"web_{i}_(get|post)\"}}]\n"),
+                Family::Regex => {
+                    format!("    include_tools: [{{regex: \"web_{i}_(get|post)\"}}]\n")
+                }
                 Family::When | Family::Mixed => format!(
                     "    include_tools: [bash]\n    when: {{pointer: /command, matches: \"danger-{i};\"}}\n"
                 ),

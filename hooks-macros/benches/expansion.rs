@@ -36,7 +36,11 @@ fn bench(c: &mut Criterion) {
     for n in [10, 100, 1_000] {
         let file = format!("mixed_{n}.yaml");
         let out = expand(&file, &base).to_string();
-        assert!(!out.contains("compile_error"), "{}", &out[..out.len().min(2000)]);
+        assert!(
+            !out.contains("compile_error"),
+            "{}",
+            &out[..out.len().min(2000)]
+        );
         let dfa_bytes: usize = out
             .split("AlignAs { _align : [] , bytes : * b\"")
             .skip(1)

@@ -28,10 +28,7 @@ pub(crate) fn input(input: crate::parse::Input, base_dir: &Path) -> TokenStream 
     if let Some(e) = error {
         out.extend(e.into_compile_error());
     }
-    out.extend(warnings(
-        input.source.literal().span(),
-        &loaded.warnings,
-    ));
+    out.extend(warnings(input.source.literal().span(), &loaded.warnings));
     out
 }
 

@@ -29,7 +29,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 mod expand;
 mod load;
 mod parse;

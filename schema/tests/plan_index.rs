@@ -11,7 +11,14 @@ use hooks_schema::plan::{Facts, Plan, Subject};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const TOOLS: &[&str] = &["bash", "fs_read", "fs_write", "mcp__a__x", "mcp__b__y", "web_get"];
+const TOOLS: &[&str] = &[
+    "bash",
+    "fs_read",
+    "fs_write",
+    "mcp__a__x",
+    "mcp__b__y",
+    "web_get",
+];
 const TOOL_PATTERNS: &[&str] = &[
     "bash",
     "fs_read",
@@ -48,7 +55,8 @@ const STRINGS: &[&str] = &[
 ];
 
 fn when(leaves: &[(usize, usize)], shape: usize) -> String {
-    let leaf = |&(p, l): &(usize, usize)| format!("{{pointer: \"{}\", {}}}", POINTERS[p], LEAVES[l]);
+    let leaf =
+        |&(p, l): &(usize, usize)| format!("{{pointer: \"{}\", {}}}", POINTERS[p], LEAVES[l]);
     let items: Vec<String> = leaves.iter().map(leaf).collect();
     match (shape, items.as_slice()) {
         (_, []) => String::new(),
@@ -79,14 +87,16 @@ fn rule_spec() -> impl Strategy<Value = RuleSpec> {
         prop::collection::vec((0..POINTERS.len(), 0..LEAVES.len()), 0..4),
         0..5usize,
     )
-        .prop_map(|(user_prompt, enabled, include, exclude, leaves, shape)| RuleSpec {
-            user_prompt,
-            enabled,
-            include,
-            exclude,
-            leaves,
-            shape,
-        })
+        .prop_map(
+            |(user_prompt, enabled, include, exclude, leaves, shape)| RuleSpec {
+                user_prompt,
+                enabled,
+                include,
+                exclude,
+                leaves,
+                shape,
+            },
+        )
 }
 
 fn yaml(rules: &[RuleSpec]) -> String {

@@ -171,10 +171,7 @@ fn candidates(index: &PhaseIndex, count: usize, facts: &Facts<'_>) -> Words {
     match facts.tool {
         Some(name) => {
             index.any_tool.or_into(&mut tool);
-            if let Ok(at) = index
-                .tools
-                .binary_search_by(|(n, _)| n.as_ref().cmp(name))
-            {
+            if let Ok(at) = index.tools.binary_search_by(|(n, _)| n.as_ref().cmp(name)) {
                 index.tools[at].1.or_into(&mut tool);
             }
             for group in index.tool_patterns.iter() {
@@ -280,10 +277,7 @@ impl Plan {
     /// The indices into [`Plan::rules`] of the enabled rules that match
     /// `facts`, in declared order, each judged on `facts` as given. Never
     /// allocates for phases of up to 1,024 enabled rules.
-    pub fn matching<'p, 'e>(
-        &'p self,
-        facts: Facts<'e>,
-    ) -> impl Iterator<Item = u32> + use<'p, 'e> {
+    pub fn matching<'p, 'e>(&'p self, facts: Facts<'e>) -> impl Iterator<Item = u32> + use<'p, 'e> {
         let mut cursor = Cursor::new(self, facts.phase);
         std::iter::from_fn(move || cursor.next(&facts))
     }
@@ -321,9 +315,7 @@ pub(super) fn build(
                         None => names.push((name.to_owned(), vec![position])),
                     },
                     None => tool_patterns.push(Pattern {
-                        regex: pattern
-                            .to_regex()
-                            .map_err(|m| err("/include_tools", m))?,
+                        regex: pattern.to_regex().map_err(|m| err("/include_tools", m))?,
                         anchored: true,
                         position,
                     }),
@@ -391,10 +383,7 @@ fn gate_leaf(p: &Predicate) -> Option<(&str, Result<(String, bool), String>)> {
 /// `patterns` in as few multi-pattern DFAs as the size limit allows: all in
 /// one, else split in halves until each half fits. A lone pattern comes
 /// from `cache` (validation built it already).
-fn groups(
-    patterns: &[Pattern],
-    cache: &mut DfaCache,
-) -> Result<Vec<PatternGroup>, (u32, String)> {
+fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup>, (u32, String)> {
     if patterns.is_empty() {
         return Ok(Vec::new());
     }
@@ -428,7 +417,6 @@ fn groups(
         positions: patterns.iter().map(|p| p.position).collect(),
     }])
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -497,7 +485,10 @@ hooks:
         assert_eq!(positions(&plan, &tool("bash", &loud)), [0, 3, 4, 5]);
         assert_eq!(positions(&plan, &tool("zsh", &loud)), [3, 4]);
         assert_eq!(positions(&plan, &tool("mcp__a", &quiet)), [2]);
-        assert_eq!(positions(&plan, &tool("tool_y", &quiet)), Vec::<usize>::new());
+        assert_eq!(
+            positions(&plan, &tool("tool_y", &quiet)),
+            Vec::<usize>::new()
+        );
         // A non-string value misses every `matches` / `glob` gate.
         let number = json!({"command": 7, "path": 8});
         assert_eq!(positions(&plan, &tool("bash", &number)), [0, 5]);

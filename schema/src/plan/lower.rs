@@ -8,11 +8,11 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::index::PhaseIndex;
 use super::data::{
     ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
     Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
 };
+use super::index::PhaseIndex;
 use crate::automata::{self, OwnedDfa, Search};
 use crate::config::{
     Action, ArgTest, Config, Hook, Predicate, Program, RewriteOp, ToolChoice, ToolChoiceMode,
@@ -135,10 +135,7 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
     }
     let mut index = Vec::with_capacity(Phase::COUNT);
     for enabled in &phases {
-        let hooks: Vec<&Hook> = enabled
-            .iter()
-            .map(|&i| &config.hooks[i as usize])
-            .collect();
+        let hooks: Vec<&Hook> = enabled.iter().map(|&i| &config.hooks[i as usize]).collect();
         index.push(
             super::index::build(&hooks, cache).map_err(|(pos, key, message)| {
                 let i = enabled.get(pos).map_or(0, |&i| i as usize);
@@ -151,14 +148,12 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
             })?,
         );
     }
-    let index: [PhaseIndex; Phase::COUNT] = index
-        .try_into()
-        .map_err(|_| LowerError {
-            index: 0,
-            hook: String::new(),
-            pointer: String::new(),
-            message: "internal: one index per phase".to_owned(),
-        })?;
+    let index: [PhaseIndex; Phase::COUNT] = index.try_into().map_err(|_| LowerError {
+        index: 0,
+        hook: String::new(),
+        pointer: String::new(),
+        message: "internal: one index per phase".to_owned(),
+    })?;
     let tool_paths = config
         .tool_settings
         .iter()
