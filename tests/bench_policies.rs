@@ -1,5 +1,6 @@
 //! The policies the dispatch benches compile (`benches/policies/*.yaml`)
-//! are the generator's output (`benches/policies/mod.rs`), and valid.
+//! are the generator's output (`benches/policies/mod.rs`); the dispatch
+//! matrix checks that each loads and decides as intended.
 //! `UPDATE_FIXTURES=1 cargo test --test bench_policies` rewrites them.
 
 #[path = "../benches/policies/mod.rs"]
@@ -25,9 +26,6 @@ fn committed_policies_are_the_generators_output() {
                 "{} is stale: run `UPDATE_FIXTURES=1 cargo test --test bench_policies`",
                 path.display()
             );
-            let table = agent_hooks::runtime::Table::load_str(&yaml, &family.file(n))
-                .expect("the policy loads");
-            assert_eq!(table.rules().len(), n);
         }
     }
 }
