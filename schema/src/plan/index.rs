@@ -365,10 +365,13 @@ pub(super) fn build(
     })
 }
 
+/// A gate leaf's regex and whether it is anchored, or why it has none.
+type LeafRegex = Result<(String, bool), String>;
+
 /// The leaf a rule's `when` cannot hold without, as its pointer, the regex
 /// of its test (a glob as its anchored regex) and whether that regex is
 /// anchored: a `matches` or `glob` at the top or, recursively, under `all`.
-fn gate_leaf(p: &Predicate) -> Option<(&str, Result<(String, bool), String>)> {
+fn gate_leaf(p: &Predicate) -> Option<(&str, LeafRegex)> {
     match p {
         Predicate::Arg { pointer, test } => match test {
             ArgTest::Matches(re) => Some((pointer, Ok((re.clone(), false)))),
