@@ -108,7 +108,8 @@ fn bench(c: &mut Criterion) {
     for family in Family::MATRIX {
         for n in SIZES {
             let source = family.yaml(n);
-            let loaded = Table::load_str(&source, &family.file(n)).expect("the policy loads");
+            let name = format!("benches/policies/{}", family.file(n));
+            let loaded = Table::load_str(&source, &name).expect("the policy loads");
             let engine = Engine::load(&source);
             let static_table = compiled(family, n);
             assert_eq!(static_table.plan(), loaded.plan(), "{family:?} {n}");
