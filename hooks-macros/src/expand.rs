@@ -6,7 +6,7 @@
 //! caller's), and the table is a `static` built with the runtime's
 //! `Table::from_plan`. All paths go through `<crate>::__private`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hooks_schema::plan::Plan;
 use proc_macro2::{Span, TokenStream};
@@ -14,6 +14,23 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
 use crate::quote_plan::{Gen, Quote};
+
+/// The whole expansion for a parsed input: the type and table, or the
+/// errors plus a stub type with an empty table.
+pub(crate) fn input(input: crate::parse::Input, base_dir: &Path) -> TokenStream {
+    let p = &input.krate;
+    let loaded = crate::load::load(&input.source, base_dir);
+    let (items, error) = match &loaded.plan {
+        Ok(plan) => (table(p, plan), None),
+        Err(e) => (empty_table(p, &loaded.display), Some(e.clone())),
+    };
+    let mut out = wrap(p, &input.name, &loaded.display, items, &loaded.tracked);
+    if let Some(e) = error {
+        out.extend(e.into_compile_error());
+    }
+    out.extend(warnings(input.source.literal().span(), &loaded.warnings));
+    out
+}
 
 /// The `static` table of `plan`: its items, then `static __TABLE`.
 ///

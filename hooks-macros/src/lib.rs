@@ -29,8 +29,6 @@
 
 use std::path::{Path, PathBuf};
 
-use proc_macro2::TokenStream;
-
 mod expand;
 mod load;
 mod parse;
@@ -42,7 +40,7 @@ pub fn hooks_impl(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     match syn::parse::<parse::Input>(input) {
         Ok(input) => {
             let base = base_dir(&input.source);
-            expand_input(input, &base).into()
+            expand::input(input, &base).into()
         }
         Err(e) => e.into_compile_error().into(),
     }
@@ -67,26 +65,6 @@ fn base_dir(source: &parse::Source) -> PathBuf {
     from_span
         .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("."))
-}
-
-/// The whole expansion for a parsed input: the type and table, or the
-/// errors plus a stub type with an empty table.
-fn expand_input(input: parse::Input, base_dir: &Path) -> TokenStream {
-    let p = &input.krate;
-    let loaded = load::load(&input.source, base_dir);
-    let (items, error) = match &loaded.plan {
-        Ok(plan) => (expand::table(p, plan), None),
-        Err(e) => (expand::empty_table(p, &loaded.display), Some(e.clone())),
-    };
-    let mut out = expand::wrap(p, &input.name, &loaded.display, items, &loaded.tracked);
-    if let Some(e) = error {
-        out.extend(e.into_compile_error());
-    }
-    out.extend(expand::warnings(
-        input.source.literal().span(),
-        &loaded.warnings,
-    ));
-    out
 }
 
 #[cfg(test)]

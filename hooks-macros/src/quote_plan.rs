@@ -8,10 +8,13 @@
 //! alignment for both byte orders. All paths go through `<crate>::__private`.
 
 use hooks_schema::plan::{
-    ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-    Role, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+    ActionSpec, Bits, ContextItem, Dfa, Gate, Json, List, PatchSpec, PatternGroup, PhaseIndex,
+    Plan, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Test, Text, ToolChoiceSpec,
+    ToolPaths, ToolSchema, ToolSet,
 };
 use hooks_schema::{FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
+use std::collections::HashMap;
+
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
@@ -22,6 +25,10 @@ pub(crate) struct Gen {
     p: TokenStream,
     items: Vec<TokenStream>,
     next: usize,
+    /// The `StaticDfa` already emitted for each DFA (by its little-endian
+    /// bytes): a DFA the plan holds twice (a rule's own and its phase
+    /// index's, or one regex on several rules) is embedded once.
+    dfas: HashMap<Vec<u8>, Ident>,
 }
 
 impl Gen {
@@ -30,6 +37,7 @@ impl Gen {
             p: p.clone(),
             items: Vec::new(),
             next: 0,
+            dfas: HashMap::new(),
         }
     }
 
@@ -213,9 +221,13 @@ impl Quote for Dfa {
                 "`hooks!` internal error: the lowering returned an embedded DFA"
             ));
         };
+        let (le, le_pad) = dfa.to_bytes_little_endian();
+        if let Some(name) = g.dfas.get(&le[le_pad..]) {
+            return quote!(#p::Dfa::Static(&#name));
+        }
         let bytes = g.name("B");
         let name = g.name("D");
-        let (le, le_pad) = dfa.to_bytes_little_endian();
+        g.dfas.insert(le[le_pad..].to_vec(), name.clone());
         let (be, be_pad) = dfa.to_bytes_big_endian();
         let (le, be) = (&le[le_pad..], &be[be_pad..]);
         let (le_n, be_n) = (le.len(), be.len());
@@ -635,6 +647,74 @@ impl Quote for Limits {
     }
 }
 
+impl Quote for Bits {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::Bits)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let Bits { offset, words } = self;
+        let (offset, words) = (offset.quote(g), words.quote(g));
+        quote!(#p::Bits { offset: #offset, words: #words })
+    }
+}
+
+impl Quote for PatternGroup {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::PatternGroup)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let PatternGroup {
+            dfa,
+            anchored,
+            positions,
+        } = self;
+        let (dfa, anchored, positions) = (dfa.quote(g), anchored.quote(g), positions.quote(g));
+        quote!(#p::PatternGroup { dfa: #dfa, anchored: #anchored, positions: #positions })
+    }
+}
+
+impl Quote for Gate {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::Gate)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let Gate { pointer, groups } = self;
+        let (pointer, groups) = (pointer.quote(g), groups.quote(g));
+        quote!(#p::Gate { pointer: #pointer, groups: #groups })
+    }
+}
+
+impl Quote for PhaseIndex {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::PhaseIndex)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let PhaseIndex {
+            any_tool,
+            tools,
+            tool_patterns,
+            ungated,
+            gates,
+        } = self;
+        let any_tool = any_tool.quote(g);
+        let tools = tools.quote(g);
+        let tool_patterns = tool_patterns.quote(g);
+        let ungated = ungated.quote(g);
+        let gates = gates.quote(g);
+        quote!(#p::PhaseIndex {
+            any_tool: #any_tool,
+            tools: #tools,
+            tool_patterns: #tool_patterns,
+            ungated: #ungated,
+            gates: #gates,
+        })
+    }
+}
+
 impl Quote for Plan {
     fn ty(p: &TokenStream) -> TokenStream {
         quote!(#p::Plan)
@@ -645,6 +725,7 @@ impl Quote for Plan {
             source,
             rules,
             phases,
+            index,
             tool_paths,
             tool_schemas,
             limits,
@@ -652,6 +733,7 @@ impl Quote for Plan {
         let source = source.quote(g);
         let rules = rules.quote(g);
         let phases: Vec<TokenStream> = phases.iter().map(|l| l.quote(g)).collect();
+        let index: Vec<TokenStream> = index.iter().map(|i| i.quote(g)).collect();
         let tool_paths = tool_paths.quote(g);
         let tool_schemas = tool_schemas.quote(g);
         let limits = limits.quote(g);
@@ -659,6 +741,7 @@ impl Quote for Plan {
             source: #source,
             rules: #rules,
             phases: [#(#phases),*],
+            index: [#(#index),*],
             tool_paths: #tool_paths,
             tool_schemas: #tool_schemas,
             limits: #limits,

@@ -7,7 +7,7 @@ use super::*;
 
 fn expand_str(input: &str, base: &Path) -> String {
     let input: parse::Input = syn::parse_str(input).expect("input parses");
-    expand_input(input, base).to_string()
+    expand::input(input, base).to_string()
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn expansion_of_a_thousand_rules_is_measured() {
     let input = format!("::rt::__private; inline = {yaml:?}");
     let parsed: parse::Input = syn::parse_str(&input).expect("input parses");
     let start = Instant::now();
-    let tokens = expand_input(parsed, Path::new("."));
+    let tokens = expand::input(parsed, Path::new("."));
     let elapsed = start.elapsed();
     let out = tokens.to_string();
     assert!(

@@ -185,6 +185,7 @@ pub mod __private {
         ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
         Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
     };
+    pub use hooks_schema::plan::{Bits, Gate, PatternGroup, PhaseIndex};
     pub use hooks_schema::{
         FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
     };

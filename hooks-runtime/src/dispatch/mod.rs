@@ -20,7 +20,14 @@
 //!    `false` so a [`HookStack`](crate::HookStack) does not even call the table;
 //! 2. each rule of `p`, in declared order, matches when the event's tool is
 //!    included (exact names by string comparison, other patterns by DFA) and
-//!    not excluded, and its `when` holds. Pointers address the tool's
+//!    not excluded, and its `when` holds. Only the rules the plan's index
+//!    names as candidates are tested ([`PhaseIndex`](hooks_schema::plan::PhaseIndex)):
+//!    those without `include_tools` or naming the tool (a binary search of
+//!    the exact names, one search of a multi-pattern DFA over the phase's
+//!    other tool patterns), whose `when` leaf on a pointer, if they have
+//!    one, matches (one search per pointer of a multi-pattern DFA over the
+//!    phase's leaves). A miss therefore costs the same at 10 rules as at
+//!    1,000 rules on other tools. Pointers address the tool's
 //!    arguments (`before_tool`), its result (`after_tool`), the request
 //!    (`before_completion`) or response (`after_completion`,
 //!    `stream_finish`); on text events (prompt, deltas, reasoning, assistant
@@ -44,7 +51,8 @@
 //! # Allocation
 //!
 //! Selecting rules ([`Table::matching`], [`Rule::matches`](hooks_schema::plan::Rule::matches)) never
-//! allocates: tool names, pointers (pre-split, unescaped at build time),
+//! allocates for phases of up to 1,024 enabled rules (the index's candidate
+//! set is inline up to that size): tool names, pointers (pre-split, unescaped at build time),
 //! `equals` literals ([`Json`](hooks_schema::plan::Json)) and DFAs are all compared in place.
 //!
 //! Answering an event ([`AgentHook::on_event`](crate::AgentHook::on_event),

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
+use super::index::PhaseIndex;
 use crate::config::Limits;
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
@@ -442,6 +443,9 @@ pub struct Plan {
     /// For the phase at index `p` of [`Phase::ALL`] ([`Phase::index`]),
     /// the indices into `rules` of its *enabled* rules in declared order.
     pub phases: [List<u32>; Phase::COUNT],
+    /// For the phase at index `p`, the index of its enabled rules by tool
+    /// and by `when` leaf, over their positions in `phases[p]`.
+    pub index: [PhaseIndex; Phase::COUNT],
     /// `tool_settings`, in key order.
     pub tool_paths: List<ToolPaths>,
     /// The tool catalogue the config was checked against, in name order
@@ -470,6 +474,7 @@ impl Plan {
             source: Cow::Borrowed(source),
             rules: List::EMPTY,
             phases: [const { List::EMPTY }; Phase::COUNT],
+            index: [const { PhaseIndex::EMPTY }; Phase::COUNT],
             tool_paths: List::EMPTY,
             tool_schemas: List::EMPTY,
             limits: Limits::DEFAULT,

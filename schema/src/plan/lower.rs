@@ -12,6 +12,7 @@ use super::data::{
     ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
     Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
 };
+use super::index::PhaseIndex;
 use crate::automata::{self, OwnedDfa, Search};
 use crate::config::{
     Action, ArgTest, Config, Hook, Predicate, Program, RewriteOp, ToolChoice, ToolChoiceMode,
@@ -79,6 +80,11 @@ impl DfaCache {
         self.built.is_empty()
     }
 
+    /// Counts a DFA built outside [`DfaCache::build`] (a pattern group).
+    pub(super) fn count_build(&mut self) {
+        self.builds += 1;
+    }
+
     fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, String> {
         Ok(Dfa::Owned(Box::new(self.build(regex, search)?.clone())))
     }
@@ -103,8 +109,9 @@ pub struct LowerError {
 /// Lowers a validated config into its dispatch plan: defaults applied
 /// (timeouts, payload modes, failure policies), pointers split and
 /// unescaped, every pattern compiled into its DFA once (taken from `cache`
-/// when validation built it already), rules indexed per phase. `source`
-/// names the config in the plan.
+/// when validation built it already), rules indexed per phase (and, within
+/// a phase, by tool and by `when` leaf: [`PhaseIndex`]). `source` names the
+/// config in the plan.
 ///
 /// # Errors
 ///
@@ -126,6 +133,27 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
         }
         rules.push(rule);
     }
+    let mut index = Vec::with_capacity(Phase::COUNT);
+    for enabled in &phases {
+        let hooks: Vec<&Hook> = enabled.iter().map(|&i| &config.hooks[i as usize]).collect();
+        index.push(
+            super::index::build(&hooks, cache).map_err(|(pos, key, message)| {
+                let i = enabled.get(pos).map_or(0, |&i| i as usize);
+                LowerError {
+                    index: i,
+                    hook: config.hooks[i].id.clone(),
+                    pointer: format!("/hooks/{i}{key}"),
+                    message,
+                }
+            })?,
+        );
+    }
+    let index: [PhaseIndex; Phase::COUNT] = index.try_into().map_err(|_| LowerError {
+        index: 0,
+        hook: String::new(),
+        pointer: String::new(),
+        message: "internal: one index per phase".to_owned(),
+    })?;
     let tool_paths = config
         .tool_settings
         .iter()
@@ -140,6 +168,7 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
         source: owned(source),
         rules: List::Owned(rules),
         phases: phases.map(List::Owned),
+        index,
         tool_paths,
         tool_schemas: List::EMPTY,
         limits: config.limits,
@@ -395,13 +424,15 @@ hooks:
         let validated = cache.builds();
         assert!(validated >= 5, "{cache:?}");
         let plan = lower(&config, "h.yaml", &mut cache).expect("lowers");
-        // Only the two-pattern tool group of `b` is new.
-        assert_eq!(cache.builds(), validated + 1);
+        // New: the two-pattern tool group of `b`, and the phase index's
+        // group of the three tool patterns and of the two `/command` leaves.
+        assert_eq!(cache.builds(), validated + 3);
         assert_eq!(plan.rules.len(), 2);
-        // A cold lowering builds the four DFAs of the plan: `mcp__*`, the
-        // group of `b`, the `matches` regex shared by both rules, the glob.
+        // A cold lowering builds the six DFAs of the plan: `mcp__*`, the
+        // group of `b`, the `matches` regex shared by both rules, the glob,
+        // and the index's two groups.
         let mut cold = DfaCache::default();
         assert_eq!(lower(&config, "h.yaml", &mut cold).expect("lowers"), plan);
-        assert_eq!(cold.builds(), 4);
+        assert_eq!(cold.builds(), 6);
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! `lower` applies the config's defaults, splits and unescapes pointers,
 //! compiles every glob and regex into a dense DFA and indexes the enabled
-//! rules per phase. The types are the runtime's own dispatch-table types:
+//! rules per phase, by tool and by `when` leaf ([`PhaseIndex`]), so that
+//! an event visits only the rules that can match it ([`Cursor`]). The types are the runtime's own dispatch-table types:
 //! every text is a [`Text`] (`Cow<'static, str>`) and every sequence a
 //! [`List`] (a `'static` slice or a `Vec`), so one [`Plan`] type holds both a
 //! compiled-in and a loaded table, and two plans of one config compare equal
@@ -16,6 +17,7 @@
 
 mod data;
 mod eval;
+mod index;
 mod lower;
 
 pub use data::{
@@ -23,4 +25,5 @@ pub use data::{
     Role, Rule, RunSpec, StaticDfa, Test, Text, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
 };
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
+pub use index::{Bits, Cursor, Gate, PatternGroup, PhaseIndex};
 pub use lower::{DfaCache, LowerError, json, lower};

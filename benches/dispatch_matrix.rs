@@ -1,0 +1,163 @@
+//! The dispatch matrix: one `before_tool` event per iteration through 1,
+//! 10, 100 and 1,000 generated rules (`benches/policies/`), for a miss and
+//! for a hit through an exact tool name, a tool glob, a tool regex and a
+//! `when` regex, on three engines: the table `hooks!` compiled into the
+//! binary, the same config loaded at run time ([`Table::load_str`]), and an
+//! interpreted engine (`benches/interpreted/`). Before timing, it prints the
+//! heap allocations per event of each engine (`allocation-counter`).
+//!
+//! Run with `cargo bench --bench dispatch_matrix`.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+#[path = "interpreted/mod.rs"]
+mod interpreted;
+#[path = "policies/mod.rs"]
+mod policies;
+
+use interpreted::{Decision, Engine, Event};
+use policies::{Case, Family, SIZES};
+
+agent_hooks::hooks!(name = Exact1, "policies/exact_1.yaml");
+agent_hooks::hooks!(name = Exact10, "policies/exact_10.yaml");
+agent_hooks::hooks!(name = Exact100, "policies/exact_100.yaml");
+agent_hooks::hooks!(name = Exact1000, "policies/exact_1000.yaml");
+agent_hooks::hooks!(name = Glob1, "policies/glob_1.yaml");
+agent_hooks::hooks!(name = Glob10, "policies/glob_10.yaml");
+agent_hooks::hooks!(name = Glob100, "policies/glob_100.yaml");
+agent_hooks::hooks!(name = Glob1000, "policies/glob_1000.yaml");
+agent_hooks::hooks!(name = Regex1, "policies/regex_1.yaml");
+agent_hooks::hooks!(name = Regex10, "policies/regex_10.yaml");
+agent_hooks::hooks!(name = Regex100, "policies/regex_100.yaml");
+agent_hooks::hooks!(name = Regex1000, "policies/regex_1000.yaml");
+agent_hooks::hooks!(name = When1, "policies/when_1.yaml");
+agent_hooks::hooks!(name = When10, "policies/when_10.yaml");
+agent_hooks::hooks!(name = When100, "policies/when_100.yaml");
+agent_hooks::hooks!(name = When1000, "policies/when_1000.yaml");
+
+/// The table `hooks!` compiled for `family` at `n` rules.
+fn compiled(family: Family, n: usize) -> &'static Table {
+    match (family, n) {
+        (Family::Exact, 1) => Exact1::table(),
+        (Family::Exact, 10) => Exact10::table(),
+        (Family::Exact, 100) => Exact100::table(),
+        (Family::Exact, 1000) => Exact1000::table(),
+        (Family::Glob, 1) => Glob1::table(),
+        (Family::Glob, 10) => Glob10::table(),
+        (Family::Glob, 100) => Glob100::table(),
+        (Family::Glob, 1000) => Glob1000::table(),
+        (Family::Regex, 1) => Regex1::table(),
+        (Family::Regex, 10) => Regex10::table(),
+        (Family::Regex, 100) => Regex100::table(),
+        (Family::Regex, 1000) => Regex1000::table(),
+        (Family::When, 1) => When1::table(),
+        (Family::When, 10) => When10::table(),
+        (Family::When, 100) => When100::table(),
+        (Family::When, 1000) => When1000::table(),
+        _ => panic!("no compiled policy {family:?} {n}"),
+    }
+}
+
+fn poll_ready<F: Future>(future: F) -> F::Output {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("declarative dispatch returned `Pending`"),
+    }
+}
+
+fn table_flow(table: &Table, ctx: &HookContext, tool: &str, args: &serde_json::Value) -> Flow {
+    poll_ready(table.on_event(
+        ctx,
+        StepEvent::BeforeTool {
+            tool_name: tool,
+            call_id: "c",
+            args,
+        },
+    ))
+}
+
+fn interpreted_decision(engine: &Engine, tool: &str, args: &serde_json::Value) -> Decision {
+    engine.dispatch(&Event {
+        phase: "before_tool",
+        tool,
+        args,
+    })
+}
+
+/// Heap allocations per event over `EVENTS` events.
+fn allocations(mut f: impl FnMut()) -> f64 {
+    const EVENTS: u64 = 1_000;
+    let counted = allocation_counter::measure(|| {
+        for _ in 0..EVENTS {
+            f();
+        }
+    });
+    counted.count_total as f64 / EVENTS as f64
+}
+
+fn bench(c: &mut Criterion) {
+    let ctx = HookContext::new("bench");
+    let mut group = c.benchmark_group("dispatch");
+    for family in Family::MATRIX {
+        for n in SIZES {
+            let source = family.yaml(n);
+            let name = format!("benches/policies/{}", family.file(n));
+            let loaded = Table::load_str(&source, &name).expect("the policy loads");
+            let engine = Engine::load(&source);
+            let static_table = compiled(family, n);
+            assert_eq!(static_table.plan(), loaded.plan(), "{family:?} {n}");
+            for case in Case::ALL.into_iter().filter(|c| c.family() == family) {
+                let (tool, args) = case.event(n);
+                let id = |engine: &str| BenchmarkId::new(format!("{}/{engine}", case.name()), n);
+                // Every engine decides the case as the policy says.
+                let blocked = |flow: Flow| !matches!(flow, Flow::Continue);
+                assert_eq!(
+                    blocked(table_flow(static_table, &ctx, &tool, &args)),
+                    case.hits()
+                );
+                assert_eq!(
+                    blocked(table_flow(&loaded, &ctx, &tool, &args)),
+                    case.hits()
+                );
+                assert_eq!(
+                    interpreted_decision(&engine, &tool, &args) != Decision::Continue,
+                    case.hits()
+                );
+                println!(
+                    "allocations/event {} n={n}: compiled {} loaded {} interpreted {}",
+                    case.name(),
+                    allocations(|| drop(black_box(table_flow(static_table, &ctx, &tool, &args)))),
+                    allocations(|| drop(black_box(table_flow(&loaded, &ctx, &tool, &args)))),
+                    allocations(|| drop(black_box(interpreted_decision(&engine, &tool, &args)))),
+                );
+                group.bench_function(id("compiled"), |b| {
+                    b.iter(|| table_flow(static_table, &ctx, black_box(&tool), black_box(&args)))
+                });
+                group.bench_function(id("loaded"), |b| {
+                    b.iter(|| table_flow(&loaded, &ctx, black_box(&tool), black_box(&args)))
+                });
+                group.bench_function(id("interpreted"), |b| {
+                    b.iter(|| interpreted_decision(&engine, black_box(&tool), black_box(&args)))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(600))
+        .sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);

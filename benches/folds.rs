@@ -1,0 +1,124 @@
+//! `HookStack` folds of 1, 10 and 100 in-process hooks per event kind: hooks
+//! that let the event through (`Continue`, the common case), and on
+//! `user_prompt` hooks that each inject a context item (merged by the fold).
+//! Before timing, it prints the heap allocations per fold.
+//!
+//! Run with `cargo bench --bench folds`.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use agent_hooks::runtime::{
+    ContextItem, Flow, FnHook, HookContext, HookStack, StepEvent, ToolOutcome,
+};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use serde_json::json;
+
+const SIZES: [usize; 3] = [1, 10, 100];
+
+fn poll_ready<F: Future>(future: F) -> F::Output {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("an in-process fold returned `Pending`"),
+    }
+}
+
+fn stack(n: usize, flow: fn() -> Flow) -> HookStack {
+    let mut stack = HookStack::new();
+    for i in 0..n {
+        stack.push(format!("hook-{i}"), FnHook::new(move |_, _| flow()));
+    }
+    stack
+}
+
+fn inject() -> Flow {
+    Flow::InjectContext([ContextItem::user_static("note")].into_iter().collect())
+}
+
+fn allocations(mut f: impl FnMut()) -> f64 {
+    const FOLDS: u64 = 1_000;
+    let counted = allocation_counter::measure(|| {
+        for _ in 0..FOLDS {
+            f();
+        }
+    });
+    counted.count_total as f64 / FOLDS as f64
+}
+
+fn bench(c: &mut Criterion) {
+    let ctx = HookContext::new("bench");
+    let args = json!({"command": "cargo build"});
+    let result = json!({"stdout": "ok"});
+    let request = json!({"messages": [{"role": "user", "content": "hi"}]});
+    let outcome = ToolOutcome::Success;
+    let events: [(&str, StepEvent<'_>); 6] = [
+        (
+            "before_tool",
+            StepEvent::BeforeTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &args,
+            },
+        ),
+        (
+            "after_tool",
+            StepEvent::AfterTool {
+                tool_name: "bash",
+                call_id: "c",
+                args: &args,
+                original_args: &args,
+                result: &result,
+                outcome: &outcome,
+            },
+        ),
+        ("user_prompt", StepEvent::UserPrompt { prompt: "hi" }),
+        (
+            "before_completion",
+            StepEvent::BeforeCompletion { request: &request },
+        ),
+        ("text_delta", StepEvent::TextDelta { delta: "x" }),
+        (
+            "run_end",
+            StepEvent::RunEnd {
+                output: "done",
+                reason: "other",
+            },
+        ),
+    ];
+    let mut group = c.benchmark_group("fold");
+    for n in SIZES {
+        let quiet = stack(n, || Flow::Continue);
+        for (name, event) in events {
+            println!(
+                "allocations/fold {name}/continue n={n}: {}",
+                allocations(|| drop(black_box(poll_ready(quiet.fold(&ctx, event)))))
+            );
+            group.bench_function(BenchmarkId::new(format!("{name}/continue"), n), |b| {
+                b.iter(|| poll_ready(quiet.fold(&ctx, black_box(event))))
+            });
+        }
+        let injecting = stack(n, inject);
+        let prompt = StepEvent::UserPrompt { prompt: "hi" };
+        println!(
+            "allocations/fold user_prompt/inject n={n}: {}",
+            allocations(|| drop(black_box(poll_ready(injecting.fold(&ctx, prompt)))))
+        );
+        group.bench_function(BenchmarkId::new("user_prompt/inject", n), |b| {
+            b.iter(|| poll_ready(injecting.fold(&ctx, black_box(prompt))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(600))
+        .sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);
