@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
-use crate::config::Limits;
+use crate::config::{HttpProtocol, Limits};
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
 /// Text of a plan, of flows, patches and context items: borrowed from
@@ -343,11 +343,32 @@ pub struct RunSpec {
     pub protocol: Protocol,
 }
 
+/// An `http` action, with the config's defaults applied.
+#[derive(Debug, PartialEq)]
+pub struct HttpSpec {
+    /// The URL POSTed to (checked: `http`/`https`, a host).
+    pub url: Text,
+    /// Header names and value templates (`${NAME}` references), in name order.
+    pub headers: List<(Text, Text)>,
+    /// The variables header values may reference; their values are secrets.
+    pub env: List<Text>,
+    /// Effective timeout in milliseconds.
+    pub timeout_ms: u64,
+    /// Effective payload mode.
+    pub payload: PayloadMode,
+    /// Protocol.
+    pub protocol: HttpProtocol,
+    /// Whether redirects are followed.
+    pub follow_redirects: bool,
+}
+
 /// A rule's action.
 #[derive(Debug, PartialEq)]
 pub enum ActionSpec {
     /// `run`: through the shared shell runtime.
     Run(RunSpec),
+    /// `http`: POSTed through the shared shell runtime's HTTP client.
+    Http(HttpSpec),
     /// `block: {reason}`: the tool does not run.
     Block(Text),
     /// `patch`: a request patch.
@@ -366,15 +387,16 @@ pub enum ActionSpec {
 }
 
 impl ActionSpec {
-    /// Whether the action runs in-process (everything but `run`).
+    /// Whether the action runs in-process (everything but `run` and `http`).
     pub const fn is_declarative(&self) -> bool {
-        !matches!(self, ActionSpec::Run(_))
+        !matches!(self, ActionSpec::Run(_) | ActionSpec::Http(_))
     }
 
     /// The action's config key.
     pub const fn name(&self) -> &'static str {
         match self {
             ActionSpec::Run(_) => "run",
+            ActionSpec::Http(_) => "http",
             ActionSpec::Block(_) => "block",
             ActionSpec::Patch(_) => "patch",
             ActionSpec::Rewrite(_) => "rewrite",
