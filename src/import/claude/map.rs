@@ -971,31 +971,6 @@ pub(super) fn type_name(value: &Value) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_and_slugs() {
-        assert_eq!(kebab("PreToolUse"), "pre-tool-use");
-        assert_eq!(kebab("PostToolUseFailure"), "post-tool-use-failure");
-        assert_eq!(slug("Edit|MultiEdit|Write"), "edit-multiedit-write");
-        assert_eq!(slug("*"), "");
-        assert_eq!(
-            slug("^Bash$|^mcp__.+__(read|view|cat)(_file|_files)?$"),
-            "bash-mcp-read-view-cat-file"
-        );
-        assert!(slug("Aaaaaaaaaa|Bbbbbbbbbb|Cccccccccc|Dddddddddd").len() <= 32);
-    }
-
-    #[test]
-    fn durations_use_the_largest_exact_unit() {
-        assert_eq!(duration_text(60_000), "60s");
-        assert_eq!(duration_text(600_000), "600s");
-        assert_eq!(duration_text(1_500), "1500ms");
-    }
-}
-
 /// A Claude Code header value with its `$NAME` and `${NAME}` references
 /// written as agent-hooks' `${NAME}`; references to variables not in `env`
 /// are dropped (Claude Code resolves them to nothing) and returned.
@@ -1032,4 +1007,41 @@ fn claude_header_value(value: &str, env: &[String]) -> (String, Vec<String>) {
     }
     out.push_str(rest);
     (out, dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_slugs() {
+        assert_eq!(kebab("PreToolUse"), "pre-tool-use");
+        assert_eq!(kebab("PostToolUseFailure"), "post-tool-use-failure");
+        assert_eq!(slug("Edit|MultiEdit|Write"), "edit-multiedit-write");
+        assert_eq!(slug("*"), "");
+        assert_eq!(
+            slug("^Bash$|^mcp__.+__(read|view|cat)(_file|_files)?$"),
+            "bash-mcp-read-view-cat-file"
+        );
+        assert!(slug("Aaaaaaaaaa|Bbbbbbbbbb|Cccccccccc|Dddddddddd").len() <= 32);
+    }
+
+    #[test]
+    fn durations_use_the_largest_exact_unit() {
+        assert_eq!(duration_text(60_000), "60s");
+        assert_eq!(duration_text(600_000), "600s");
+        assert_eq!(duration_text(1_500), "1500ms");
+    }
+
+    #[test]
+    fn claude_header_references_become_braced_and_unlisted_ones_drop() {
+        let env = vec!["TOKEN".to_owned()];
+        assert_eq!(
+            claude_header_value("Bearer $TOKEN/${TOKEN} $5 ${NOPE}!", &env),
+            (
+                "Bearer ${TOKEN}/${TOKEN} $5 !".to_owned(),
+                vec!["NOPE".to_owned()]
+            )
+        );
+    }
 }
