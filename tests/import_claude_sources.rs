@@ -10,7 +10,7 @@ use std::process::Command;
 
 use agent_hooks::import::claude::{Dialect, ImportOptions, import_str, import_with};
 use claude::{fixture, load, root, run_of, settings};
-use hooks_schema::{FailurePolicy, Phase, Program};
+use hooks_schema::{Action, FailurePolicy, HttpProtocol, Phase, Program};
 
 #[test]
 fn on_failure_block_fails_closed_where_the_phase_allows_it() {
@@ -66,23 +66,37 @@ fn on_failure_block_fails_closed_where_the_phase_allows_it() {
 }
 
 #[test]
-fn http_hooks_are_skipped_with_a_located_warning() {
+fn http_hooks_convert_to_http_actions_with_the_allowlisted_variables() {
     let text = settings(
         r#"{
-  "PreToolUse": [{"hooks": [
-    {"type": "http", "url": "http://localhost:8080/hook"},
+  "PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "http", "url": "http://localhost:8080/hook", "timeout": 5,
+     "headers": {"Authorization": "Bearer $TOKEN", "X-Other": "${OTHER}x"},
+     "allowedEnvVars": ["TOKEN"]},
     {"type": "command", "command": "guard.sh"}
   ]}]
 }"#,
     );
-    let import = import_str(&text, "s.json").expect("the command hook imports");
-    assert_eq!(import.len(), 1);
+    let import = import_str(&text, "s.json").expect("both hooks import");
+    assert_eq!(import.len(), 2);
+    // `OTHER` is not allowlisted: Claude Code sends it empty, so does the hook.
     assert_eq!(import.warnings.len(), 1, "{:?}", import.warnings);
     let w = &import.warnings[0];
     assert_eq!(w.path, "hooks.PreToolUse[0].hooks[0]");
-    assert_eq!(w.line, Some(3), "on the `type` key");
-    assert!(w.message.starts_with("skipped: HTTP hooks"), "{w}");
-    assert!(w.message.contains("not supported yet"), "{w}");
+    assert!(w.message.contains("`OTHER`"), "{w}");
+    let config = load(&import.to_yaml(), "s.json");
+    let Action::Http(http) = config.hooks[0].action() else {
+        panic!("not an http action: {:?}", config.hooks[0].action());
+    };
+    assert_eq!(http.url, "http://localhost:8080/hook");
+    assert_eq!(http.protocol, HttpProtocol::Claude);
+    assert_eq!(http.env, ["TOKEN"]);
+    assert_eq!(http.headers["Authorization"], "Bearer ${TOKEN}");
+    assert_eq!(http.headers["X-Other"], "x");
+    assert_eq!(http.timeout.map(|t| t.as_millis()), Some(5000));
+    // Claude Code's HTTP hook errors do not block.
+    assert_eq!(config.failure_policy(&config.hooks[0]), FailurePolicy::Warn);
+    assert!(matches!(config.hooks[1].action(), Action::Run(_)));
 }
 
 #[test]

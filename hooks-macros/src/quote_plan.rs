@@ -8,11 +8,13 @@
 //! alignment for both byte orders. All paths go through `<crate>::__private`.
 
 use hooks_schema::plan::{
-    ActionSpec, Bits, ContextItem, Dfa, Gate, Json, List, PatchSpec, PatternGroup, PhaseIndex,
-    Plan, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Test, Text, ToolChoiceSpec,
-    ToolPaths, ToolSchema, ToolSet,
+    ActionSpec, Bits, ContextItem, Dfa, Gate, HttpSpec, Json, List, PatchSpec, PatternGroup,
+    PhaseIndex, Plan, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Test, Text,
+    ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
 };
-use hooks_schema::{FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
+use hooks_schema::{
+    FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
+};
 use std::collections::HashMap;
 
 use proc_macro2::{Literal, Span, TokenStream};
@@ -206,6 +208,7 @@ quote_unit_enum!(
     FailurePolicy,
     PayloadMode,
     Protocol,
+    HttpProtocol,
     OutcomeKind,
     Role
 );
@@ -489,6 +492,40 @@ impl Quote for RunSpec {
     }
 }
 
+impl Quote for HttpSpec {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::HttpSpec)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let HttpSpec {
+            url,
+            headers,
+            env,
+            timeout_ms,
+            payload,
+            protocol,
+            follow_redirects,
+        } = self;
+        let url = url.quote(g);
+        let headers = headers.quote(g);
+        let env = env.quote(g);
+        let timeout_ms = timeout_ms.quote(g);
+        let payload = payload.quote(g);
+        let protocol = protocol.quote(g);
+        let follow_redirects = follow_redirects.quote(g);
+        quote!(#p::HttpSpec {
+            url: #url,
+            headers: #headers,
+            env: #env,
+            timeout_ms: #timeout_ms,
+            payload: #payload,
+            protocol: #protocol,
+            follow_redirects: #follow_redirects,
+        })
+    }
+}
+
 impl Quote for ActionSpec {
     fn ty(p: &TokenStream) -> TokenStream {
         quote!(#p::ActionSpec)
@@ -499,6 +536,10 @@ impl Quote for ActionSpec {
             ActionSpec::Run(run) => {
                 let r = run.quote(g);
                 quote!(#p::ActionSpec::Run(#r))
+            }
+            ActionSpec::Http(http) => {
+                let h = http.quote(g);
+                quote!(#p::ActionSpec::Http(#h))
             }
             ActionSpec::Block(reason) => {
                 let r = reason.quote(g);

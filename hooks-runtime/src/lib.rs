@@ -121,6 +121,7 @@
 
 mod core;
 pub mod dispatch;
+mod http;
 mod shell;
 
 // What an agent loop calls and applies: events in, typed decisions out,
@@ -158,7 +159,9 @@ pub use crate::shell::exec::{
     ExecRequest, ExecStatus, Executor, NEVER_INHERITED, PreflightError,
 };
 
-// Shell hooks: the runtime `run` rules execute through, records, redaction.
+// Shell hooks: the runtime `run` and `http` rules execute through, records,
+// redaction.
+pub use crate::http::HttpTarget;
 pub use crate::shell::activity::{ActivityEvent, ActivitySink};
 pub use crate::shell::invoke::{
     CLAUDE_PROJECT_DIR, HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime,
@@ -166,7 +169,7 @@ pub use crate::shell::invoke::{
 };
 pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, ToolPathSettings};
 pub use crate::shell::records::{
-    HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
+    HookRecord, HttpExchange, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
 };
 pub use crate::shell::redact::{
     MIN_SECRET_LEN, REDACTED, SecretSet, is_credential_name, redact_json, redact_sensitive_text,
@@ -182,12 +185,13 @@ pub mod __private {
         StepEvent, StepEventKind,
     };
     pub use hooks_schema::plan::{
-        ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-        Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+        ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, Pred, ProgramSpec,
+        RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSchema,
+        ToolSet,
     };
     pub use hooks_schema::plan::{Bits, Gate, PatternGroup, PhaseIndex};
     pub use hooks_schema::{
-        FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
+        FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
     };
     pub use regex_automata::util::wire::AlignAs;
 

@@ -68,9 +68,10 @@ pub use capability::{
 pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSchemas};
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::{
-    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
-    Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
-    ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
+    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HistoryPatch, Hook,
+    Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, Predicate, Program, Reason, RegexPattern,
+    RequestPatch, RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern,
+    ToolSettings, Version, header_parts, url_problem,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
@@ -90,6 +91,8 @@ pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH
 pub const ID_PATTERN: &str = "^[a-z0-9_-]+$";
 /// JSON Schema `pattern` of an environment variable name.
 pub const ENV_NAME_PATTERN: &str = "^[A-Za-z_][A-Za-z0-9_]*$";
+/// JSON Schema `pattern` of an HTTP header name (an RFC 9110 token).
+pub const HEADER_NAME_PATTERN: &str = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 /// JSON Schema `pattern` of an RFC 6901 JSON pointer: empty (the whole
 /// value) or `/`-separated tokens in which `~` appears only as `~0` or `~1`.
 pub const POINTER_PATTERN: &str = "^(/([^~/]|~[01])*)*$";

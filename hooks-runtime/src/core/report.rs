@@ -272,12 +272,19 @@ pub enum FailureKind {
     OutputTooLarge,
     /// The caller cancelled the invocation; the process group was terminated.
     Cancelled,
+    /// An `http` hook's request failed below HTTP: no connection (refused,
+    /// unresolvable host, TLS handshake), or the connection closed before
+    /// the response body was complete.
+    ConnectionFailed,
+    /// An `http` hook's server answered with a status the protocol does not
+    /// read as a decision: not 2xx, or a redirect that is not followed.
+    HttpStatus,
 }
 
 impl FailureKind {
     /// All kinds, in declaration order (the order the README's *Shell hooks*
     /// lists them).
-    pub const ALL: [FailureKind; 7] = [
+    pub const ALL: [FailureKind; 9] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,
         FailureKind::Signalled,
@@ -285,6 +292,8 @@ impl FailureKind {
         FailureKind::InvalidOutput,
         FailureKind::OutputTooLarge,
         FailureKind::Cancelled,
+        FailureKind::ConnectionFailed,
+        FailureKind::HttpStatus,
     ];
 
     /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
@@ -297,6 +306,8 @@ impl FailureKind {
             FailureKind::InvalidOutput => "invalid_output",
             FailureKind::OutputTooLarge => "output_too_large",
             FailureKind::Cancelled => "cancelled",
+            FailureKind::ConnectionFailed => "connection_failed",
+            FailureKind::HttpStatus => "http_status",
         }
     }
 }

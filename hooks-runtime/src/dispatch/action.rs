@@ -10,6 +10,7 @@ use serde_json::Map;
 use hooks_schema::plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
 
 use super::table::Table;
+use crate::HttpTarget;
 use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, FlowKind};
 use crate::core::patch::{History, RequestPatch, ToolChoice};
@@ -47,7 +48,7 @@ impl RuleActions for Rule {
     /// A loaded table's flows copy their texts.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow> {
         Some(match &self.action {
-            ActionSpec::Run(_) => return None,
+            ActionSpec::Run(_) | ActionSpec::Http(_) => return None,
             ActionSpec::Block(reason) => Flow::skip(reason.clone()),
             ActionSpec::Terminate(reason) => Flow::terminate(reason.clone()),
             ActionSpec::Ask(reason) => Flow::ask(reason.clone()),
@@ -65,31 +66,52 @@ impl RuleActions for Rule {
         })
     }
 
-    /// The shell hook spec of a `run` rule (`None` for other actions), with
-    /// the `tool_settings` of the event's tool from `table`.
+    /// The shell hook spec of a `run` or `http` rule (`None` for other
+    /// actions), with the `tool_settings` of the event's tool from `table`.
     fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec> {
-        let ActionSpec::Run(run) = &self.action else {
-            return None;
-        };
-        let form = match &run.program {
-            ProgramSpec::Shell(c) => CommandForm::Shell(c.to_string()),
-            ProgramSpec::Exec(argv) => {
-                CommandForm::Exec(argv.iter().map(|a| a.to_string()).collect())
+        let id = Arc::<str>::from(&*self.id);
+        let mut spec = match &self.action {
+            ActionSpec::Run(run) => {
+                let form = match &run.program {
+                    ProgramSpec::Shell(c) => CommandForm::Shell(c.to_string()),
+                    ProgramSpec::Exec(argv) => {
+                        CommandForm::Exec(argv.iter().map(|a| a.to_string()).collect())
+                    }
+                };
+                let mut spec = ShellHookSpec::new(id, self.phase, form);
+                spec.cwd = run.cwd.as_deref().map(PathBuf::from);
+                spec.env = EnvSpec {
+                    pass: run.pass.iter().map(|p| p.to_string()).collect(),
+                    set: run
+                        .set
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                };
+                spec.timeout = Duration::from_millis(run.timeout_ms);
+                spec.payload = run.payload;
+                spec.protocol = run.protocol;
+                spec
             }
+            ActionSpec::Http(http) => {
+                let target = HttpTarget {
+                    url: http.url.to_string(),
+                    headers: http
+                        .headers
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                    env: http.env.iter().map(|e| e.to_string()).collect(),
+                    protocol: http.protocol,
+                    follow_redirects: http.follow_redirects,
+                };
+                let mut spec = ShellHookSpec::http(id, self.phase, target);
+                spec.timeout = Duration::from_millis(http.timeout_ms);
+                spec.payload = http.payload;
+                spec
+            }
+            _ => return None,
         };
-        let mut spec = ShellHookSpec::new(Arc::<str>::from(&*self.id), self.phase, form);
-        spec.cwd = run.cwd.as_deref().map(PathBuf::from);
-        spec.env = EnvSpec {
-            pass: run.pass.iter().map(|p| p.to_string()).collect(),
-            set: run
-                .set
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        };
-        spec.timeout = Duration::from_millis(run.timeout_ms);
-        spec.payload = run.payload;
-        spec.protocol = run.protocol;
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
@@ -111,7 +133,7 @@ impl RuleActions for Rule {
     /// (what `mode: audit` records it would have done); `None` for `run`.
     fn declarative_kind(&self) -> Option<FlowKind> {
         Some(match &self.action {
-            ActionSpec::Run(_) => return None,
+            ActionSpec::Run(_) | ActionSpec::Http(_) => return None,
             ActionSpec::Block(_) => FlowKind::Skip,
             ActionSpec::Terminate(_) => FlowKind::Terminate,
             ActionSpec::Ask(_) => FlowKind::Ask,

@@ -712,6 +712,7 @@ impl<'r> InProcessRecords<'r> {
             notes: Vec::new(),
             output: None,
             path_diagnostics: Vec::new(),
+            http: None,
         }
     }
 

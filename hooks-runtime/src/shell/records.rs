@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hooks_schema::{FailurePolicy, Mode, PathDiagnostic, Phase};
 use serde::Serialize;
 
-use crate::core::report::OutputSizes;
+use crate::core::report::{OutputSizes, StreamSize};
 use crate::shell::redact::{SecretSet, redact_sensitive_text};
 
 /// How one hook invocation ended, as recorded.
@@ -93,6 +93,27 @@ pub struct HookRecord {
     /// when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub path_diagnostics: Vec<PathDiagnostic>,
+    /// What an `http` hook's server answered: status, body size, OPA's
+    /// decision id; absent for other hooks and when no answer came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpExchange>,
+}
+
+/// What an `http` hook's server answered, in its record.
+///
+/// JSON shape: `{"status":200,"body":{"bytes":52,"truncated":false},
+/// "decision_id":"4ca636c1-..."}` (`decision_id` only when the server gave
+/// one: OPA with decision logging on).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HttpExchange {
+    /// The HTTP status code.
+    pub status: u16,
+    /// How many bytes the body had and whether it was cut at the cap
+    /// (`limits.max_output_bytes`, the stdout cap).
+    pub body: StreamSize,
+    /// The decision id OPA returned (`protocol: opa`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision_id: Option<String>,
 }
 
 /// Whether a hook's context items were added to the conversation.

@@ -14,6 +14,7 @@ impl Checker<'_> {
     pub(super) fn action_body(&mut self, ap: &str, action: ActionKind, body: &Value) {
         match action {
             ActionKind::Run => self.run(ap, body),
+            ActionKind::Http => self.http(ap, body),
             ActionKind::Block | ActionKind::Terminate | ActionKind::Ask => {
                 self.reason(ap, body, VOCABULARY.reason, action);
             }

@@ -26,6 +26,7 @@
 mod action;
 mod catalogue;
 mod hook;
+mod http;
 mod lint;
 mod lint_stack;
 #[cfg(test)]

@@ -96,6 +96,7 @@ fn the_checker_accepts_exactly_the_schemas_keys() {
             "ToolEntry" => v.tool_entry,
             "Hook" => v.hook,
             "Run" => v.run,
+            "Http" => v.http,
             "Env" => v.env,
             "RequestPatch" => v.patch,
             "HistoryPatch" => v.history,
@@ -140,6 +141,7 @@ fn the_checker_accepts_exactly_the_schemas_enum_values() {
             "Mode" => v.modes.to_vec(),
             "PayloadMode" => v.payloads.to_vec(),
             "Protocol" => v.protocols.to_vec(),
+            "HttpProtocol" => v.http_protocols.to_vec(),
             "OutcomeKind" => v.outcomes.to_vec(),
             "ToolChoiceMode" => v.tool_choices.to_vec(),
             "Phase" => Phase::ALL.map(Phase::as_str).to_vec(),
@@ -208,6 +210,7 @@ fn accepted(text: &str) -> bool {
 fn schema_and_checker_enforce_the_capability_table() {
     let body = |a: ActionKind| match a {
         ActionKind::Run => json!({"command": "x"}),
+        ActionKind::Http => json!({"url": "http://127.0.0.1:1/"}),
         ActionKind::Block | ActionKind::Terminate | ActionKind::Ask => json!({"reason": "r"}),
         ActionKind::Allow => json!({}),
         ActionKind::Patch => json!({"preamble": "p"}),

@@ -1,6 +1,6 @@
-//! What a hook does: the [`Action`] enum and the values of its eight action
-//! keys (`run`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`,
-//! `allow`).
+//! What a hook does: the [`Action`] enum and the values of its action keys
+//! (`run`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`,
+//! `allow`; `http` in [`super::http`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Defaults, is_default};
+use super::{Defaults, Http, is_default};
 use crate::capability::ActionKind;
 use crate::duration::Duration;
 use crate::phase::{PayloadMode, Phase, Protocol};
@@ -31,6 +31,8 @@ pub const ACTION_KEYS: [&str; ActionKind::ALL.len()] = {
 pub enum Action {
     /// Run a command (shell or exec form) and interpret its output.
     Run(Run),
+    /// POST the payload to a URL and interpret the response body.
+    Http(Http),
     /// Do not run the tool (deny); `before_tool` and `permission_request` only.
     Block(Reason),
     /// Patch the completion request; `before_completion` only.
@@ -53,6 +55,7 @@ impl Action {
     pub const fn kind(&self) -> ActionKind {
         match self {
             Action::Run(_) => ActionKind::Run,
+            Action::Http(_) => ActionKind::Http,
             Action::Block(_) => ActionKind::Block,
             Action::Patch(_) => ActionKind::Patch,
             Action::Rewrite(_) => ActionKind::Rewrite,
@@ -63,8 +66,8 @@ impl Action {
         }
     }
 
-    /// The action's config key: `run`, `block`, `patch`, `rewrite`, `inject`,
-    /// `terminate`, `ask` or `allow`.
+    /// The action's config key: `run`, `http`, `block`, `patch`, `rewrite`,
+    /// `inject`, `terminate`, `ask` or `allow`.
     pub const fn name(&self) -> &'static str {
         self.kind().as_str()
     }

@@ -6,7 +6,10 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Action, Grant, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run, is_default};
+use super::{
+    Action, Grant, Http, HttpProtocol, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run,
+    is_default,
+};
 use crate::phase::{FailurePolicy, Mode, Phase};
 
 /// A tool-name pattern: an anchored glob over the whole name (`bash`, `*`,
@@ -92,13 +95,25 @@ impl Hook {
     /// The failure policy ignoring `defaults`: the hook's own or its phase's default.
     pub fn failure_policy_or_phase_default(&self) -> FailurePolicy {
         self.failure_policy
-            .unwrap_or_else(|| self.phase.default_failure_policy())
+            .unwrap_or_else(|| self.implicit_failure_policy())
+    }
+
+    /// The failure policy when neither the hook nor `defaults` sets one:
+    /// `warn` for an `http` hook of `protocol: claude` (Claude Code treats
+    /// its HTTP hooks' errors as non-blocking), else the phase's default
+    /// ([`Phase::default_failure_policy`]).
+    pub fn implicit_failure_policy(&self) -> FailurePolicy {
+        match &self.action {
+            Action::Http(h) if h.protocol == HttpProtocol::Claude => FailurePolicy::Warn,
+            _ => self.phase.default_failure_policy(),
+        }
     }
 }
 
 /// One hook (rule): when an event of `phase` happens for matching tools and
 /// `when` holds, do the hook's action. A hook has exactly one action key:
-/// `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
+/// `run`, `http`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`
+/// or `allow`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Hook")]
@@ -128,6 +143,10 @@ struct RawHook {
     /// Action: run a command (`command:` shell form or `argv:` exec form).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     run: Option<Run>,
+    /// Action: POST the payload to a URL and read the response body like a
+    /// `run` hook's stdout (`protocol: native`, `claude` or `opa`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http: Option<Http>,
     /// Action (`before_tool`, `permission_request`): do not run the tool (deny); the reason is what the model sees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     block: Option<Reason>,
@@ -196,6 +215,9 @@ impl TryFrom<RawHook> for Hook {
         if let Some(run) = raw.run {
             actions.push(Action::Run(run));
         }
+        if let Some(http) = raw.http {
+            actions.push(Action::Http(http));
+        }
         if let Some(r) = raw.block {
             actions.push(Action::Block(r));
         }
@@ -251,6 +273,7 @@ impl From<Hook> for RawHook {
             exclude_tools: h.exclude_tools,
             when: h.when,
             run: None,
+            http: None,
             block: None,
             patch: None,
             rewrite: None,
@@ -265,6 +288,7 @@ impl From<Hook> for RawHook {
         };
         match h.action {
             Action::Run(r) => raw.run = Some(r),
+            Action::Http(h) => raw.http = Some(h),
             Action::Block(r) => raw.block = Some(r),
             Action::Patch(p) => raw.patch = Some(p),
             Action::Rewrite(r) => raw.rewrite = Some(r),

@@ -24,6 +24,7 @@
 
 mod action;
 mod hook;
+mod http;
 mod predicate;
 
 use std::borrow::Cow;
@@ -41,6 +42,7 @@ pub use action::{
     RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode,
 };
 pub use hook::{Hook, RegexPattern, ToolPattern};
+pub use http::{HeaderPart, Http, HttpProtocol, OPA_DATA_PATH, header_parts, url_problem};
 pub use predicate::{ArgTest, Predicate};
 
 /// A hook config, language version 1: defaults, limits, per-tool settings
@@ -77,23 +79,45 @@ impl Config {
     /// else its phase's default
     /// ([`Phase::default_failure_policy`](crate::Phase::default_failure_policy):
     /// `block` on `before_tool` and `permission_request`, `warn` elsewhere).
+    ///
+    /// An `http` hook of `protocol: claude` defaults to `warn` instead of
+    /// its phase's default: under Claude Code's rules a non-2xx answer, a
+    /// connection failure or a timeout is a non-blocking error
+    /// ([`Hook::implicit_failure_policy`]).
     pub fn failure_policy(&self, hook: &Hook) -> FailurePolicy {
         hook.failure_policy
             .or(self.defaults.failure_policy)
-            .unwrap_or_else(|| hook.phase.default_failure_policy())
+            .unwrap_or_else(|| hook.implicit_failure_policy())
     }
 
     /// The timeout of a `run` action: its own, else `defaults.timeout`, else
     /// [`Defaults::DEFAULT_TIMEOUT`] (30 s).
     pub fn timeout(&self, run: &Run) -> Duration {
-        run.timeout
-            .or(self.defaults.timeout)
-            .unwrap_or(Defaults::DEFAULT_TIMEOUT)
+        self.timeout_or_default(run.timeout)
     }
 
     /// The payload mode of a `run` action: its own, else `defaults.payload`, else `full`.
     pub fn payload(&self, run: &Run) -> PayloadMode {
-        run.payload.or(self.defaults.payload).unwrap_or_default()
+        self.payload_or_default(run.payload)
+    }
+
+    /// The timeout of an `http` action, by the rule of [`Config::timeout`].
+    pub fn http_timeout(&self, http: &Http) -> Duration {
+        self.timeout_or_default(http.timeout)
+    }
+
+    /// The payload mode of an `http` action, by the rule of [`Config::payload`].
+    pub fn http_payload(&self, http: &Http) -> PayloadMode {
+        self.payload_or_default(http.payload)
+    }
+
+    fn timeout_or_default(&self, own: Option<Duration>) -> Duration {
+        own.or(self.defaults.timeout)
+            .unwrap_or(Defaults::DEFAULT_TIMEOUT)
+    }
+
+    fn payload_or_default(&self, own: Option<PayloadMode>) -> PayloadMode {
+        own.or(self.defaults.payload).unwrap_or_default()
     }
 
     /// The hook with this id, if any.

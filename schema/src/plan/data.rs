@@ -11,7 +11,7 @@ use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
 use super::index::PhaseIndex;
-use crate::config::Limits;
+use crate::config::{HttpProtocol, Limits};
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
 /// Text of a plan, of flows, patches and context items: borrowed from
@@ -347,11 +347,32 @@ pub struct RunSpec {
     pub worker: Option<u32>,
 }
 
+/// An `http` action, with the config's defaults applied.
+#[derive(Debug, PartialEq)]
+pub struct HttpSpec {
+    /// The URL POSTed to (checked: `http`/`https`, a host).
+    pub url: Text,
+    /// Header names and value templates (`${NAME}` references), in name order.
+    pub headers: List<(Text, Text)>,
+    /// The variables header values may reference; their values are secrets.
+    pub env: List<Text>,
+    /// Effective timeout in milliseconds.
+    pub timeout_ms: u64,
+    /// Effective payload mode.
+    pub payload: PayloadMode,
+    /// Protocol.
+    pub protocol: HttpProtocol,
+    /// Whether redirects are followed.
+    pub follow_redirects: bool,
+}
+
 /// A rule's action.
 #[derive(Debug, PartialEq)]
 pub enum ActionSpec {
     /// `run`: through the shared shell runtime.
     Run(RunSpec),
+    /// `http`: POSTed through the shared shell runtime's HTTP client.
+    Http(HttpSpec),
     /// `block: {reason}`: the tool does not run.
     Block(Text),
     /// `patch`: a request patch.
@@ -370,15 +391,16 @@ pub enum ActionSpec {
 }
 
 impl ActionSpec {
-    /// Whether the action runs in-process (everything but `run`).
+    /// Whether the action runs in-process (everything but `run` and `http`).
     pub const fn is_declarative(&self) -> bool {
-        !matches!(self, ActionSpec::Run(_))
+        !matches!(self, ActionSpec::Run(_) | ActionSpec::Http(_))
     }
 
     /// The action's config key.
     pub const fn name(&self) -> &'static str {
         match self {
             ActionSpec::Run(_) => "run",
+            ActionSpec::Http(_) => "http",
             ActionSpec::Block(_) => "block",
             ActionSpec::Patch(_) => "patch",
             ActionSpec::Rewrite(_) => "rewrite",

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::data::{
-    ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-    Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
+    ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, Pred, ProgramSpec,
+    RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
 };
 use super::index::PhaseIndex;
 use crate::automata::{self, OwnedDfa, Search};
@@ -346,6 +346,19 @@ fn action(config: &Config, hook: &Hook) -> Result<ActionSpec, String> {
                 .collect::<Result<_, String>>()?,
         ),
         Action::Patch(p) => ActionSpec::Patch(patch(p)),
+        Action::Http(http) => ActionSpec::Http(HttpSpec {
+            url: owned(&http.url),
+            headers: http
+                .headers
+                .iter()
+                .map(|(k, v)| (owned(k), owned(v)))
+                .collect(),
+            env: texts(&http.env),
+            timeout_ms: config.http_timeout(http).as_millis(),
+            payload: config.http_payload(http),
+            protocol: http.protocol,
+            follow_redirects: http.follow_redirects,
+        }),
         Action::Run(run) => ActionSpec::Run(RunSpec {
             program: match &run.program {
                 Program::Shell(c) => ProgramSpec::Shell(owned(c)),

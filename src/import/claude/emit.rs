@@ -66,6 +66,15 @@ pub(super) enum Program {
     Shell(String),
     /// `argv:` (exec form).
     Exec(Vec<String>),
+    /// An `http` action (a Claude Code HTTP hook), `protocol: claude`.
+    Http {
+        /// `url`.
+        url: String,
+        /// `headers`, values with `${NAME}` references.
+        headers: BTreeMap<String, String>,
+        /// `env`: the variables the headers may reference.
+        env: Vec<String>,
+    },
 }
 
 /// One converted hook.
@@ -110,7 +119,10 @@ struct HookView<'a> {
     include_tools: FlowSeq<&'a [Pattern]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     when: Option<FlowMap<&'a When>>,
-    run: RunView<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<RunView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http: Option<HttpView<'a>>,
     failure_policy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'static str>,
@@ -126,6 +138,17 @@ struct RunView<'a> {
     cwd: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     env: Option<FlowMap<EnvView<'a>>>,
+    timeout: &'a str,
+    protocol: &'static str,
+}
+
+#[derive(Serialize)]
+struct HttpView<'a> {
+    url: &'a str,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    headers: &'a BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "no_items")]
+    env: FlowSeq<&'a [String]>,
     timeout: &'a str,
     protocol: &'static str,
 }
@@ -166,6 +189,17 @@ impl Converted {
         let (command, argv) = match &self.program {
             Program::Shell(c) => (Some(Text::new(c)), None),
             Program::Exec(argv) => (None, Some(argv.iter().map(|a| Text::new(a)).collect())),
+            Program::Http { .. } => (None, None),
+        };
+        let http = match &self.program {
+            Program::Http { url, headers, env } => Some(HttpView {
+                url,
+                headers,
+                env: FlowSeq(env),
+                timeout: &self.timeout,
+                protocol: "claude",
+            }),
+            _ => None,
         };
         HookView {
             id: &self.id,
@@ -173,7 +207,7 @@ impl Converted {
             phase: self.phase,
             include_tools: FlowSeq(&self.include_tools),
             when: self.when.as_ref().map(FlowMap),
-            run: RunView {
+            run: http.is_none().then(|| RunView {
                 command,
                 argv,
                 cwd: self.cwd.as_deref(),
@@ -185,7 +219,8 @@ impl Converted {
                 }),
                 timeout: &self.timeout,
                 protocol: "claude",
-            },
+            }),
+            http,
             failure_policy: self.failure_policy,
             mode: self.audit.then_some("audit"),
         }

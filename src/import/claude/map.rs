@@ -424,21 +424,14 @@ impl<'o> Converter<'o> {
             );
             return;
         };
-        match hook.get("type").and_then(Value::as_str) {
-            Some("command") => {}
-            Some("http") => {
-                self.warn(
-                    path,
-                    Some("type"),
-                    "skipped: HTTP hooks (`type: \"http\"`) are not supported yet; only `command` hooks convert".to_owned(),
-                );
-                return;
-            }
+        let is_http = match hook.get("type").and_then(Value::as_str) {
+            Some("command") => false,
+            Some("http") => true,
             Some(t @ ("prompt" | "agent")) => {
                 self.warn(
                     path,
                     Some("type"),
-                    format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; only `command` hooks convert"),
+                    format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; only `command` and `http` hooks convert"),
                 );
                 return;
             }
@@ -446,7 +439,7 @@ impl<'o> Converter<'o> {
                 self.warn(
                     path,
                     Some("type"),
-                    format!("skipped: `type: \"{t}\"` hooks have no equivalent; only `command` hooks convert"),
+                    format!("skipped: `type: \"{t}\"` hooks have no equivalent; only `command` and `http` hooks convert"),
                 );
                 return;
             }
@@ -458,7 +451,7 @@ impl<'o> Converter<'o> {
                 );
                 return;
             }
-        }
+        };
         let vscode = self.options.dialect == Dialect::VsCode;
         // VS Code's per-platform override; agent-hooks runs on Unix.
         let platform = ["linux", "osx"]
@@ -466,6 +459,7 @@ impl<'o> Converter<'o> {
             .find(|k| vscode && hook.get(*k).and_then(Value::as_str).is_some());
         let command_key = platform.unwrap_or("command");
         let command = match hook.get(command_key).and_then(Value::as_str) {
+            _ if is_http => String::new(),
             Some(c) if !c.trim().is_empty() => c.to_owned(),
             _ => {
                 self.warn(
@@ -477,6 +471,10 @@ impl<'o> Converter<'o> {
             }
         };
         let program = match hook.get("shell").and_then(Value::as_str) {
+            _ if is_http => match self.http_action(hook, path) {
+                Some(http) => http,
+                None => return,
+            },
             None | Some("sh") => Program::Shell(command.clone()),
             Some("bash") => {
                 Program::Exec(vec!["bash".to_owned(), "-c".to_owned(), command.clone()])
@@ -557,7 +555,9 @@ impl<'o> Converter<'o> {
                     | "rewakeSummary"
                     | "statusMessage"
                     | "onFailure"
-            ) || vscode && matches!(key, "cwd" | "env" | "linux" | "osx" | "windows");
+            ) && !(is_http && matches!(key, "command" | "shell"))
+                || is_http && matches!(key, "url" | "headers" | "allowedEnvVars")
+                || vscode && !is_http && matches!(key, "cwd" | "env" | "linux" | "osx" | "windows");
             if !known && !key.starts_with("//") {
                 self.warn(
                     path,
@@ -610,6 +610,92 @@ impl<'o> Converter<'o> {
             failure_policy,
             audit: is_async,
         });
+    }
+
+    /// The `http` action of a Claude Code HTTP hook (`None`, with a
+    /// warning, when the hook is skipped): `url` as is (it must be an
+    /// `http`/`https` URL with a host), `headers` with `$NAME` / `${NAME}`
+    /// written `${NAME}`, `allowedEnvVars` as `env`. A reference to a
+    /// variable `allowedEnvVars` does not list resolves to nothing in Claude
+    /// Code: it is dropped, with a warning.
+    fn http_action(&mut self, hook: &Map<String, Value>, path: &str) -> Option<Program> {
+        let url = match hook.get("url").and_then(Value::as_str) {
+            Some(url) => match hooks_schema::url_problem(url, hooks_schema::HttpProtocol::Claude) {
+                None => url.to_owned(),
+                Some(why) => {
+                    self.warn(path, Some("url"), format!("skipped: {why}"));
+                    return None;
+                }
+            },
+            None => {
+                self.warn(
+                    path,
+                    Some("url"),
+                    "skipped: the HTTP hook has no `url`".to_owned(),
+                );
+                return None;
+            }
+        };
+        let env: Vec<String> = match hook.get("allowedEnvVars") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(names)) => {
+                let mut env = Vec::new();
+                for name in names {
+                    match name.as_str() {
+                        Some(n) if hooks_schema::valid_env_name(n) => env.push(n.to_owned()),
+                        _ => self.warn(
+                            path,
+                            Some("allowedEnvVars"),
+                            format!("ignored `allowedEnvVars` entry {name}: not a variable name"),
+                        ),
+                    }
+                }
+                env
+            }
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("allowedEnvVars"),
+                    format!("ignored `allowedEnvVars` {other}: expected a list of variable names"),
+                );
+                Vec::new()
+            }
+        };
+        let mut headers = BTreeMap::new();
+        match hook.get("headers") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(map)) => {
+                for (name, value) in map {
+                    let Some(value) = value.as_str() else {
+                        self.warn(
+                            path,
+                            Some("headers"),
+                            format!("ignored header `{name}`: its value is not a string"),
+                        );
+                        continue;
+                    };
+                    let (value, dropped) = claude_header_value(value, &env);
+                    for var in dropped {
+                        self.warn(
+                            path,
+                            Some("headers"),
+                            format!("header `{name}` references `{var}`, which `allowedEnvVars` does not list: Claude Code sends it empty, and so does the converted hook"),
+                        );
+                    }
+                    headers.insert(name.clone(), value);
+                }
+            }
+            Some(other) => {
+                self.warn(
+                    path,
+                    Some("headers"),
+                    format!(
+                        "ignored `headers` {other}: expected a mapping of header names to values"
+                    ),
+                );
+            }
+        }
+        Some(Program::Http { url, headers, env })
     }
 
     /// The failure policy of a hook with Claude Code's `onFailure` `value`
@@ -885,6 +971,44 @@ pub(super) fn type_name(value: &Value) -> &'static str {
     }
 }
 
+/// A Claude Code header value with its `$NAME` and `${NAME}` references
+/// written as agent-hooks' `${NAME}`; references to variables not in `env`
+/// are dropped (Claude Code resolves them to nothing) and returned.
+fn claude_header_value(value: &str, env: &[String]) -> (String, Vec<String>) {
+    let mut out = String::new();
+    let mut dropped = Vec::new();
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) => (&inner[..end], &inner[end + 1..]),
+                None => ("", after),
+            },
+            None => {
+                let end = after
+                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                    .unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        if name.is_empty() || !hooks_schema::valid_env_name(name) {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        if env.iter().any(|e| e == name) {
+            out.push_str(&format!("${{{name}}}"));
+        } else {
+            dropped.push(name.to_owned());
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    (out, dropped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -907,5 +1031,17 @@ mod tests {
         assert_eq!(duration_text(60_000), "60s");
         assert_eq!(duration_text(600_000), "600s");
         assert_eq!(duration_text(1_500), "1500ms");
+    }
+
+    #[test]
+    fn claude_header_references_become_braced_and_unlisted_ones_drop() {
+        let env = vec!["TOKEN".to_owned()];
+        assert_eq!(
+            claude_header_value("Bearer $TOKEN/${TOKEN} $5 ${NOPE}!", &env),
+            (
+                "Bearer ${TOKEN}/${TOKEN} $5 !".to_owned(),
+                vec!["NOPE".to_owned()]
+            )
+        );
     }
 }

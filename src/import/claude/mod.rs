@@ -97,10 +97,13 @@
 //!   `when: {pointer: /command, matches: "^PREFIX(\s|$)"}` (the command starts
 //!   with `PREFIX` as a word); any other form skips the hook with a warning,
 //!   because dropping the filter would run it more often.
-//! - `type: "http"` hooks are skipped with a warning on their `type`: HTTP
-//!   hooks are not supported yet. `"prompt"`, `"agent"` and other
-//!   non-command hooks are skipped with a warning (agent-hooks runs no model
-//!   in hooks).
+//! - `type: "http"` hooks become `http` actions with `protocol: claude`:
+//!   `url` as is, `headers` with `$NAME` / `${NAME}` written `${NAME}`,
+//!   `allowedEnvVars` as `env` (a header reference to a variable it does not
+//!   list is dropped with a warning: Claude Code sends it empty), `timeout`
+//!   and `onFailure` as for command hooks. `"prompt"`, `"agent"` and other
+//!   hook types are skipped with a warning (agent-hooks runs no model in
+//!   hooks).
 //!   Keys agent-hooks cannot honour (`blocking`, `commandWindows`, ...) are
 //!   reported and ignored; `"// ..."` pseudo-comment keys are ignored.
 //!

@@ -175,7 +175,9 @@ mod tests {
                 "timed_out",
                 "invalid_output",
                 "output_too_large",
-                "cancelled"
+                "cancelled",
+                "connection_failed",
+                "http_status"
             ]
         );
     }

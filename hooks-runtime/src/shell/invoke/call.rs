@@ -14,7 +14,7 @@ use crate::core::flow::Text;
 use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
-use crate::shell::records::{HookRecord, Record, RecordStatus};
+use crate::shell::records::{HookRecord, HttpExchange, Record, RecordStatus};
 use crate::shell::redact::{SecretSet, is_credential_name, redact_sensitive_text};
 use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 
@@ -37,6 +37,8 @@ pub(super) struct Call<'a> {
     pub(super) output: Option<OutputSizes>,
     /// The payload's findings about affected paths, once it is built.
     pub(super) path_diagnostics: Vec<PathDiagnostic>,
+    /// What an `http` hook's server answered, once it did.
+    pub(super) http: Option<HttpExchange>,
     start: Instant,
     tool: Option<String>,
     hook_id: HookId,
@@ -76,6 +78,7 @@ impl<'a> Call<'a> {
             diagnostics: Vec::new(),
             output: None,
             path_diagnostics: Vec::new(),
+            http: None,
             start,
             tool: event.tool_name().map(str::to_owned),
             hook_id: HookId::new(Arc::clone(&spec.id)),
@@ -179,6 +182,7 @@ impl<'a> Call<'a> {
             notes: Vec::new(),
             output: self.output,
             path_diagnostics: self.path_diagnostics.clone(),
+            http: self.http.clone(),
         }
     }
 
@@ -209,9 +213,15 @@ impl<'a> Call<'a> {
 }
 
 /// The secrets of a hook: the runtime's, plus the values of its
-/// credential-like `env.set` entries and `env.pass` names.
+/// credential-like `env.set` entries and `env.pass` names, and every value
+/// an `http` hook's headers may reference (its `env`).
 fn hook_secrets(spec: &ShellHookSpec, rt: &ShellRuntime) -> SecretSet {
     let mut secrets = rt.secrets.clone();
+    if let Some(target) = &spec.http {
+        for (_, value) in target.env_values() {
+            secrets.add(value);
+        }
+    }
     secrets.add_env(spec.env.set.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     for name in &spec.env.pass {
         if is_credential_name(name)

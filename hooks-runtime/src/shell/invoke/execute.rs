@@ -32,7 +32,8 @@ impl Call<'_> {
             protocol: spec.protocol,
             tool_paths: spec.tool_paths.as_ref(),
             secrets: &self.secrets,
-            session_dir: rt.session_dir.as_deref(),
+            // An `http` hook's body never refers to a file.
+            session_dir: rt.session_dir.as_deref().filter(|_| spec.http.is_none()),
             root,
             limits: rt.limits.payload,
         };

@@ -19,6 +19,7 @@ mod batch;
 mod call;
 mod decide;
 mod execute;
+mod http;
 mod redact_flow;
 mod runtime;
 mod spec;
@@ -130,14 +131,22 @@ impl ShellHook {
             return call.not_observed();
         }
         call.emit_started();
-        let outcome = match call
-            .check_script()
-            .and_then(|()| call.build_payload(&event))
-        {
-            Ok(mut built) => match built.refusal.take() {
+        let prepared = match &self.spec.http {
+            Some(_) => call.build_payload(&event),
+            None => call
+                .check_script()
+                .and_then(|()| call.build_payload(&event)),
+        };
+        let outcome = match prepared {
+            Ok(mut built) => match (built.refusal.take(), &self.spec.http) {
                 // A write outside the workspace root: refused unrun.
-                Some(reason) => call.refuse(&reason),
-                None => {
+                (Some(reason), _) => call.refuse(&reason),
+                (None, Some(target)) => {
+                    let answer = call.post(target, built).await;
+                    let outcome = call.read_answer(&event, target, answer);
+                    call.check_rewrite(outcome)
+                }
+                (None, None) => {
                     let out = call.spawn(built).await;
                     call.check_rewrite(call.parse_output(&event, out))
                 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
 
 use crate::shell::payload::ToolPathSettings;
-use crate::{CommandForm, EnvSpec};
+use crate::{CommandForm, EnvSpec, HttpTarget};
 
 /// The environment variable Claude Code sets to the project root; hooks of
 /// `protocol: claude` get it set to the workspace root (unless their
@@ -15,15 +15,22 @@ use crate::{CommandForm, EnvSpec};
 /// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh` run unmodified.
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 
-/// What the config says about one shell (`run`) hook, in runtime form.
+/// What the config says about one shell (`run`) or `http` hook, in
+/// runtime form.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShellHookSpec {
     /// The hook's id.
     pub id: Arc<str>,
     /// The phase it runs on.
     pub phase: Phase,
-    /// The command (shell or exec form).
+    /// The command (shell or exec form); unused when [`ShellHookSpec::http`]
+    /// is set.
     pub form: CommandForm,
+    /// For an `http` hook: where the payload is POSTed instead of running
+    /// `form`. The body is read like stdout with `protocol` (`native` for
+    /// `protocol: opa`, after unwrapping `result`); `cwd` and `env` are
+    /// unused.
+    pub http: Option<HttpTarget>,
     /// Working directory (relative to the workspace root, or absolute
     /// inside it); `None` = the root.
     pub cwd: Option<PathBuf>,
@@ -34,7 +41,8 @@ pub struct ShellHookSpec {
     pub timeout: Duration,
     /// `full` or `redacted` payload.
     pub payload: PayloadMode,
-    /// `native` or `claude`.
+    /// `native` or `claude`: the payload's shape and how the output (stdout,
+    /// or an `http` hook's body) is read.
     pub protocol: Protocol,
     /// What a failure amounts to.
     pub failure_policy: FailurePolicy,
@@ -65,6 +73,7 @@ impl ShellHookSpec {
             id: id.into(),
             phase,
             form,
+            http: None,
             cwd: None,
             env: EnvSpec::default(),
             timeout: hooks_schema::Defaults::DEFAULT_TIMEOUT.to_std(),
@@ -77,5 +86,20 @@ impl ShellHookSpec {
             rewrite_schema: None,
             worker: None,
         }
+    }
+
+    /// An `http` hook's spec with the defaults of [`ShellHookSpec::new`]:
+    /// `target`'s protocol decides the payload's shape (`claude` for
+    /// `claude`, `native` for `native` and `opa`).
+    pub fn http(id: impl Into<Arc<str>>, phase: Phase, target: HttpTarget) -> Self {
+        let mut spec = ShellHookSpec::new(id, phase, CommandForm::Exec(Vec::new()));
+        spec.protocol = match target.protocol {
+            hooks_schema::HttpProtocol::Claude => Protocol::Claude,
+            hooks_schema::HttpProtocol::Native | hooks_schema::HttpProtocol::Opa => {
+                Protocol::Native
+            }
+        };
+        spec.http = Some(target);
+        spec
     }
 }

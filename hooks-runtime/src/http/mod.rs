@@ -1,0 +1,93 @@
+//! `http` hooks: the payload POSTed to a URL, the response body read with
+//! the output protocols of a `run` hook's stdout.
+//!
+//! An `http` hook is a [`ShellHookSpec`](crate::ShellHookSpec) whose
+//! [`http`](crate::ShellHookSpec::http) names an [`HttpTarget`]: it shares
+//! the shell hooks' pipeline (payload, protocol parsing, failure policy,
+//! mode, context cap, records, redaction), and only the exchange differs:
+//! [`post`] sends the payload with a deadline on the agent's clock and reads
+//! at most the stdout cap of the body. `protocol: opa` wraps the payload as
+//! OPA's `{"input": ...}` and unwraps `result` ([`opa`]).
+
+mod client;
+pub(crate) mod opa;
+
+pub(crate) use client::{Answer, post};
+
+use hooks_schema::{HeaderPart, HttpProtocol, header_parts};
+
+/// Where and how an `http` hook sends its payload (the config's `http`
+/// action, in runtime form).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpTarget {
+    /// The URL POSTed to (`http` or `https`).
+    pub url: String,
+    /// Header names and value templates: `${NAME}` is replaced by the
+    /// value of variable `NAME`, which must be listed in `env`.
+    pub headers: Vec<(String, String)>,
+    /// The environment variables header values may reference. Their values
+    /// are secrets: redacted from every record and diagnostic.
+    pub env: Vec<String>,
+    /// `native`, `claude` or `opa`.
+    pub protocol: HttpProtocol,
+    /// Whether redirects are followed (at most 10); otherwise a 3xx answer
+    /// is an `http_status` failure.
+    pub follow_redirects: bool,
+}
+
+impl HttpTarget {
+    /// A target POSTing to `url` with no headers, `native` protocol, no
+    /// redirects.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpTarget {
+            url: url.into(),
+            headers: Vec::new(),
+            env: Vec::new(),
+            protocol: HttpProtocol::Native,
+            follow_redirects: false,
+        }
+    }
+
+    /// The values of the `env` variables that are set, as `(name, value)`.
+    pub(crate) fn env_values(&self) -> impl Iterator<Item = (&str, String)> {
+        self.env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|v| (name.as_str(), v)))
+    }
+
+    /// The headers with their `${NAME}` references replaced.
+    ///
+    /// # Errors
+    ///
+    /// A message (naming the header and the variable, never a value) when a
+    /// value references a variable not listed in `env` or not set, or a
+    /// template does not split ([`header_parts`]).
+    pub(crate) fn resolved_headers(&self) -> Result<Vec<(String, String)>, String> {
+        let env: Vec<(&str, String)> = self.env_values().collect();
+        self.headers
+            .iter()
+            .map(|(name, template)| {
+                let mut value = String::new();
+                for part in header_parts(template).map_err(|e| format!("header `{name}`: {e}"))? {
+                    match part {
+                        HeaderPart::Literal(text) => value.push_str(text),
+                        HeaderPart::Var(var) => match env.iter().find(|(n, _)| *n == var) {
+                            Some((_, v)) => value.push_str(v),
+                            None if self.env.iter().any(|n| n == var) => {
+                                return Err(format!(
+                                    "header `{name}` references `${{{var}}}`, which is not set"
+                                ));
+                            }
+                            None => {
+                                return Err(format!(
+                                    "header `{name}` references `${{{var}}}`, which is not listed in `env`"
+                                ));
+                            }
+                        },
+                    }
+                }
+                Ok((name.clone(), value))
+            })
+            .collect()
+    }
+}

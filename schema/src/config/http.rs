@@ -1,0 +1,214 @@
+//! The `http` action: POST the hook payload to a URL and read the response
+//! body like a `run` hook's stdout ([`Http`], [`HttpProtocol`]).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Defaults, is_default};
+use crate::duration::Duration;
+use crate::phase::PayloadMode;
+
+/// What an `http` hook speaks: the request body it sends and how it reads
+/// the answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HttpProtocol {
+    /// The payload envelope v1 as the body; a 2xx body is read like a native
+    /// hook's stdout (empty or `{}` = continue).
+    #[default]
+    Native,
+    /// Claude Code's HTTP hooks: its hook input as the body; a 2xx body is
+    /// read like a Claude Code hook's stdout. A non-2xx answer, a connection
+    /// failure or a timeout does not block unless the failure policy says
+    /// so (the default failure policy of these hooks is `warn`).
+    Claude,
+    /// OPA's REST data API: `{"input": <payload envelope>}` POSTed to the
+    /// URL (`http://HOST:8181/v1/data/<path>`); the answer's `result` is read
+    /// like a native hook's stdout object (undefined = continue), its
+    /// `decision_id` goes into the record.
+    Opa,
+}
+
+impl HttpProtocol {
+    /// The name used in configs and messages.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HttpProtocol::Native => "native",
+            HttpProtocol::Claude => "claude",
+            HttpProtocol::Opa => "opa",
+        }
+    }
+}
+
+/// The path every `protocol: opa` URL starts with: OPA's REST data API.
+pub const OPA_DATA_PATH: &str = "/v1/data/";
+
+/// POST the hook payload to a URL and read the response body with the same
+/// output protocols as a `run` hook's stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Http {
+    /// The URL to POST to: `http://` or `https://` (TLS by rustls) and a
+    /// host. Under `protocol: opa`, OPA's data API URL of the rule:
+    /// `http://HOST:8181/v1/data/<package path>/<rule>`.
+    #[schemars(
+        length(min = 1),
+        extend("examples" = ["https://hooks.example.com/pre-tool", "http://127.0.0.1:8181/v1/data/agent/hooks/decision"])
+    )]
+    pub url: String,
+    /// Request headers (names are HTTP tokens). A value may reference a
+    /// variable of `env` as `${NAME}`; those values are secrets, redacted
+    /// from every record and diagnostic.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend(
+        "propertyNames" = {"pattern": crate::HEADER_NAME_PATTERN},
+        "examples" = [{"Authorization": "Bearer ${HOOKS_TOKEN}"}]
+    ))]
+    pub headers: BTreeMap<String, String>,
+    /// The environment variables header values may reference as `${NAME}`
+    /// (`[A-Za-z_][A-Za-z0-9_]*`); no other variable is read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(regex(pattern = crate::ENV_NAME_PATTERN)), extend("examples" = [["HOOKS_TOKEN"]]))]
+    pub env: Vec<String>,
+    /// Deadline of the whole exchange (connect, send, read the body), e.g.
+    /// `500ms`, `5s` (bounded `1ms`..`10m`), on the agent's clock. Default:
+    /// `defaults.timeout`, else `30s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = Defaults::default_timeout_annotation(), "examples" = ["2s"]))]
+    pub timeout: Option<Duration>,
+    /// What the body carries: `full` or `redacted` payload. Default:
+    /// `defaults.payload`, else `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "full"))]
+    pub payload: Option<PayloadMode>,
+    /// `native` (default), `claude` (Claude Code's HTTP hooks) or `opa`
+    /// (OPA's REST data API).
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = "native"))]
+    pub protocol: HttpProtocol,
+    /// Follow redirects (at most 10; `Authorization`, `Cookie` and
+    /// `Proxy-Authorization` are dropped when the host changes). Default `false`: a 3xx answer is an
+    /// `http_status` failure.
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = false))]
+    pub follow_redirects: bool,
+}
+
+/// One piece of a header value: literal text or a `${NAME}` reference to a
+/// variable of the hook's `env`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderPart<'a> {
+    /// Text sent as written.
+    Literal(&'a str),
+    /// `${NAME}`: the value of environment variable `NAME`.
+    Var(&'a str),
+}
+
+/// The pieces of header value `value`: `${NAME}` references and the text
+/// between them (a `$` not followed by `{` is literal). `hooks!`, `check`
+/// and the runtime split values with this one function.
+///
+/// # Errors
+///
+/// A message when a `${` has no closing `}`.
+pub fn header_parts(value: &str) -> Result<Vec<HeaderPart<'_>>, String> {
+    let mut parts = Vec::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        if start > 0 {
+            parts.push(HeaderPart::Literal(&rest[..start]));
+        }
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err("`${` without a closing `}`".to_owned());
+        };
+        parts.push(HeaderPart::Var(&after[..end]));
+        rest = &after[end + 1..];
+    }
+    if !rest.is_empty() {
+        parts.push(HeaderPart::Literal(rest));
+    }
+    Ok(parts)
+}
+
+/// Why `url` cannot be an `http` hook's URL under `protocol`, if it cannot:
+/// it must parse, use `http` or `https`, name a host, carry no credentials
+/// (put them in `headers`, from `env`) and no fragment; under
+/// `protocol: opa` its path must be OPA's data API ([`OPA_DATA_PATH`]) and
+/// name a document.
+pub fn url_problem(url: &str, protocol: HttpProtocol) -> Option<String> {
+    let parsed = match url::Url::parse(url) {
+        Ok(u) => u,
+        Err(e) => return Some(format!("`{url}` is not a URL ({e})")),
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Some(format!(
+            "unsupported URL scheme `{}`, expected one of: `http`, `https`",
+            parsed.scheme()
+        ));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Some(format!("the URL `{url}` names no host"));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Some("the URL carries credentials; send them in `headers` from `env`".to_owned());
+    }
+    if parsed.fragment().is_some() {
+        return Some("the URL has a fragment (`#...`), which is never sent".to_owned());
+    }
+    if protocol == HttpProtocol::Opa {
+        let document = parsed.path().strip_prefix(OPA_DATA_PATH);
+        if document.is_none_or(|d| d.trim_matches('/').is_empty()) {
+            return Some(format!(
+                "a `protocol: opa` URL must address a document of OPA's data API, `{OPA_DATA_PATH}<path>`, found path `{}`",
+                parsed.path()
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_split_into_literals_and_references() {
+        assert_eq!(
+            header_parts("Bearer ${TOKEN}").unwrap(),
+            [HeaderPart::Literal("Bearer "), HeaderPart::Var("TOKEN")]
+        );
+        assert_eq!(
+            header_parts("$x ${A}${B}!").unwrap(),
+            [
+                HeaderPart::Literal("$x "),
+                HeaderPart::Var("A"),
+                HeaderPart::Var("B"),
+                HeaderPart::Literal("!")
+            ]
+        );
+        assert!(header_parts("Bearer ${TOKEN").is_err());
+    }
+
+    #[test]
+    fn urls_need_a_scheme_a_host_and_for_opa_the_data_api() {
+        let native = HttpProtocol::Native;
+        assert_eq!(url_problem("https://hooks.example.com/x", native), None);
+        assert!(url_problem("ftp://h/x", native).unwrap().contains("`ftp`"));
+        assert!(url_problem("hooks.example.com/x", native).is_some());
+        assert!(
+            url_problem("http://u:p@h/x", native)
+                .unwrap()
+                .contains("credentials")
+        );
+        let opa = HttpProtocol::Opa;
+        assert_eq!(
+            url_problem("http://127.0.0.1:8181/v1/data/agent/allow", opa),
+            None
+        );
+        assert!(url_problem("http://127.0.0.1:8181/v1/data/", opa).is_some());
+        assert!(url_problem("http://127.0.0.1:8181/agent", opa).is_some());
+    }
+}
