@@ -37,7 +37,14 @@ pub(crate) fn test_event(dir: &Path, event: &Value) -> Value {
     std::fs::write(dir.join("event.json"), event.to_string()).expect("write event");
     json(
         dir,
-        &["test", "hooks.yaml", "--event", "event.json", "--format", "json"],
+        &[
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--format",
+            "json",
+        ],
     )
 }
 
