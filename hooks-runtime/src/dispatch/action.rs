@@ -91,6 +91,7 @@ impl RuleActions for Rule {
                 spec.timeout = Duration::from_millis(run.timeout_ms);
                 spec.payload = run.payload;
                 spec.protocol = run.protocol;
+                spec.worker = run.worker;
                 spec
             }
             ActionSpec::Http(http) => {
@@ -115,7 +116,6 @@ impl RuleActions for Rule {
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
-        spec.worker = run.worker;
         spec.rewrite_schema = tool
             .and_then(|t| table.rewrite_schema(self.phase, t))
             .cloned();
