@@ -135,7 +135,8 @@ pub struct Gate {
     pub groups: List<PatternGroup>,
 }
 
-/// The index of one phase's enabled rules (see the [module docs](self)).
+/// The index of one phase's enabled rules: its tool table and DFAs, and its
+/// `when` gates ([`Plan::matching`] uses it).
 #[derive(Debug, PartialEq)]
 pub struct PhaseIndex {
     /// Positions of the rules without `include_tools` (every tool).
