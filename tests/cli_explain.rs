@@ -148,5 +148,5 @@ fn disabled_and_outcome_and_human_output() {
         text.contains("\nmatch     `shell-guard` (before_tool, run)\n"),
         "{text}"
     );
-    assert!(text.ends_with("1 of 15 rules match\n"), "{text}");
+    assert!(text.ends_with("1 of 16 rules match\n"), "{text}");
 }
