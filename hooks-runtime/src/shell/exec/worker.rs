@@ -422,7 +422,7 @@ fn response(line: &[u8], id: u64) -> Result<Vec<u8>, String> {
     let mut map: Map<String, Value> = serde_json::from_slice(line).map_err(|err| {
         format!("the response to request {id} is not one JSON object on one line: {err}")
     })?;
-    match map.remove(REQUEST_ID) {
+    match map.shift_remove(REQUEST_ID) {
         Some(Value::Number(n)) if n.as_u64() == Some(id) => {}
         Some(other) => {
             return Err(format!(
