@@ -10,7 +10,7 @@
 //! per-phase fields ([`FlowKind::native_output`]). Adding a phase, an action
 //! or a flow means adding a row or a column here.
 //!
-//! | phase | actions besides `run`, `terminate` | flows besides `continue`, `terminate` | tool filters | failure policy `block` | `when` pointers address | `outcome` |
+//! | phase | actions besides `run`, `policy`, `terminate` | flows besides `continue`, `terminate` | tool filters | failure policy `block` | `when` pointers address | `outcome` |
 //! | --- | --- | --- | --- | --- | --- | --- |
 //! | `run_start` | `inject` | `inject_context` | no | no | nothing | no |
 //! | `user_prompt` | — | `rewrite_prompt`, `skip` | no | no | the prompt (text) | no |
@@ -56,11 +56,13 @@ pub enum ActionKind {
     Ask,
     /// `allow`: grant a permission request.
     Allow,
+    /// `policy`: evaluate a Rego policy in process and interpret its value.
+    Policy,
 }
 
 impl ActionKind {
     /// Every action, in the order used by messages.
-    pub const ALL: [ActionKind; 8] = [
+    pub const ALL: [ActionKind; 9] = [
         ActionKind::Run,
         ActionKind::Block,
         ActionKind::Patch,
@@ -69,6 +71,7 @@ impl ActionKind {
         ActionKind::Terminate,
         ActionKind::Ask,
         ActionKind::Allow,
+        ActionKind::Policy,
     ];
 
     /// The config key, e.g. `block`.
@@ -82,6 +85,7 @@ impl ActionKind {
             ActionKind::Terminate => "terminate",
             ActionKind::Ask => "ask",
             ActionKind::Allow => "allow",
+            ActionKind::Policy => "policy",
         }
     }
 
@@ -233,15 +237,15 @@ pub enum SubjectKind {
 
 /// A set of [`ActionKind`]s (a bitset, usable in `const` context).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ActionSet(u8);
+pub struct ActionSet(u16);
 
 impl ActionSet {
     /// The set of `actions`.
     pub const fn of(actions: &[ActionKind]) -> ActionSet {
-        let mut bits = 0u8;
+        let mut bits = 0u16;
         let mut i = 0;
         while i < actions.len() {
-            bits |= 1 << actions[i] as u8;
+            bits |= 1 << actions[i] as u16;
             i += 1;
         }
         ActionSet(bits)
@@ -249,7 +253,7 @@ impl ActionSet {
 
     /// Whether `action` is in the set.
     pub const fn contains(self, action: ActionKind) -> bool {
-        self.0 & (1 << action as u8) != 0
+        self.0 & (1 << action as u16) != 0
     }
 
     /// The actions in the set, in [`ActionKind::ALL`] order.
@@ -332,8 +336,8 @@ impl Capabilities {
 use ActionKind as A;
 use FlowKind as F;
 
-/// What every phase allows (`run`, `terminate`) or honours (`continue`, `terminate`).
-const EVERYWHERE_ACTIONS: [ActionKind; 2] = [A::Run, A::Terminate];
+/// What every phase allows (`run`, `policy`, `terminate`) or honours (`continue`, `terminate`).
+const EVERYWHERE_ACTIONS: [ActionKind; 3] = [A::Run, A::Policy, A::Terminate];
 
 /// A row of an observe-only phase whose `when` pointers address `subject`;
 /// the rows below change what differs.
@@ -355,7 +359,7 @@ const fn observe(phase: Phase, subject: SubjectKind) -> Capabilities {
 /// A row of an after-phase: hooks may `inject` context.
 const fn after(phase: Phase, subject: SubjectKind) -> Capabilities {
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Inject, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Policy, A::Inject, A::Terminate]),
         flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate]),
         after: true,
         ..observe(phase, subject)
@@ -366,7 +370,7 @@ const fn after(phase: Phase, subject: SubjectKind) -> Capabilities {
 /// context for the first prompt, or beside the tool result).
 const fn with_context(row: Capabilities) -> Capabilities {
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Inject, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Policy, A::Inject, A::Terminate]),
         flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate]),
         ..row
     }
@@ -403,7 +407,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         ..observe(Phase::UserPrompt, SubjectKind::Text)
     },
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Patch, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Policy, A::Patch, A::Terminate]),
         flows: FlowSet::of(&[F::Continue, F::PatchRequest, F::Terminate]),
         mutating: true,
         ..observe(Phase::BeforeCompletion, SubjectKind::Request)
@@ -417,6 +421,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
     Capabilities {
         actions: ActionSet::of(&[
             A::Run,
+            A::Policy,
             A::Block,
             A::Rewrite,
             A::Inject,
@@ -434,7 +439,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         ..gate(Phase::BeforeTool)
     },
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Block, A::Rewrite, A::Terminate, A::Ask, A::Allow]),
+        actions: ActionSet::of(&[A::Run, A::Policy, A::Block, A::Rewrite, A::Terminate, A::Ask, A::Allow]),
         flows: FlowSet::of(&[
             F::Continue,
             F::RewriteArgs,
@@ -446,7 +451,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         ..gate(Phase::PermissionRequest)
     },
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Rewrite, A::Inject, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Policy, A::Rewrite, A::Inject, A::Terminate]),
         flows: FlowSet::of(&[
             F::Continue,
             F::RewriteResult,
@@ -593,6 +598,9 @@ mod tests {
             ]
         );
         let actions: Vec<_> = Phase::AfterTool.capabilities().actions.iter().collect();
-        assert_eq!(actions, [A::Run, A::Rewrite, A::Inject, A::Terminate]);
+        assert_eq!(
+            actions,
+            [A::Run, A::Rewrite, A::Inject, A::Terminate, A::Policy]
+        );
     }
 }

@@ -58,6 +58,7 @@ mod payload;
 mod phase;
 #[doc(hidden)]
 pub mod plan;
+pub mod policy;
 mod schema;
 mod script;
 mod yaml;
@@ -69,7 +70,7 @@ pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSch
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
-    Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
+    POLICY_QUERY_PATTERN, Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
     ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};

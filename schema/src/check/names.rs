@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::catalogue::ToolEntry;
 use crate::config::{
-    Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits, Predicate, Reason,
+    Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits, Policy, Predicate, Reason,
     RegexPattern, RequestPatch, Run, SpecificTools, ToolChoiceMode, ToolSettings,
 };
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Protocol};
@@ -81,6 +81,7 @@ pub(crate) struct Vocabulary {
     pub(crate) tool_entry: &'static [&'static str],
     pub(crate) hook: &'static [&'static str],
     pub(crate) run: &'static [&'static str],
+    pub(crate) policy: &'static [&'static str],
     pub(crate) env: &'static [&'static str],
     pub(crate) patch: &'static [&'static str],
     pub(crate) history: &'static [&'static str],
@@ -203,6 +204,7 @@ pub(crate) static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         tool_entry: names_of::<ToolEntry>(),
         hook: names_of::<Hook>(),
         run: names_of::<Run>(),
+        policy: names_of::<Policy>(),
         env: names_of::<Env>(),
         patch: names_of::<RequestPatch>(),
         history: names_of::<HistoryPatch>(),

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Action, Grant, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run, is_default};
+use super::{
+    Action, Grant, Inject, Policy, Predicate, Reason, RequestPatch, RewriteOp, Run, is_default,
+};
 use crate::phase::{FailurePolicy, Mode, Phase};
 
 /// A tool-name pattern: an anchored glob over the whole name (`bash`, `*`,
@@ -98,7 +100,7 @@ impl Hook {
 
 /// One hook (rule): when an event of `phase` happens for matching tools and
 /// `when` holds, do the hook's action. A hook has exactly one action key:
-/// `run`, `block`, `patch`, `rewrite`, `inject` or `terminate`.
+/// `run`, `policy`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask` or `allow`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Hook")]
@@ -152,6 +154,11 @@ struct RawHook {
     /// Action (`permission_request` only): grant the permission.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     allow: Option<Grant>,
+    /// Action: evaluate a Rego policy in process on the payload (`rego`
+    /// files relative to the workspace root, `query: data.<package>.<rule>`);
+    /// its value is read like a `run` hook's stdout object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    policy: Option<Policy>,
     /// What happens when the hook *fails* (not when it decides). Default:
     /// `block` on `before_tool` and `permission_request`, `warn` elsewhere; `block` only there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -217,6 +224,9 @@ impl TryFrom<RawHook> for Hook {
         if let Some(g) = raw.allow {
             actions.push(Action::Allow(g));
         }
+        if let Some(p) = raw.policy {
+            actions.push(Action::Policy(p));
+        }
         if actions.len() != 1 {
             return Err(format!(
                 "hook `{}` must have exactly one action, found {}",
@@ -258,6 +268,7 @@ impl From<Hook> for RawHook {
             terminate: None,
             ask: None,
             allow: None,
+            policy: None,
             failure_policy: h.failure_policy,
             mode: h.mode,
             enabled: h.enabled,
@@ -272,6 +283,7 @@ impl From<Hook> for RawHook {
             Action::Terminate(t) => raw.terminate = Some(t),
             Action::Ask(r) => raw.ask = Some(r),
             Action::Allow(g) => raw.allow = Some(g),
+            Action::Policy(p) => raw.policy = Some(p),
         }
         raw
     }

@@ -24,6 +24,7 @@
 
 mod action;
 mod hook;
+mod policy;
 mod predicate;
 
 use std::borrow::Cow;
@@ -41,6 +42,7 @@ pub use action::{
     RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode,
 };
 pub use hook::{Hook, RegexPattern, ToolPattern};
+pub use policy::{POLICY_QUERY_PATTERN, Policy};
 pub use predicate::{ArgTest, Predicate};
 
 /// A hook config, language version 1: defaults, limits, per-tool settings

@@ -19,8 +19,9 @@ mod eval;
 mod lower;
 
 pub use data::{
-    ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-    Role, Rule, RunSpec, StaticDfa, Test, Text, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+    ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, PolicyModule, PolicySpec, Pred,
+    ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text, ToolChoiceSpec,
+    ToolPaths, ToolSchema, ToolSet,
 };
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use lower::{DfaCache, LowerError, json, lower};
