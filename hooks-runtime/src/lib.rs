@@ -121,6 +121,7 @@
 
 mod core;
 pub mod dispatch;
+mod rego;
 mod shell;
 
 // What an agent loop calls and applies: events in, typed decisions out,
@@ -165,8 +166,12 @@ pub use crate::shell::invoke::{
     run_shell_hooks,
 };
 pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, ToolPathSettings};
+
+// `policy` hooks: Rego policies evaluated in process.
+pub use crate::rego::RegoPolicy;
 pub use crate::shell::records::{
-    HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
+    HookRecord, InjectionRecord, InjectionStatus, PolicyIdentity, Record, RecordStatus,
+    RecordWriter,
 };
 pub use crate::shell::redact::{
     MIN_SECRET_LEN, REDACTED, SecretSet, is_credential_name, redact_json, redact_sensitive_text,
@@ -182,8 +187,9 @@ pub mod __private {
         StepEvent, StepEventKind,
     };
     pub use hooks_schema::plan::{
-        ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, Pred, ProgramSpec, RewriteStep,
-        Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+        ActionSpec, ContextItem, Dfa, Json, List, PatchSpec, Plan, PolicyModule, PolicySpec, Pred,
+        ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths,
+        ToolSchema, ToolSet,
     };
     pub use hooks_schema::{
         FailurePolicy, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,

@@ -76,6 +76,7 @@ fn many_threads_never_interleave_lines() {
                         notes: Vec::new(),
                         output: None,
                         path_diagnostics: Vec::new(),
+                        rego: None,
                     };
                     writer
                         .write(&Record::Hook(record), &SecretSet::new())

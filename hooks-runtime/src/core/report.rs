@@ -272,12 +272,15 @@ pub enum FailureKind {
     OutputTooLarge,
     /// The caller cancelled the invocation; the process group was terminated.
     Cancelled,
+    /// A `policy` hook's Rego evaluation failed (a runtime error of the
+    /// policy, such as a rule with conflicting values or a builtin error).
+    PolicyFailed,
 }
 
 impl FailureKind {
     /// All kinds, in declaration order (the order the README's *Shell hooks*
     /// lists them).
-    pub const ALL: [FailureKind; 7] = [
+    pub const ALL: [FailureKind; 8] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,
         FailureKind::Signalled,
@@ -285,6 +288,7 @@ impl FailureKind {
         FailureKind::InvalidOutput,
         FailureKind::OutputTooLarge,
         FailureKind::Cancelled,
+        FailureKind::PolicyFailed,
     ];
 
     /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
@@ -297,6 +301,7 @@ impl FailureKind {
             FailureKind::InvalidOutput => "invalid_output",
             FailureKind::OutputTooLarge => "output_too_large",
             FailureKind::Cancelled => "cancelled",
+            FailureKind::PolicyFailed => "policy_failed",
         }
     }
 }

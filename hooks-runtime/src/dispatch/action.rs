@@ -15,6 +15,7 @@ use crate::core::flow::{Flow, FlowKind};
 use crate::core::patch::{History, RequestPatch, ToolChoice};
 use crate::shell::exec::{CommandForm, EnvSpec};
 use crate::shell::invoke::ShellHookSpec;
+use crate::rego::RegoPolicy;
 use crate::shell::payload::ToolPathSettings;
 use crate::shell::policy::apply_failure_policy;
 
@@ -24,7 +25,7 @@ pub(crate) trait RuleActions {
     /// The flow of this rule's declarative action on `event` (which the rule
     /// matched), before `mode` is applied; `None` for `run` actions.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow>;
-    /// The shell hook spec of a `run` rule (`None` for other actions), with
+    /// The shell hook spec of a `run` or `policy` rule (`None` for other actions), with
     /// the `tool_settings` of the event's tool from `table`.
     fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec>;
     /// The kind of flow this rule's declarative action yields on its phase
@@ -47,7 +48,7 @@ impl RuleActions for Rule {
     /// A loaded table's flows copy their texts.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow> {
         Some(match &self.action {
-            ActionSpec::Run(_) => return None,
+            ActionSpec::Run(_) | ActionSpec::Policy(_) => return None,
             ActionSpec::Block(reason) => Flow::skip(reason.clone()),
             ActionSpec::Terminate(reason) => Flow::terminate(reason.clone()),
             ActionSpec::Ask(reason) => Flow::ask(reason.clone()),
@@ -68,28 +69,36 @@ impl RuleActions for Rule {
     /// The shell hook spec of a `run` rule (`None` for other actions), with
     /// the `tool_settings` of the event's tool from `table`.
     fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec> {
-        let ActionSpec::Run(run) = &self.action else {
-            return None;
-        };
-        let form = match &run.program {
-            ProgramSpec::Shell(c) => CommandForm::Shell(c.to_string()),
-            ProgramSpec::Exec(argv) => {
-                CommandForm::Exec(argv.iter().map(|a| a.to_string()).collect())
+        let id = Arc::<str>::from(&*self.id);
+        let mut spec = match &self.action {
+            ActionSpec::Run(run) => {
+                let form = match &run.program {
+                    ProgramSpec::Shell(c) => CommandForm::Shell(c.to_string()),
+                    ProgramSpec::Exec(argv) => {
+                        CommandForm::Exec(argv.iter().map(|a| a.to_string()).collect())
+                    }
+                };
+                let mut spec = ShellHookSpec::new(id, self.phase, form);
+                spec.cwd = run.cwd.as_deref().map(PathBuf::from);
+                spec.env = EnvSpec {
+                    pass: run.pass.iter().map(|p| p.to_string()).collect(),
+                    set: run
+                        .set
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                };
+                spec.timeout = Duration::from_millis(run.timeout_ms);
+                spec.payload = run.payload;
+                spec.protocol = run.protocol;
+                spec
             }
+            ActionSpec::Policy(policy) => {
+                ShellHookSpec::policy(id, self.phase, RegoPolicy::from_spec(policy))
+            }
+            _ => return None,
         };
-        let mut spec = ShellHookSpec::new(Arc::<str>::from(&*self.id), self.phase, form);
-        spec.cwd = run.cwd.as_deref().map(PathBuf::from);
-        spec.env = EnvSpec {
-            pass: run.pass.iter().map(|p| p.to_string()).collect(),
-            set: run
-                .set
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        };
-        spec.timeout = Duration::from_millis(run.timeout_ms);
-        spec.payload = run.payload;
-        spec.protocol = run.protocol;
+        spec.config = Some(Arc::from(table.source()));
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
@@ -110,7 +119,7 @@ impl RuleActions for Rule {
     /// (what `mode: audit` records it would have done); `None` for `run`.
     fn declarative_kind(&self) -> Option<FlowKind> {
         Some(match &self.action {
-            ActionSpec::Run(_) => return None,
+            ActionSpec::Run(_) | ActionSpec::Policy(_) => return None,
             ActionSpec::Block(_) => FlowKind::Skip,
             ActionSpec::Terminate(_) => FlowKind::Terminate,
             ActionSpec::Ask(_) => FlowKind::Ask,

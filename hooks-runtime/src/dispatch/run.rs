@@ -20,6 +20,7 @@ use crate::core::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::FailureKind;
+use crate::core::telemetry;
 use crate::core::report::{HookFailure, HookReport, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::exec::Executor;
@@ -105,6 +106,7 @@ impl Table {
                     (Flow::Continue, report)
                 }
             };
+            self.trace_in_process(rule, &report, &flow, records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 break;
             }
@@ -193,6 +195,7 @@ impl Table {
                 }
                 (None, None) => unbound(rule, id),
             };
+            self.trace_in_process(rule, &report, &flow, records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 break;
             }
@@ -249,6 +252,7 @@ impl Table {
                     continue;
                 }
             };
+            self.trace_in_process(rule, &report, &flow, records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 // Keep draining `ran` in order; later flows are reported
                 // as ignored.
@@ -346,6 +350,30 @@ fn declarative_report(
 }
 
 impl Table {
+    /// The telemetry of `rule` consulted in process (a declarative rule, or
+    /// a `run` rule that could not run): its span, opened and closed at
+    /// once with `report` and `flow`, the message redacted with `rt`'s
+    /// secrets. Nothing happens (and nothing is allocated) without a
+    /// `tracing` subscriber.
+    fn trace_in_process(
+        &self,
+        rule: &Rule,
+        report: &HookReport,
+        flow: &Flow,
+        rt: Option<&ShellRuntime>,
+    ) {
+        let span = telemetry::hook_span(self.source(), rule.phase, &rule.id, rule.action.name());
+        if span.is_disabled() {
+            return;
+        }
+        let secrets = rt.map_or_else(SecretSet::new, |rt| rt.secrets().clone());
+        let message = report
+            .message
+            .as_deref()
+            .map(|m| redact_sensitive_text(m, &secrets));
+        telemetry::finish(&span, report, flow.kind(), message.as_deref());
+    }
+
     /// Why a declarative rewrite by `rule` does not fit the catalogue
     /// schema of the event's tool ([`Table::rewrite_schema`]); `None` when
     /// it fits, is no rewrite, or there is no schema.
@@ -698,6 +726,7 @@ impl<'r> InProcessRecords<'r> {
             notes: Vec::new(),
             output: None,
             path_diagnostics: Vec::new(),
+            rego: None,
         }
     }
 

@@ -93,6 +93,22 @@ pub struct HookRecord {
     /// when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub path_diagnostics: Vec<PathDiagnostic>,
+    /// The policy a `policy` hook evaluated (its query and digest); absent
+    /// for other hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rego: Option<PolicyIdentity>,
+}
+
+/// Which Rego policy decided, in a `policy` hook's record: the query and
+/// the digest of its files (`sha256:...`, see
+/// [`hooks_schema::policy::policy_digest`]), so a decision can be traced
+/// to the exact policy text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyIdentity {
+    /// The query, e.g. `data.agent.tools.decision`.
+    pub query: String,
+    /// The digest of the policy's files.
+    pub digest: String,
 }
 
 /// Whether a hook's context items were added to the conversation.

@@ -175,7 +175,8 @@ mod tests {
                 "timed_out",
                 "invalid_output",
                 "output_too_large",
-                "cancelled"
+                "cancelled",
+                "policy_failed"
             ]
         );
     }

@@ -14,7 +14,7 @@ use crate::core::flow::Text;
 use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
-use crate::shell::records::{HookRecord, Record, RecordStatus};
+use crate::shell::records::{HookRecord, PolicyIdentity, Record, RecordStatus};
 use crate::shell::redact::{SecretSet, is_credential_name, redact_sensitive_text};
 use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 
@@ -179,6 +179,10 @@ impl<'a> Call<'a> {
             notes: Vec::new(),
             output: self.output,
             path_diagnostics: self.path_diagnostics.clone(),
+            rego: self.spec.rego.as_ref().map(|p| PolicyIdentity {
+                query: p.query().to_owned(),
+                digest: p.digest().to_owned(),
+            }),
         }
     }
 

@@ -37,7 +37,9 @@ use crate::shell::records::HookRecord;
 use crate::{
     AgentHook, ContextList, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind,
 };
+use crate::core::telemetry;
 use call::{Call, Outcome};
+use tracing::Instrument;
 
 /// The result of one shell hook invocation.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +107,9 @@ impl ShellHook {
         &self.spec
     }
 
-    /// Runs the hook once for `event`: checks that the script an interpreter
+    /// Runs the hook once for `event` (a `policy` hook evaluates its Rego
+    /// policy in process in place of the command, see
+    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the script an interpreter
     /// command names exists (else a `spawn_failed` failure, see
     /// [`hooks_schema::script_path`]), builds the payload (a writing tool
     /// with an affected path outside the workspace root is refused there:
@@ -125,19 +129,39 @@ impl ShellHook {
     /// [`Executor::run`](crate::Executor::run)); the payload-ref file, if
     /// any, is removed; no record is written.
     pub async fn invoke(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
-        let mut call = Call::begin(self, ctx, &event);
         if event.kind() != self.spec.phase {
-            return call.not_observed();
+            return Call::begin(self, ctx, &event).not_observed();
         }
+        let action = if self.spec.rego.is_some() {
+            "policy"
+        } else {
+            "run"
+        };
+        let config = self.spec.config.as_deref().unwrap_or_default();
+        let span = telemetry::hook_span(config, event.kind(), &self.spec.id, action);
+        let invocation = self.run(ctx, event).instrument(span.clone()).await;
+        // The record's message is redacted with the hook's secrets.
+        let message = invocation.record.message.as_deref();
+        telemetry::finish(&span, &invocation.report, invocation.flow.kind(), message);
+        invocation
+    }
+
+    /// [`ShellHook::invoke`] on an event of the spec's phase, in its span.
+    async fn run(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
+        let mut call = Call::begin(self, ctx, &event);
         call.emit_started();
         let outcome = match call
             .check_script()
             .and_then(|()| call.build_payload(&event))
         {
-            Ok(mut built) => match built.refusal.take() {
+            Ok(mut built) => match (built.refusal.take(), &self.spec.rego) {
                 // A write outside the workspace root: refused unrun.
-                Some(reason) => call.refuse(&reason),
-                None => {
+                (Some(reason), _) => call.refuse(&reason),
+                (None, Some(policy)) => {
+                    let outcome = call.evaluate(policy, built);
+                    call.check_rewrite(outcome)
+                }
+                (None, None) => {
                     let out = call.spawn(built).await;
                     call.check_rewrite(call.parse_output(&event, out))
                 }

@@ -47,13 +47,30 @@ pub struct ShellHookSpec {
     /// The catalogue schema a rewrite by this hook must fit (a rewrite that
     /// does not is an `invalid_output` failure); `None`: not checked.
     pub rewrite_schema: Option<crate::RewriteSchema>,
+    /// For a `policy` hook: the Rego policy evaluated in process instead of
+    /// running `form` (the payload is its `input`, its value is read as
+    /// native stdout); `None` for a `run` hook.
+    pub rego: Option<crate::RegoPolicy>,
+    /// The name of the config the hook comes from (its file name, or
+    /// `<inline>`), for telemetry; `None` for a hook built in code.
+    pub config: Option<Arc<str>>,
 }
 
 impl ShellHookSpec {
+    /// The spec of a `policy` hook: [`ShellHookSpec::new`]'s defaults with
+    /// `policy` in place of a command (`form` is an empty exec form, never
+    /// run).
+    pub fn policy(id: impl Into<Arc<str>>, phase: Phase, policy: crate::RegoPolicy) -> Self {
+        let mut spec = ShellHookSpec::new(id, phase, CommandForm::Exec(Vec::new()));
+        spec.rego = Some(policy);
+        spec
+    }
+
     /// A spec with defaults: no cwd, empty env, the config language's
     /// default timeout ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
     /// 30 s), `full` payload, `native` protocol, the phase's default failure
-    /// policy, `enforce`, no activity, no path settings, no rewrite schema.
+    /// policy, `enforce`, no activity, no path settings, no rewrite schema, no Rego policy
+    /// (a `run` hook), no config name.
     pub fn new(id: impl Into<Arc<str>>, phase: Phase, form: CommandForm) -> Self {
         ShellHookSpec {
             id: id.into(),
@@ -69,6 +86,8 @@ impl ShellHookSpec {
             show_in_tui: false,
             tool_paths: None,
             rewrite_schema: None,
+            rego: None,
+            config: None,
         }
     }
 }
