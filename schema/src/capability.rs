@@ -439,7 +439,15 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         ..gate(Phase::BeforeTool)
     },
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Policy, A::Block, A::Rewrite, A::Terminate, A::Ask, A::Allow]),
+        actions: ActionSet::of(&[
+            A::Run,
+            A::Policy,
+            A::Block,
+            A::Rewrite,
+            A::Terminate,
+            A::Ask,
+            A::Allow,
+        ]),
         flows: FlowSet::of(&[
             F::Continue,
             F::RewriteArgs,

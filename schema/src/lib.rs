@@ -70,8 +70,8 @@ pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSch
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HistoryPatch, Hook, Inject, Limits,
-    POLICY_QUERY_PATTERN, Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
-    ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
+    POLICY_QUERY_PATTERN, Policy, Predicate, Program, Reason, RegexPattern, RequestPatch,
+    RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};

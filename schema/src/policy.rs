@@ -94,9 +94,7 @@ pub fn compile_policy<'a>(
             Err(e) => return Err(parse_error(path, &e.to_string())),
         }
     }
-    let package = query
-        .rsplit_once('.')
-        .map_or(query, |(package, _)| package);
+    let package = query.rsplit_once('.').map_or(query, |(package, _)| package);
     let declared = packages
         .iter()
         .any(|p| package == p || package.starts_with(&format!("{p}.")));
@@ -195,7 +193,10 @@ pub(crate) fn load_policies(
                         at(
                             &format!("/hooks/{i}/policy/rego/{k}"),
                             "policy-file",
-                            format!("hook `{}`: cannot read policy file `{path}`: {why}", hook.id),
+                            format!(
+                                "hook `{}`: cannot read policy file `{path}`: {why}",
+                                hook.id
+                            ),
                         )
                         .with_hint(format!(
                             "policy files resolve against the workspace root (`{}`)",

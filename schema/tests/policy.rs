@@ -50,14 +50,24 @@ fn a_valid_policy_is_embedded_in_the_plan_with_its_digest() {
 
 #[test]
 fn a_rego_syntax_error_is_located_in_the_rego_file() {
-    let dir = workspace("package agent.gate\n\ndecision := {\n  \"decision\": \"block\",\n  \"reason\" \"no\"\n}\n");
+    let dir = workspace(
+        "package agent.gate\n\ndecision := {\n  \"decision\": \"block\",\n  \"reason\" \"no\"\n}\n",
+    );
     let err = compile(dir.path(), CONFIG).expect_err("a syntax error");
     let d = err.first();
     assert_eq!(d.code, "policy-syntax", "{err}");
     assert_eq!(d.file, "policies/gate.rego");
     assert_eq!((d.line, d.column), (5, 13), "{err}");
-    assert!(d.message.ends_with("expecting `:` while parsing object item"), "{err}");
-    assert!(d.message.starts_with("hook `gate`: rego: "), "{}", d.message);
+    assert!(
+        d.message
+            .ends_with("expecting `:` while parsing object item"),
+        "{err}"
+    );
+    assert!(
+        d.message.starts_with("hook `gate`: rego: "),
+        "{}",
+        d.message
+    );
     // The hint names the hook and where the config declares it.
     let hint = d.hint.as_deref().unwrap_or_default();
     assert_eq!(hint, "named by hook `gate` at h.yaml:6:7", "{err}");
@@ -95,9 +105,15 @@ fn a_missing_file_and_an_undeclared_package_are_located_in_the_config() {
 fn the_body_is_checked_like_every_action() {
     let dir = tempfile::tempdir().expect("a temp dir");
     for (config, code) in [
-        (CONFIG.replace("data.agent.gate.decision", "agent.gate"), "invalid-policy-query"),
+        (
+            CONFIG.replace("data.agent.gate.decision", "agent.gate"),
+            "invalid-policy-query",
+        ),
         (CONFIG.replace("[policies/gate.rego]", "[]"), "empty-list"),
-        (CONFIG.replace("policies/gate.rego", "../gate.rego"), "policy-outside-workspace"),
+        (
+            CONFIG.replace("policies/gate.rego", "../gate.rego"),
+            "policy-outside-workspace",
+        ),
         (CONFIG.replace("query:", "qeury:"), "unknown-key"),
     ] {
         let err = compile(dir.path(), &config).expect_err(code);

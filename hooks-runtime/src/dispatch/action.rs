@@ -13,9 +13,9 @@ use super::table::Table;
 use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, FlowKind};
 use crate::core::patch::{History, RequestPatch, ToolChoice};
+use crate::rego::RegoPolicy;
 use crate::shell::exec::{CommandForm, EnvSpec};
 use crate::shell::invoke::ShellHookSpec;
-use crate::rego::RegoPolicy;
 use crate::shell::payload::ToolPathSettings;
 use crate::shell::policy::apply_failure_policy;
 

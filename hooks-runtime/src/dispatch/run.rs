@@ -20,8 +20,8 @@ use crate::core::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::FailureKind;
-use crate::core::telemetry;
 use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::core::telemetry;
 use crate::shell::activity::ActivityEvent;
 use crate::shell::exec::Executor;
 use crate::shell::invoke::{
@@ -79,6 +79,8 @@ impl Table {
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(shell);
+        let traced = telemetry::enabled();
+        let mut traces = Vec::new();
         for &i in self.rules_for(event.kind()).iter() {
             let rule = &self.rules()[i as usize];
             let current = fold.event();
@@ -106,12 +108,20 @@ impl Table {
                     (Flow::Continue, report)
                 }
             };
-            self.trace_in_process(rule, &report, &flow, records.rt);
+            if traced {
+                // Emitted once the fold is known to stand: `None` above
+                // means it starts over, and its rules would count twice.
+                traces.push((i as usize, report.clone(), flow.kind()));
+            }
             if fold.apply_reported(report, flow).is_break() {
                 break;
             }
         }
+        let rt = records.rt;
         records.write(&mut fold);
+        for (i, report, flow) in &traces {
+            self.trace_in_process(&self.rules()[*i], report, *flow, rt);
+        }
         Some(fold.finish())
     }
 
@@ -195,7 +205,7 @@ impl Table {
                 }
                 (None, None) => unbound(rule, id),
             };
-            self.trace_in_process(rule, &report, &flow, records.rt);
+            self.trace_in_process(rule, &report, flow.kind(), records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 break;
             }
@@ -252,7 +262,7 @@ impl Table {
                     continue;
                 }
             };
-            self.trace_in_process(rule, &report, &flow, records.rt);
+            self.trace_in_process(rule, &report, flow.kind(), records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 // Keep draining `ran` in order; later flows are reported
                 // as ignored.
@@ -352,14 +362,14 @@ fn declarative_report(
 impl Table {
     /// The telemetry of `rule` consulted in process (a declarative rule, or
     /// a `run` rule that could not run): its span, opened and closed at
-    /// once with `report` and `flow`, the message redacted with `rt`'s
+    /// once with `report` and the kind of its `flow`, the message redacted with `rt`'s
     /// secrets. Nothing happens (and nothing is allocated) without a
     /// `tracing` subscriber.
     fn trace_in_process(
         &self,
         rule: &Rule,
         report: &HookReport,
-        flow: &Flow,
+        flow: FlowKind,
         rt: Option<&ShellRuntime>,
     ) {
         let span = telemetry::hook_span(self.source(), rule.phase, &rule.id, rule.action.name());
@@ -371,7 +381,7 @@ impl Table {
             .message
             .as_deref()
             .map(|m| redact_sensitive_text(m, &secrets));
-        telemetry::finish(&span, report, flow.kind(), message.as_deref());
+        telemetry::finish(&span, report, flow, message.as_deref());
     }
 
     /// Why a declarative rewrite by `rule` does not fit the catalogue

@@ -89,12 +89,14 @@ impl Fingerprint {
 /// ([`hooks_schema::hook_scripts`]) and the Rego files of its enabled
 /// `policy` hooks, absolute, sorted, once each.
 fn referenced_files(config: &Config, workspace: &Path) -> Vec<PathBuf> {
-    let policies = config.hooks.iter().filter(|h| h.enabled).flat_map(|h| {
-        match h.action() {
+    let policies = config
+        .hooks
+        .iter()
+        .filter(|h| h.enabled)
+        .flat_map(|h| match h.action() {
             hooks_schema::Action::Policy(p) => p.rego.as_slice(),
             _ => &[],
-        }
-    });
+        });
     let mut files: Vec<PathBuf> = hooks_schema::hook_scripts(config)
         .into_iter()
         .map(|s| s.looked_at)

@@ -390,7 +390,8 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
         .map(|w| pred(w, cache))
         .transpose()
         .map_err(|m| ("/when".to_owned(), m))?;
-    let action = action(config, hook, &cache.policies).map_err(|m| (format!("/{}", hook.action().name()), m))?;
+    let action = action(config, hook, &cache.policies)
+        .map_err(|m| (format!("/{}", hook.action().name()), m))?;
     Ok(Rule {
         id: owned(&hook.id),
         phase: hook.phase,

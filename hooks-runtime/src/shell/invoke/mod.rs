@@ -33,11 +33,11 @@ pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, ShellHookSpec};
 use crate::core::fold::Fold;
 use crate::core::report::HookReport;
+use crate::core::telemetry;
 use crate::shell::records::HookRecord;
 use crate::{
     AgentHook, ContextList, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind,
 };
-use crate::core::telemetry;
 use call::{Call, Outcome};
 use tracing::Instrument;
 
