@@ -18,10 +18,13 @@ use tracing_subscriber::registry::LookupSpan;
 
 const CANARY: &str = "ghp_CanaryCanaryCanaryCanaryCanary123456";
 
-/// What the test's layer saw: spans (name, parent, fields) and events.
+/// A span as the test's layer saw it: name, parent, fields.
+type SeenSpan = (String, Option<u64>, BTreeMap<String, String>);
+
+/// What the test's layer saw: spans and events.
 #[derive(Debug, Default)]
 struct Seen {
-    spans: BTreeMap<u64, (String, Option<u64>, BTreeMap<String, String>)>,
+    spans: BTreeMap<u64, SeenSpan>,
     events: Vec<(Option<u64>, BTreeMap<String, String>)>,
 }
 
@@ -48,11 +51,11 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collect {
             .and_then(|s| s.parent())
             .map(|p| p.id().into_u64());
         let name = attrs.metadata().name().to_owned();
-        let mut seen = self.0.lock().unwrap();
+        let mut seen = self.0.lock().expect("not poisoned");
         seen.spans.insert(id.into_u64(), (name, parent, fields));
     }
     fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
-        let mut seen = self.0.lock().unwrap();
+        let mut seen = self.0.lock().expect("not poisoned");
         if let Some((_, _, fields)) = seen.spans.get_mut(&id.into_u64()) {
             values.record(&mut Fields(fields));
         }
@@ -61,7 +64,11 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collect {
         let mut fields = BTreeMap::new();
         event.record(&mut Fields(&mut fields));
         let span = ctx.event_span(event).map(|s| s.id().into_u64());
-        self.0.lock().unwrap().events.push((span, fields));
+        self.0
+            .lock()
+            .expect("not poisoned")
+            .events
+            .push((span, fields));
     }
 }
 
@@ -113,7 +120,7 @@ fn every_invocation_is_one_span_inside_its_fold() {
         hooks_runtime::ToolDecision::Skip { .. }
     ));
 
-    let seen = collect.0.lock().unwrap();
+    let seen = collect.0.lock().expect("not poisoned");
     let folds: Vec<u64> = seen
         .spans
         .iter()

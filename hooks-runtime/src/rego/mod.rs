@@ -22,6 +22,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use hooks_schema::plan::PolicySpec;
 
+/// Compiled engines by (digest, query).
+type Engines = HashMap<(Arc<str>, Arc<str>), regorus::Engine>;
+
 /// One `policy` hook's policy: query, Rego files and identity.
 #[derive(Clone)]
 pub struct RegoPolicy {
@@ -104,8 +107,7 @@ impl RegoPolicy {
 
     /// A fresh copy of this policy's compiled engine (compiled on first use).
     fn engine(&self) -> Result<regorus::Engine, String> {
-        static ENGINES: LazyLock<Mutex<HashMap<(Arc<str>, Arc<str>), regorus::Engine>>> =
-            LazyLock::new(Mutex::default);
+        static ENGINES: LazyLock<Mutex<Engines>> = LazyLock::new(Mutex::default);
         let key = (Arc::clone(&self.digest), Arc::clone(&self.query));
         if let Some(engine) = ENGINES
             .lock()
