@@ -2,7 +2,8 @@
 //! `regorus` when the config is checked, so a syntax error is a located
 //! config error and the plan embeds the text it was checked with.
 //!
-//! One rule for each question: [`load_policies`] reads and checks,
+//! One rule for each question: the loader reads and checks the files
+//! ([`Loader::compile_str`](crate::Loader::compile_str)),
 //! [`policy_digest`] names a policy in records, [`compile_policy`] builds
 //! the engine (the runtime evaluates with the same function's engine).
 
@@ -31,7 +32,7 @@ impl PolicySources {
         self.texts.get(path).map(String::as_str)
     }
 
-    /// Records the text of `path` (what [`load_policies`] read).
+    /// Records the text of `path` (what the loader read).
     pub fn insert(&mut self, path: impl Into<String>, text: impl Into<String>) {
         self.texts.insert(path.into(), text.into());
     }
