@@ -7,6 +7,13 @@
 //! point, calls the wrapped stack `ITERS` times with the run's real context
 //! and event and keeps the mean. Tools are no-ops: only the hooks are timed.
 //!
+//! Then the dispatch matrix of `benches/dispatch_matrix.rs` (the same
+//! generated policies and events, `benches/policies/`) on rig's side: `n`
+//! hand-written rig hooks, one per rule, in a rig `HookStack` (each parses
+//! the arguments it needs and matches with `regex`, as a rig user writes
+//! it), next to the same policy loaded into a `Table` behind `RigHooks`,
+//! timed inside one run's `on_dispatch` with that run's context.
+//!
 //! Run with `cargo bench -p agent-hooks --bench rig_hooks`.
 
 use std::collections::BTreeMap;
@@ -23,8 +30,14 @@ use rig_agent::agent::{
 };
 use rig_agent::tool::{Tool, ToolContext, ToolExecutionError};
 use rig_core::completion::Document;
+use rig_core::effect::EffectKind;
 use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use serde_json::{Value, json};
+
+#[path = "policies/mod.rs"]
+mod policies;
+
+use policies::{Case, Family, SIZES};
 
 agent_hooks::hooks!(name = Policy, "rig_policy.yaml");
 
@@ -132,6 +145,160 @@ fn hand_written() -> HookStack {
 
 fn ours() -> RigHooks {
     RigHooks::new(OurStack::new().with("rig_policy.yaml", Policy::new()))
+}
+
+// --- the dispatch matrix, hand-written as rig hooks -------------------------
+
+/// What one generated rule matches, as a rig user would check it.
+enum Matcher {
+    /// The exact tool name.
+    Exact(String),
+    /// A tool glob `prefix*`.
+    Prefix(String),
+    /// A tool regex, anchored.
+    Tool(Regex),
+    /// `bash` whose `command` argument the regex finds.
+    Command(Regex),
+}
+
+/// Rule `i` of a generated policy: blocks what its matcher matches.
+struct RuleHook {
+    matcher: Matcher,
+    reason: String,
+}
+
+impl AgentHook for RuleHook {
+    async fn on_dispatch(&self, _: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        let Some(tool) = event.tool_name() else {
+            return DispatchAction::proceed();
+        };
+        let hit = match &self.matcher {
+            Matcher::Exact(name) => tool == name,
+            Matcher::Prefix(prefix) => tool.starts_with(prefix.as_str()),
+            Matcher::Tool(re) => re.is_match(tool),
+            Matcher::Command(re) => {
+                tool == "bash" && {
+                    let args: Value =
+                        serde_json::from_str(event.tool_args().unwrap_or("{}")).unwrap_or_default();
+                    args["command"].as_str().is_some_and(|c| re.is_match(c))
+                }
+            }
+        };
+        if hit {
+            DispatchAction::skip(self.reason.clone())
+        } else {
+            DispatchAction::proceed()
+        }
+    }
+}
+
+/// The generated policy of `family` at `n` rules as `n` rig hooks.
+fn hand_written_rules(family: Family, n: usize) -> HookStack {
+    let mut stack = HookStack::new();
+    for i in 0..n {
+        let matcher = match family {
+            Family::Exact => Matcher::Exact(format!("tool_{i}")),
+            Family::Glob => Matcher::Prefix(format!("mcp__s{i}__")),
+            Family::Regex => {
+                Matcher::Tool(Regex::new(&format!("^web_{i}_(get|post)$")).expect("regex"))
+            }
+            Family::When | Family::Mixed => {
+                Matcher::Command(Regex::new(&format!("danger-{i};")).expect("regex"))
+            }
+        };
+        stack.push(RuleHook {
+            matcher,
+            reason: format!("rule {i}"),
+        });
+    }
+    stack
+}
+
+/// The same policy loaded into a `Table`, behind `RigHooks`.
+fn ours_rules(family: Family, n: usize) -> RigHooks {
+    let table = agent_hooks::runtime::Table::load_str(&family.yaml(n), &family.file(n))
+        .expect("the policy loads");
+    RigHooks::from_hook(family.file(n), table)
+}
+
+/// Mean ns of `ITERS / n` (at least 100) dispatches of `event` through `hook`.
+async fn dispatch_ns<H: AgentHook>(
+    hook: &H,
+    ctx: &HookContext,
+    event: DispatchEvent<'_>,
+    n: usize,
+) -> (f64, bool) {
+    let iters = (ITERS as usize * 10 / n).clamp(100, ITERS as usize) as u32;
+    let start = Instant::now();
+    for _ in 1..iters {
+        std::hint::black_box(hook.on_dispatch(ctx, event).await);
+    }
+    let denied = matches!(hook.on_dispatch(ctx, event).await, DispatchAction::Deny(_));
+    (start.elapsed().as_nanos() as f64 / f64::from(iters), denied)
+}
+
+/// One row of the matrix: case, rule count, ns/event by hand | ours.
+type MatrixRow = (&'static str, usize, f64, f64);
+
+/// Runs the matrix at the first dispatch of a run (its context and ids),
+/// then lets the run go on.
+struct MatrixProbe {
+    rows: Arc<Mutex<Vec<MatrixRow>>>,
+}
+
+impl AgentHook for MatrixProbe {
+    async fn on_dispatch(&self, ctx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
+        if event.tool_name().is_none() || !self.rows.lock().expect("lock").is_empty() {
+            return DispatchAction::proceed();
+        }
+        let mut rows = Vec::new();
+        for family in Family::MATRIX {
+            for n in SIZES {
+                let (rig, ours) = (hand_written_rules(family, n), ours_rules(family, n));
+                for case in Case::ALL.into_iter().filter(|c| c.family() == family) {
+                    let (name, args) = case.event(n);
+                    let kind = EffectKind::ToolCall {
+                        name,
+                        args: args.to_string(),
+                    };
+                    let probe = DispatchEvent {
+                        kind: &kind,
+                        ..event
+                    };
+                    let (rig_ns, rig_denied) = dispatch_ns(&rig, ctx, probe, n).await;
+                    let (ours_ns, ours_denied) = dispatch_ns(&ours, ctx, probe, n).await;
+                    // Both decide the case as the policy says.
+                    assert_eq!(
+                        (rig_denied, ours_denied),
+                        (case.hits(), case.hits()),
+                        "{} {n}",
+                        case.name()
+                    );
+                    rows.push((case.name(), n, rig_ns, ours_ns));
+                }
+            }
+        }
+        *self.rows.lock().expect("lock") = rows;
+        DispatchAction::proceed()
+    }
+}
+
+async fn matrix() -> Vec<MatrixRow> {
+    let rows = Arc::new(Mutex::new(Vec::new()));
+    let agent = AgentBuilder::new(script())
+        .tool(Bash)
+        .tool(ReadFile)
+        .tool(WriteFile)
+        .add_hook(MatrixProbe {
+            rows: Arc::clone(&rows),
+        })
+        .build();
+    agent
+        .prompt("go")
+        .max_turns(8)
+        .await
+        .expect("the run completes");
+    rows.lock().expect("lock").clone()
 }
 
 // --- the timing wrapper --------------------------------------------------------
@@ -290,10 +457,10 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let (rig, ours_means) = runtime.block_on(async {
+    let (rig, ours_means, rows) = runtime.block_on(async {
         let rig = measure(hand_written()).await;
         let ours_means = measure(ours()).await;
-        (rig, ours_means)
+        (rig, ours_means, matrix().await)
     });
     println!(
         "per event, mean of {ITERS} calls (ns): rig HookStack by hand | hooks! table behind RigHooks"
@@ -314,4 +481,13 @@ fn main() {
         hand_written().observes(StepEventKind::TextDelta),
         ours().observes(StepEventKind::TextDelta),
     );
+    println!(
+        "dispatch matrix, per event (ns): n rig hooks by hand in a HookStack | the loaded table behind RigHooks"
+    );
+    for (case, n, rig_ns, ours_ns) in rows {
+        println!(
+            "  {case:<10} n={n:<5} {rig_ns:>10.0} | {ours_ns:>10.0}   ({:.1}x)",
+            rig_ns / ours_ns
+        );
+    }
 }

@@ -124,6 +124,9 @@
 pub use hooks_runtime as runtime;
 pub use hooks_schema as schema;
 
+#[cfg(feature = "otlp")]
+pub mod telemetry;
+
 // The binary's `import claude` and `replay` commands (and their tests), not
 // library API.
 #[doc(hidden)]

@@ -176,7 +176,50 @@ pub(crate) enum SchemaKind {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code = match cli.command {
+    let telemetry = export_telemetry();
+    let code = run(cli);
+    finish_telemetry(telemetry);
+    ExitCode::from(code)
+}
+
+/// The telemetry export the binary runs (none without the `otlp` feature).
+#[cfg(feature = "otlp")]
+type Telemetry = agent_hooks::telemetry::Otlp;
+#[cfg(not(feature = "otlp"))]
+type Telemetry = std::convert::Infallible;
+
+/// With the `otlp` feature and an `OTEL_EXPORTER_OTLP_*ENDPOINT` variable
+/// set, installs the OTLP export of the hooks' spans and metrics (a
+/// failure is a warning: telemetry never stops the command).
+fn export_telemetry() -> Option<Telemetry> {
+    #[cfg(feature = "otlp")]
+    if agent_hooks::telemetry::requested_by_env() {
+        return match Telemetry::from_env().and_then(Telemetry::install) {
+            Ok(otlp) => Some(otlp),
+            Err(err) => {
+                eprintln!("warning: no telemetry export: {err}");
+                None
+            }
+        };
+    }
+    None
+}
+
+/// Flushes the export before the process exits (a failure is a warning).
+fn finish_telemetry(telemetry: Option<Telemetry>) {
+    #[cfg(feature = "otlp")]
+    if let Some(otlp) = telemetry
+        && let Err(err) = otlp.shutdown()
+    {
+        eprintln!("warning: {err}");
+    }
+    #[cfg(not(feature = "otlp"))]
+    let _ = telemetry;
+}
+
+/// Runs the command; returns the exit code.
+fn run(cli: Cli) -> u8 {
+    match cli.command {
         Command::Check {
             files,
             format,
@@ -231,6 +274,5 @@ fn main() -> ExitCode {
                     format,
                 },
         } => cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
-    };
-    ExitCode::from(code)
+    }
 }

@@ -73,7 +73,8 @@ fn names_the_failed_leaf_the_tool_filter_and_the_phase() {
         .iter()
         .filter(|r| r["matches"] == true)
         .count();
-    assert_eq!(n, 1);
+    // `shell-guard` and the audited `fleet-policy-local` (every bash call).
+    assert_eq!(n, 2);
 }
 
 #[test]
@@ -148,5 +149,9 @@ fn disabled_and_outcome_and_human_output() {
         text.contains("\nmatch     `shell-guard` (before_tool, run)\n"),
         "{text}"
     );
-    assert!(text.ends_with("1 of 16 rules match\n"), "{text}");
+    assert!(
+        text.contains("\nmatch     `fleet-policy-local` (before_tool, policy)\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("2 of 17 rules match\n"), "{text}");
 }

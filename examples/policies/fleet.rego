@@ -1,9 +1,11 @@
 # One policy for a fleet of agents. Its `decision` is read exactly like a
 # native hook's stdout object; undefined means continue.
 #
-# Served by OPA (`opa run --server examples/policies/fleet.rego`) and reached
-# with an `http` hook of `protocol: opa` at
-# http://OPA:8181/v1/data/agent/hooks/decision (README, "Running a fleet").
+# Evaluated in process by a `policy` hook (`query: data.agent.hooks.decision`),
+# or served by OPA (`opa run --server examples/policies/fleet.rego`) and
+# reached with an `http` hook of `protocol: opa` at
+# http://OPA:8181/v1/data/agent/hooks/decision; both decide alike (README,
+# "Running a fleet").
 package agent.hooks
 
 import rego.v1

@@ -119,15 +119,20 @@ fn compile(
     lit: &syn::LitStr,
     tracked: &mut Vec<PathBuf>,
 ) -> Compiled {
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
     let mut loader = hooks_schema::Loader::new().base_dir(dir);
+    if let Some(root) = &root {
+        // Policy files resolve against the package root, like scripts.
+        loader = loader.workspace(root);
+    }
     let compiled = loader.compile_str(text, file);
     tracked.extend(loader.files_read().iter().cloned());
     compiled
         .map(|mut compiled| {
             // Scripts resolve against the package root, the workspace a
             // test or example of the package runs its hooks in.
-            if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") {
-                hooks_schema::add_script_warnings(&mut compiled, text, file, Path::new(&root));
+            if let Some(root) = &root {
+                hooks_schema::add_script_warnings(&mut compiled, text, file, root);
             }
             // Notes are remarks, not compiler warnings: `agent-hooks
             // check` shows them.
@@ -135,14 +140,14 @@ fn compile(
                 .warnings
                 .iter()
                 .filter(|d| d.severity == hooks_schema::Severity::Warning)
-                .map(|d| d.render(Some(text)))
+                .map(|d| d.render(snippet_source(d, file, text)))
                 .collect();
             (compiled.plan, warnings)
         })
         .map_err(|diagnostics| {
             let mut all: Option<syn::Error> = None;
             for d in &diagnostics {
-                let e = syn::Error::new(lit.span(), d.render(Some(text)));
+                let e = syn::Error::new(lit.span(), d.render(snippet_source(d, file, text)));
                 match &mut all {
                     None => all = Some(e),
                     Some(a) => a.combine(e),
@@ -150,6 +155,12 @@ fn compile(
             }
             all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"))
         })
+}
+
+/// The text a diagnostic's snippet comes from: the config's, unless the
+/// diagnostic is located in another file (a policy's Rego file).
+fn snippet_source<'t>(d: &hooks_schema::Diagnostic, file: &str, text: &'t str) -> Option<&'t str> {
+    (d.file == file).then_some(text)
 }
 
 /// `path` relative to the package being compiled (`CARGO_MANIFEST_DIR`),

@@ -9,8 +9,8 @@
 
 use hooks_schema::plan::{
     ActionSpec, Bits, ContextItem, Dfa, Gate, HttpSpec, Json, List, PatchSpec, PatternGroup,
-    PhaseIndex, Plan, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Test, Text,
-    ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+    PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule,
+    RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
 };
 use hooks_schema::{
     FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
@@ -526,6 +526,44 @@ impl Quote for HttpSpec {
     }
 }
 
+impl Quote for PolicyModule {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::PolicyModule)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let PolicyModule { path, source } = self;
+        let path = path.quote(g);
+        let source = source.quote(g);
+        quote!(#p::PolicyModule {
+            path: #path,
+            source: #source,
+        })
+    }
+}
+
+impl Quote for PolicySpec {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::PolicySpec)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let PolicySpec {
+            query,
+            modules,
+            digest,
+        } = self;
+        let query = query.quote(g);
+        let modules = modules.quote(g);
+        let digest = digest.quote(g);
+        quote!(#p::PolicySpec {
+            query: #query,
+            modules: #modules,
+            digest: #digest,
+        })
+    }
+}
+
 impl Quote for ActionSpec {
     fn ty(p: &TokenStream) -> TokenStream {
         quote!(#p::ActionSpec)
@@ -568,6 +606,10 @@ impl Quote for ActionSpec {
             ActionSpec::Allow(reason) => {
                 let r = reason.quote(g);
                 quote!(#p::ActionSpec::Allow(#r))
+            }
+            ActionSpec::Policy(policy) => {
+                let x = policy.quote(g);
+                quote!(#p::ActionSpec::Policy(#x))
             }
         }
     }

@@ -122,6 +122,7 @@
 mod core;
 pub mod dispatch;
 mod http;
+mod rego;
 mod shell;
 
 // What an agent loop calls and applies: events in, typed decisions out,
@@ -168,8 +169,12 @@ pub use crate::shell::invoke::{
     run_shell_hooks,
 };
 pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, ToolPathSettings};
+
+// `policy` hooks: Rego policies evaluated in process.
+pub use crate::rego::RegoPolicy;
 pub use crate::shell::records::{
-    HookRecord, HttpExchange, InjectionRecord, InjectionStatus, Record, RecordStatus, RecordWriter,
+    HookRecord, HttpExchange, InjectionRecord, InjectionStatus, PolicyIdentity, Record,
+    RecordStatus, RecordWriter,
 };
 pub use crate::shell::redact::{
     MIN_SECRET_LEN, REDACTED, SecretSet, is_credential_name, redact_json, redact_sensitive_text,
@@ -185,9 +190,9 @@ pub mod __private {
         StepEvent, StepEventKind,
     };
     pub use hooks_schema::plan::{
-        ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, Pred, ProgramSpec,
-        RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, ToolChoiceSpec, ToolPaths, ToolSchema,
-        ToolSet,
+        ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
+        PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test,
+        ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
     };
     pub use hooks_schema::plan::{Bits, Gate, PatternGroup, PhaseIndex};
     pub use hooks_schema::{

@@ -77,6 +77,7 @@ fn many_threads_never_interleave_lines() {
                         output: None,
                         path_diagnostics: Vec::new(),
                         http: None,
+                        rego: None,
                     };
                     writer
                         .write(&Record::Hook(record), &SecretSet::new())

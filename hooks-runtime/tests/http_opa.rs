@@ -1,7 +1,9 @@
 //! `http` hooks of `protocol: opa` against an OPA-shaped server started by
 //! the test: it serves OPA's REST data API by evaluating
 //! `examples/policies/fleet.rego` with `regorus`, and two agents (two
-//! tables, two shell runtimes) share it and see the same decisions.
+//! tables, two shell runtimes) share it and see the same decisions; a third
+//! agent evaluating the same file in process (a `policy` hook) decides
+//! alike, so a policy moves between the two without a rewrite.
 
 #[path = "common/http_server.rs"]
 mod http_server;
@@ -60,10 +62,25 @@ struct Agent {
 }
 
 impl Agent {
+    /// An agent asking the OPA-shaped server at `url`.
     fn new(url: &str) -> Agent {
         let config = format!(
             "version: 1\nhooks:\n  - id: fleet\n    phase: before_tool\n    http: {{ url: \"{url}\", protocol: opa, timeout: 5s }}\n"
         );
+        Agent::with(Table::load_str(&config, "fleet.yaml").expect("the config loads"))
+    }
+
+    /// An agent evaluating `POLICY` in process with a `policy` hook.
+    fn in_process() -> Agent {
+        let config = "version: 1\nhooks:\n  - id: fleet\n    phase: before_tool\n    policy: { rego: [examples/policies/fleet.rego], query: data.agent.hooks.decision }\n";
+        let compiled = hooks_schema::Loader::new()
+            .workspace(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .compile_str(config, "fleet.yaml")
+            .expect("the config and its policy compile");
+        Agent::with(Table::from_plan(compiled.plan))
+    }
+
+    fn with(table: Table) -> Agent {
         let dir = tempfile::tempdir().expect("tempdir");
         let records = RecordWriter::open(dir.path().join("records.jsonl"), SecretSet::new())
             .expect("records");
@@ -73,7 +90,7 @@ impl Agent {
         Agent {
             dir,
             shell: Arc::new(shell),
-            table: Table::load_str(&config, "fleet.yaml").expect("the config loads"),
+            table,
         }
     }
 
@@ -141,6 +158,40 @@ async fn two_agents_sharing_one_policy_server_see_the_same_decisions() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 8, "one decision per request: {ids:?}");
+}
+
+#[tokio::test]
+async fn the_policy_in_process_and_behind_the_server_decides_alike() {
+    let server = opa_server().await;
+    let central = Agent::new(&server.url("/v1/data/agent/hooks/decision"));
+    let local = Agent::in_process();
+    for command in ["rm -rf /", "ls", "rm x", "cargo test", "echo rm"] {
+        let (c, l) = tokio::join!(central.decide(command), local.decide(command));
+        assert_eq!(c.decision, l.decision, "`{command}`: {:?}", l.diagnostics);
+        assert!(
+            l.reports[0].failure.is_none(),
+            "`{command}`: {:?}",
+            l.reports
+        );
+    }
+    assert_eq!(server.seen().len(), 5);
+    // Each side's records name its policy: the server's decision, the
+    // file's digest.
+    assert!(
+        central
+            .records()
+            .iter()
+            .all(|r| r["http"]["decision_id"].is_string())
+    );
+    let digest = hooks_schema::policy::policy_digest([("examples/policies/fleet.rego", POLICY)]);
+    let local_records = local.records();
+    assert_eq!(local_records.len(), 5);
+    assert!(
+        local_records
+            .iter()
+            .all(|r| r["rego"]["digest"] == digest.as_str()),
+        "{local_records:?}"
+    );
 }
 
 #[tokio::test]

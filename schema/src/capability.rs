@@ -10,7 +10,7 @@
 //! per-phase fields ([`FlowKind::native_output`]). Adding a phase, an action
 //! or a flow means adding a row or a column here.
 //!
-//! | phase | actions besides `run`, `http`, `terminate` | flows besides `continue`, `terminate` | tool filters | failure policy `block` | `when` pointers address | `outcome` |
+//! | phase | actions besides `run`, `http`, `policy`, `terminate` | flows besides `continue`, `terminate` | tool filters | failure policy `block` | `when` pointers address | `outcome` |
 //! | --- | --- | --- | --- | --- | --- | --- |
 //! | `run_start` | `inject` | `inject_context` | no | no | nothing | no |
 //! | `user_prompt` | — | `rewrite_prompt`, `skip` | no | no | the prompt (text) | no |
@@ -44,6 +44,8 @@ pub enum ActionKind {
     Run,
     /// `http`: POST the payload to a URL and interpret the response body.
     Http,
+    /// `policy`: evaluate a Rego policy in process and interpret its value.
+    Policy,
     /// `block`: do not run the tool.
     Block,
     /// `patch`: patch the completion request.
@@ -62,9 +64,10 @@ pub enum ActionKind {
 
 impl ActionKind {
     /// Every action, in the order used by messages.
-    pub const ALL: [ActionKind; 9] = [
+    pub const ALL: [ActionKind; 10] = [
         ActionKind::Run,
         ActionKind::Http,
+        ActionKind::Policy,
         ActionKind::Block,
         ActionKind::Patch,
         ActionKind::Rewrite,
@@ -86,6 +89,7 @@ impl ActionKind {
             ActionKind::Terminate => "terminate",
             ActionKind::Ask => "ask",
             ActionKind::Allow => "allow",
+            ActionKind::Policy => "policy",
         }
     }
 
@@ -336,8 +340,8 @@ impl Capabilities {
 use ActionKind as A;
 use FlowKind as F;
 
-/// What every phase allows (`run`, `http`, `terminate`) or honours (`continue`, `terminate`).
-const EVERYWHERE_ACTIONS: [ActionKind; 3] = [A::Run, A::Http, A::Terminate];
+/// What every phase allows (`run`, `http`, `policy`, `terminate`) or honours (`continue`, `terminate`).
+const EVERYWHERE_ACTIONS: [ActionKind; 4] = [A::Run, A::Http, A::Policy, A::Terminate];
 
 /// A row of an observe-only phase whose `when` pointers address `subject`;
 /// the rows below change what differs.
@@ -359,7 +363,7 @@ const fn observe(phase: Phase, subject: SubjectKind) -> Capabilities {
 /// A row of an after-phase: hooks may `inject` context.
 const fn after(phase: Phase, subject: SubjectKind) -> Capabilities {
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Http, A::Inject, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Http, A::Policy, A::Inject, A::Terminate]),
         flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate]),
         after: true,
         ..observe(phase, subject)
@@ -370,7 +374,7 @@ const fn after(phase: Phase, subject: SubjectKind) -> Capabilities {
 /// context for the first prompt, or beside the tool result).
 const fn with_context(row: Capabilities) -> Capabilities {
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Http, A::Inject, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Http, A::Policy, A::Inject, A::Terminate]),
         flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate]),
         ..row
     }
@@ -407,7 +411,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         ..observe(Phase::UserPrompt, SubjectKind::Text)
     },
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Http, A::Patch, A::Terminate]),
+        actions: ActionSet::of(&[A::Run, A::Http, A::Policy, A::Patch, A::Terminate]),
         flows: FlowSet::of(&[F::Continue, F::PatchRequest, F::Terminate]),
         mutating: true,
         ..observe(Phase::BeforeCompletion, SubjectKind::Request)
@@ -422,6 +426,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         actions: ActionSet::of(&[
             A::Run,
             A::Http,
+            A::Policy,
             A::Block,
             A::Rewrite,
             A::Inject,
@@ -442,6 +447,7 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         actions: ActionSet::of(&[
             A::Run,
             A::Http,
+            A::Policy,
             A::Block,
             A::Rewrite,
             A::Terminate,
@@ -459,7 +465,14 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         ..gate(Phase::PermissionRequest)
     },
     Capabilities {
-        actions: ActionSet::of(&[A::Run, A::Http, A::Rewrite, A::Inject, A::Terminate]),
+        actions: ActionSet::of(&[
+            A::Run,
+            A::Http,
+            A::Policy,
+            A::Rewrite,
+            A::Inject,
+            A::Terminate,
+        ]),
         flows: FlowSet::of(&[
             F::Continue,
             F::RewriteResult,
@@ -608,7 +621,14 @@ mod tests {
         let actions: Vec<_> = Phase::AfterTool.capabilities().actions.iter().collect();
         assert_eq!(
             actions,
-            [A::Run, A::Http, A::Rewrite, A::Inject, A::Terminate]
+            [
+                A::Run,
+                A::Http,
+                A::Policy,
+                A::Rewrite,
+                A::Inject,
+                A::Terminate
+            ]
         );
     }
 }

@@ -58,6 +58,7 @@ mod payload;
 mod phase;
 #[doc(hidden)]
 pub mod plan;
+pub mod policy;
 mod schema;
 mod script;
 mod yaml;
@@ -69,9 +70,9 @@ pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSch
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HistoryPatch, Hook,
-    Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, Predicate, Program, Reason, RegexPattern,
-    RequestPatch, RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern,
-    ToolSettings, Version, header_parts, url_problem,
+    Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN, Policy, Predicate,
+    Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools, ToolChoice,
+    ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts, url_problem,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};

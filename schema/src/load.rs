@@ -60,6 +60,7 @@ pub struct Compiled {
 #[derive(Debug, Clone, Default)]
 pub struct Loader {
     base_dir: Option<PathBuf>,
+    workspace: Option<PathBuf>,
     catalogue: Option<Catalogue>,
     files_read: Vec<PathBuf>,
 }
@@ -88,7 +89,21 @@ impl Loader {
         self
     }
 
-    /// Every file read for a catalogue so far (also those of configs that
+    /// Reads the Rego files of `policy` hooks relative to `dir`, the
+    /// workspace root the hooks run in (what `run` scripts resolve against),
+    /// instead of the current directory. `hooks!` uses the package root,
+    /// `agent-hooks check` its `--workspace`. Only compiling reads them
+    /// ([`Loader::compile_str`], [`Loader::compile_file`]): a policy's
+    /// files, a syntax error in them (`policy-syntax`, located in the Rego
+    /// file) or a query whose package none declares (`policy-query`) are
+    /// the compilation's findings; loading checks the config alone.
+    #[must_use]
+    pub fn workspace(mut self, dir: impl Into<PathBuf>) -> Loader {
+        self.workspace = Some(dir.into());
+        self
+    }
+
+    /// Every file read for a catalogue or a policy so far (also those of configs that
     /// failed), for a build that must rerun when they change.
     pub fn files_read(&self) -> &[PathBuf] {
         &self.files_read
@@ -150,6 +165,31 @@ impl Loader {
             catalogue,
             warnings,
         } = self.checked(source, file, dir)?;
+        // The policy files: read and compiled with the config, embedded by
+        // the lowering.
+        let workspace = self.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
+        let (policies, errors) = crate::policy::load_policies(
+            &config,
+            &positions,
+            file,
+            &workspace,
+            &mut self.files_read,
+        );
+        if !errors.is_empty() {
+            let all = warnings.into_iter().chain(errors).collect();
+            return Err(Diagnostics::from_vec(all).unwrap_or_else(|| {
+                Diagnostics::single(Diagnostic::new(
+                    file,
+                    1,
+                    1,
+                    "",
+                    Layer::Semantic,
+                    "internal",
+                    "policy errors vanished".to_owned(),
+                ))
+            }));
+        }
+        dfas.policies = policies;
         match plan::lower(&config, file, &mut dfas) {
             Ok(mut plan) => Ok(Compiled {
                 plan: {

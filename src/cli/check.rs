@@ -115,8 +115,10 @@ fn load(path: &Path, workspace: &Path) -> Loaded {
         Err(err) => Err(format!("cannot read `{}`: {err}", path.display())),
         Ok(source) => {
             // `catalogue:` paths are relative to the config file.
+            // `policy` files, like scripts, resolve against the workspace.
             let mut loader = hooks_schema::Loader::new()
-                .base_dir(path.parent().map(Path::to_owned).unwrap_or_default());
+                .base_dir(path.parent().map(Path::to_owned).unwrap_or_default())
+                .workspace(workspace);
             let diagnostics = match loader.compile_str(&source, &name) {
                 Ok(mut compiled) => {
                     hooks_schema::add_script_warnings(&mut compiled, &source, &name, workspace);
@@ -159,7 +161,9 @@ fn print_human(loaded: &[Loaded]) {
         for diag in diagnostics {
             // The snippet quotes the config, which may hold a literal
             // credential.
-            emit_redacted(&diag.render(Some(source)));
+            // A policy's Rego error is located in its file, not the config.
+            let snippet = (diag.file == file.name).then_some(source.as_str());
+            emit_redacted(&diag.render(snippet));
         }
     }
     let (errors, warnings, notes) = (

@@ -23,3 +23,4 @@ pub(crate) mod outcome;
 pub(crate) mod patch;
 pub(crate) mod report;
 pub(crate) mod stack;
+pub(crate) mod telemetry;

@@ -279,12 +279,15 @@ pub enum FailureKind {
     /// An `http` hook's server answered with a status the protocol does not
     /// read as a decision: not 2xx, or a redirect that is not followed.
     HttpStatus,
+    /// A `policy` hook's Rego evaluation failed (a runtime error of the
+    /// policy, such as a rule with conflicting values or a builtin error).
+    PolicyFailed,
 }
 
 impl FailureKind {
     /// All kinds, in declaration order (the order the README's *Shell hooks*
     /// lists them).
-    pub const ALL: [FailureKind; 9] = [
+    pub const ALL: [FailureKind; 10] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,
         FailureKind::Signalled,
@@ -294,6 +297,7 @@ impl FailureKind {
         FailureKind::Cancelled,
         FailureKind::ConnectionFailed,
         FailureKind::HttpStatus,
+        FailureKind::PolicyFailed,
     ];
 
     /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
@@ -308,6 +312,7 @@ impl FailureKind {
             FailureKind::Cancelled => "cancelled",
             FailureKind::ConnectionFailed => "connection_failed",
             FailureKind::HttpStatus => "http_status",
+            FailureKind::PolicyFailed => "policy_failed",
         }
     }
 }

@@ -13,6 +13,8 @@ use crate::core::hook::{AgentHook, HookFuture, OutcomeFuture};
 use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::HookReport;
+use crate::core::telemetry;
+use tracing::Instrument;
 
 /// An ordered list of hooks that answers each event with one folded result.
 ///
@@ -284,6 +286,12 @@ impl HookStack {
     /// called, and nothing is applied. Hooks earlier in the stack may already
     /// have updated the scratchpad.
     pub async fn fold(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
+        let span = telemetry::fold_span(event.kind());
+        self.fold_in_span(ctx, event).instrument(span).await
+    }
+
+    /// [`HookStack::fold`] inside its span.
+    async fn fold_in_span(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
         let kind = event.kind();
         let mut fold = Fold::new(event);
         for entry in &self.entries {
@@ -298,14 +306,22 @@ impl HookStack {
             let step = match folded {
                 Some(outcome) => fold.absorb(&entry.id, outcome),
                 None => {
-                    let flow = entry.hook.on_event(ctx, fold.event()).await;
+                    // A Rust hook: its own span (nested stacks and tables
+                    // answer through `fold_event` and make their own).
+                    let span = telemetry::hook_span("", kind, entry.id.as_str(), "rust");
+                    let flow = entry
+                        .hook
+                        .on_event(ctx, fold.event())
+                        .instrument(span.clone())
+                        .await;
+                    let mut report = HookReport::new(entry.id.clone());
+                    report.elapsed = start.elapsed();
+                    telemetry::finish(&span, &report, flow.kind(), None);
                     if flow.is_continue() {
                         // Changed nothing: not reported (see `HookReport`),
                         // so such stacks stay allocation-free.
                         fold.apply(&entry.id, flow)
                     } else {
-                        let mut report = HookReport::new(entry.id.clone());
-                        report.elapsed = start.elapsed();
                         fold.apply_reported(report, flow)
                     }
                 }

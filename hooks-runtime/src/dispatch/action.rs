@@ -14,6 +14,7 @@ use crate::HttpTarget;
 use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, FlowKind};
 use crate::core::patch::{History, RequestPatch, ToolChoice};
+use crate::rego::RegoPolicy;
 use crate::shell::exec::{CommandForm, EnvSpec};
 use crate::shell::invoke::ShellHookSpec;
 use crate::shell::payload::ToolPathSettings;
@@ -25,7 +26,7 @@ pub(crate) trait RuleActions {
     /// The flow of this rule's declarative action on `event` (which the rule
     /// matched), before `mode` is applied; `None` for `run` actions.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow>;
-    /// The shell hook spec of a `run` rule (`None` for other actions), with
+    /// The shell hook spec of a `run` or `policy` rule (`None` for other actions), with
     /// the `tool_settings` of the event's tool from `table`.
     fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec>;
     /// The kind of flow this rule's declarative action yields on its phase
@@ -48,7 +49,7 @@ impl RuleActions for Rule {
     /// A loaded table's flows copy their texts.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow> {
         Some(match &self.action {
-            ActionSpec::Run(_) | ActionSpec::Http(_) => return None,
+            ActionSpec::Run(_) | ActionSpec::Http(_) | ActionSpec::Policy(_) => return None,
             ActionSpec::Block(reason) => Flow::skip(reason.clone()),
             ActionSpec::Terminate(reason) => Flow::terminate(reason.clone()),
             ActionSpec::Ask(reason) => Flow::ask(reason.clone()),
@@ -66,7 +67,7 @@ impl RuleActions for Rule {
         })
     }
 
-    /// The shell hook spec of a `run` or `http` rule (`None` for other
+    /// The shell hook spec of a `run`, `http` or `policy` rule (`None` for other
     /// actions), with the `tool_settings` of the event's tool from `table`.
     fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec> {
         let id = Arc::<str>::from(&*self.id);
@@ -111,8 +112,12 @@ impl RuleActions for Rule {
                 spec.payload = http.payload;
                 spec
             }
+            ActionSpec::Policy(policy) => {
+                ShellHookSpec::policy(id, self.phase, RegoPolicy::from_spec(policy))
+            }
             _ => return None,
         };
+        spec.config = Some(Arc::from(table.source()));
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
@@ -133,7 +138,7 @@ impl RuleActions for Rule {
     /// (what `mode: audit` records it would have done); `None` for `run`.
     fn declarative_kind(&self) -> Option<FlowKind> {
         Some(match &self.action {
-            ActionSpec::Run(_) | ActionSpec::Http(_) => return None,
+            ActionSpec::Run(_) | ActionSpec::Http(_) | ActionSpec::Policy(_) => return None,
             ActionSpec::Block(_) => FlowKind::Skip,
             ActionSpec::Terminate(_) => FlowKind::Terminate,
             ActionSpec::Ask(_) => FlowKind::Ask,

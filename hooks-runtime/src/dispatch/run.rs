@@ -21,6 +21,7 @@ use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::FailureKind;
 use crate::core::report::{HookFailure, HookReport, Verdict};
+use crate::core::telemetry;
 use crate::shell::activity::ActivityEvent;
 use crate::shell::exec::Executor;
 use crate::shell::invoke::{
@@ -79,6 +80,8 @@ impl Table {
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(shell);
+        let traced = telemetry::enabled();
+        let mut traces = Vec::new();
         let mut cursor = Cursor::new(self.plan(), event.kind());
         while let Some(i) = cursor.next(&facts(&fold.event())) {
             let rule = &self.rules()[i as usize];
@@ -104,11 +107,20 @@ impl Table {
                     (Flow::Continue, report)
                 }
             };
+            if traced {
+                // Emitted once the fold is known to stand: `None` above
+                // means it starts over, and its rules would count twice.
+                traces.push((i as usize, report.clone(), flow.kind()));
+            }
             if fold.apply_reported(report, flow).is_break() {
                 break;
             }
         }
+        let rt = records.rt;
         records.write(&mut fold);
+        for (i, report, flow) in &traces {
+            self.trace_in_process(&self.rules()[*i], report, *flow, rt);
+        }
         Some(fold.finish())
     }
 
@@ -190,6 +202,7 @@ impl Table {
                 }
                 (None, None) => unbound(rule, id),
             };
+            self.trace_in_process(rule, &report, flow.kind(), records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 break;
             }
@@ -244,6 +257,7 @@ impl Table {
                     continue;
                 }
             };
+            self.trace_in_process(rule, &report, flow.kind(), records.rt);
             if fold.apply_reported(report, flow).is_break() {
                 // Keep draining `ran` in order; later flows are reported
                 // as ignored.
@@ -341,6 +355,30 @@ fn declarative_report(
 }
 
 impl Table {
+    /// The telemetry of `rule` consulted in process (a declarative rule, or
+    /// a `run` rule that could not run): its span, opened and closed at
+    /// once with `report` and the kind of its `flow`, the message redacted with `rt`'s
+    /// secrets. Nothing happens (and nothing is allocated) without a
+    /// `tracing` subscriber.
+    fn trace_in_process(
+        &self,
+        rule: &Rule,
+        report: &HookReport,
+        flow: FlowKind,
+        rt: Option<&ShellRuntime>,
+    ) {
+        let span = telemetry::hook_span(self.source(), rule.phase, &rule.id, rule.action.name());
+        if span.is_disabled() {
+            return;
+        }
+        let secrets = rt.map_or_else(SecretSet::new, |rt| rt.secrets().clone());
+        let message = report
+            .message
+            .as_deref()
+            .map(|m| redact_sensitive_text(m, &secrets));
+        telemetry::finish(&span, report, flow, message.as_deref());
+    }
+
     /// Why a declarative rewrite by `rule` does not fit the catalogue
     /// schema of the event's tool ([`Table::rewrite_schema`]); `None` when
     /// it fits, is no rewrite, or there is no schema.
@@ -713,6 +751,7 @@ impl<'r> InProcessRecords<'r> {
             output: None,
             path_diagnostics: Vec::new(),
             http: None,
+            rego: None,
         }
     }
 

@@ -73,9 +73,9 @@ impl Table {
 
     /// Loads, validates and compiles the config file at `path` (the path as
     /// given is the file name in diagnostics), once `trust` says the
-    /// operator trusted it as it is now: its hooks and every file they run,
-    /// resolved against `workspace` (the root the shell runtime runs hooks
-    /// in). See [`TrustStore`](crate::TrustStore).
+    /// operator trusted it as it is now: its hooks and every file they run
+    /// or evaluate, resolved against `workspace` (the root the shell runtime
+    /// runs hooks in, where `policy` hooks' Rego files are read). See [`TrustStore`](crate::TrustStore).
     ///
     /// # Errors
     ///
@@ -89,7 +89,11 @@ impl Table {
         trust: &crate::TrustStore,
     ) -> Result<Table, LoadError> {
         let path = path.as_ref();
-        let compiled = hooks_schema::compile_file(path).map_err(LoadError::Invalid)?;
+        // `policy` hooks' Rego files resolve against the workspace root.
+        let compiled = hooks_schema::Loader::new()
+            .workspace(workspace)
+            .compile_file(path)
+            .map_err(LoadError::Invalid)?;
         trust.verify(path, &compiled.config, workspace)?;
         Ok(Table::from_plan(compiled.plan))
     }

@@ -8,7 +8,8 @@
 //! interpreter command (`sh hooks/guard.sh`, `python3 check.py`) or the
 //! program when it is a path (`./hooks/guard.sh`), by the rule `check`
 //! uses for its missing-script warning ([`hooks_schema::hook_scripts`]),
-//! resolved against the workspace root and the hook's `run.cwd`. A [`TrustStore`] (a JSON file
+//! resolved against the workspace root and the hook's `run.cwd`, and every
+//! Rego file of its enabled `policy` hooks. A [`TrustStore`] (a JSON file
 //! the operator controls; [`TrustStore::default_path`]) keeps the trusted
 //! fingerprints; `agent-hooks trust FILE`, `--list` and `--revoke` edit it.
 //!
@@ -85,12 +86,23 @@ impl Fingerprint {
 }
 
 /// The files a config's enabled `run` hooks run
-/// ([`hooks_schema::hook_scripts`]), absolute, sorted, once each.
+/// ([`hooks_schema::hook_scripts`]) and the Rego files of its enabled
+/// `policy` hooks, absolute, sorted, once each.
 fn referenced_files(config: &Config, workspace: &Path) -> Vec<PathBuf> {
+    let policies = config
+        .hooks
+        .iter()
+        .filter(|h| h.enabled)
+        .flat_map(|h| match h.action() {
+            hooks_schema::Action::Policy(p) => p.rego.as_slice(),
+            _ => &[],
+        });
     let mut files: Vec<PathBuf> = hooks_schema::hook_scripts(config)
         .into_iter()
+        .map(|s| s.looked_at)
+        .chain(policies.map(PathBuf::from))
         // Lexically normal (`a/./b` is `a/b`): one key per file.
-        .map(|s| workspace.join(s.looked_at).components().collect())
+        .map(|relative| workspace.join(relative).components().collect())
         .collect();
     files.sort();
     files.dedup();

@@ -97,6 +97,10 @@ pub struct HookRecord {
     /// decision id; absent for other hooks and when no answer came.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http: Option<HttpExchange>,
+    /// The policy a `policy` hook evaluated (its query and digest); absent
+    /// for other hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rego: Option<Box<PolicyIdentity>>,
 }
 
 /// What an `http` hook's server answered, in its record.
@@ -114,6 +118,18 @@ pub struct HttpExchange {
     /// The decision id OPA returned (`protocol: opa`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision_id: Option<String>,
+}
+
+/// Which Rego policy decided, in a `policy` hook's record: the query and
+/// the digest of its files (`sha256:...`, see
+/// [`hooks_schema::policy::policy_digest`]), so a decision can be traced
+/// to the exact policy text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolicyIdentity {
+    /// The query, e.g. `data.agent.tools.decision`.
+    pub query: String,
+    /// The digest of the policy's files.
+    pub digest: String,
 }
 
 /// Whether a hook's context items were added to the conversation.

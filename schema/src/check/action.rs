@@ -22,6 +22,7 @@ impl Checker<'_> {
             ActionKind::Patch => self.patch(ap, body),
             ActionKind::Rewrite => self.rewrite(ap, body),
             ActionKind::Allow => self.grant(ap, body),
+            ActionKind::Policy => self.policy(ap, body),
         }
     }
 

@@ -33,6 +33,7 @@ mod lint_stack;
 mod lint_tests;
 mod lint_when;
 mod names;
+mod policy;
 mod predicate;
 mod run;
 mod settings;

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::catalogue::ToolEntry;
 use crate::config::{
-    Config, Defaults, Env, Grant, HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits,
+    Config, Defaults, Env, Grant, HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, Policy,
     Predicate, Reason, RegexPattern, RequestPatch, Run, SpecificTools, ToolChoiceMode,
     ToolSettings,
 };
@@ -84,6 +84,7 @@ pub(crate) struct Vocabulary {
     pub(crate) run: &'static [&'static str],
     pub(crate) http: &'static [&'static str],
     pub(crate) http_protocols: &'static [&'static str],
+    pub(crate) policy: &'static [&'static str],
     pub(crate) env: &'static [&'static str],
     pub(crate) patch: &'static [&'static str],
     pub(crate) history: &'static [&'static str],
@@ -208,6 +209,7 @@ pub(crate) static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         run: names_of::<Run>(),
         http: names_of::<Http>(),
         http_protocols: names_of::<HttpProtocol>(),
+        policy: names_of::<Policy>(),
         env: names_of::<Env>(),
         patch: names_of::<RequestPatch>(),
         history: names_of::<HistoryPatch>(),

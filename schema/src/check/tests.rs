@@ -105,6 +105,7 @@ fn the_checker_accepts_exactly_the_schemas_keys() {
             "Reason" => v.reason,
             "Grant" => v.grant,
             "Inject" => v.inject,
+            "Policy" => v.policy,
             other => panic!("object definition `{other}` has no key list in the checker"),
         };
         assert_eq!(sorted(accepted), keys, "{def}");
@@ -216,6 +217,7 @@ fn schema_and_checker_enforce_the_capability_table() {
         ActionKind::Patch => json!({"preamble": "p"}),
         ActionKind::Rewrite => json!([{"op": "remove", "pointer": "/x"}]),
         ActionKind::Inject => json!({"content": "c"}),
+        ActionKind::Policy => json!({"rego": ["p.rego"], "query": "data.p.decision"}),
     };
     let run = json!({"command": "x"});
     for caps in &CAPABILITIES {

@@ -1,6 +1,7 @@
 //! What a hook does: the [`Action`] enum and the values of its action keys
 //! (`run`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`,
-//! `allow`; `http` in [`super::http`]).
+//! `allow`; `http` in [`super::http`], `policy` in [`Policy`](super::Policy)'s
+//! module).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -48,6 +49,9 @@ pub enum Action {
     Ask(Reason),
     /// Grant the permission without asking; `permission_request` only.
     Allow(Grant),
+    /// Evaluate a Rego policy in process and interpret its value like a
+    /// native `run` hook's output.
+    Policy(super::Policy),
 }
 
 impl Action {
@@ -63,11 +67,12 @@ impl Action {
             Action::Terminate(_) => ActionKind::Terminate,
             Action::Ask(_) => ActionKind::Ask,
             Action::Allow(_) => ActionKind::Allow,
+            Action::Policy(_) => ActionKind::Policy,
         }
     }
 
     /// The action's config key: `run`, `http`, `block`, `patch`, `rewrite`,
-    /// `inject`, `terminate`, `ask` or `allow`.
+    /// `inject`, `terminate`, `ask`, `allow` or `policy`.
     pub const fn name(&self) -> &'static str {
         self.kind().as_str()
     }

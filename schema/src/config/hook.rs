@@ -7,8 +7,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{
-    Action, Grant, Http, HttpProtocol, Inject, Predicate, Reason, RequestPatch, RewriteOp, Run,
-    is_default,
+    Action, Grant, Http, HttpProtocol, Inject, Policy, Predicate, Reason, RequestPatch, RewriteOp,
+    Run, is_default,
 };
 use crate::phase::{FailurePolicy, Mode, Phase};
 
@@ -112,8 +112,8 @@ impl Hook {
 
 /// One hook (rule): when an event of `phase` happens for matching tools and
 /// `when` holds, do the hook's action. A hook has exactly one action key:
-/// `run`, `http`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`
-/// or `allow`.
+/// `run`, `http`, `policy`, `block`, `patch`, `rewrite`, `inject`, `terminate`,
+/// `ask` or `allow`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "Hook")]
@@ -171,6 +171,11 @@ struct RawHook {
     /// Action (`permission_request` only): grant the permission.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     allow: Option<Grant>,
+    /// Action: evaluate a Rego policy in process on the payload (`rego`
+    /// files relative to the workspace root, `query: data.<package>.<rule>`);
+    /// its value is read like a `run` hook's stdout object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    policy: Option<Policy>,
     /// What happens when the hook *fails* (not when it decides). Default:
     /// `block` on `before_tool` and `permission_request`, `warn` elsewhere; `block` only there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -239,6 +244,9 @@ impl TryFrom<RawHook> for Hook {
         if let Some(g) = raw.allow {
             actions.push(Action::Allow(g));
         }
+        if let Some(p) = raw.policy {
+            actions.push(Action::Policy(p));
+        }
         if actions.len() != 1 {
             return Err(format!(
                 "hook `{}` must have exactly one action, found {}",
@@ -281,6 +289,7 @@ impl From<Hook> for RawHook {
             terminate: None,
             ask: None,
             allow: None,
+            policy: None,
             failure_policy: h.failure_policy,
             mode: h.mode,
             enabled: h.enabled,
@@ -296,6 +305,7 @@ impl From<Hook> for RawHook {
             Action::Terminate(t) => raw.terminate = Some(t),
             Action::Ask(r) => raw.ask = Some(r),
             Action::Allow(g) => raw.allow = Some(g),
+            Action::Policy(p) => raw.policy = Some(p),
         }
         raw
     }

@@ -25,6 +25,7 @@
 mod action;
 mod hook;
 mod http;
+mod policy;
 mod predicate;
 
 use std::borrow::Cow;
@@ -43,6 +44,7 @@ pub use action::{
 };
 pub use hook::{Hook, RegexPattern, ToolPattern};
 pub use http::{HeaderPart, Http, HttpProtocol, OPA_DATA_PATH, header_parts, url_problem};
+pub use policy::{POLICY_QUERY_PATTERN, Policy};
 pub use predicate::{ArgTest, Predicate};
 
 /// A hook config, language version 1: defaults, limits, per-tool settings

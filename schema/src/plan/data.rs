@@ -366,6 +366,28 @@ pub struct HttpSpec {
     pub follow_redirects: bool,
 }
 
+/// One Rego file of a `policy` action, as read when the config was checked.
+#[derive(Debug, PartialEq)]
+pub struct PolicyModule {
+    /// The path as written in the config (relative to the workspace root).
+    pub path: Text,
+    /// The file's text.
+    pub source: Text,
+}
+
+/// A `policy` action: the Rego files and the query, with the policy's
+/// identity.
+#[derive(Debug, PartialEq)]
+pub struct PolicySpec {
+    /// `data.<package>.<rule>`.
+    pub query: Text,
+    /// The files, in declared order.
+    pub modules: List<PolicyModule>,
+    /// The policy's identity: `sha256:` and the hex SHA-256 of its files
+    /// ([`policy_digest`](crate::policy::policy_digest)).
+    pub digest: Text,
+}
+
 /// A rule's action.
 #[derive(Debug, PartialEq)]
 pub enum ActionSpec {
@@ -388,12 +410,19 @@ pub enum ActionSpec {
     Ask(Text),
     /// `allow: {}`: the permission is granted (the reason, if any, for records).
     Allow(Option<Text>),
+    /// `policy`: a Rego policy evaluated in process on the payload.
+    Policy(PolicySpec),
 }
 
 impl ActionSpec {
-    /// Whether the action runs in-process (everything but `run` and `http`).
+    /// Whether the action is declarative: its flow follows from the config
+    /// alone (everything but `run`, `http` and `policy`, which read the
+    /// payload or ask a process or a server).
     pub const fn is_declarative(&self) -> bool {
-        !matches!(self, ActionSpec::Run(_) | ActionSpec::Http(_))
+        !matches!(
+            self,
+            ActionSpec::Run(_) | ActionSpec::Http(_) | ActionSpec::Policy(_)
+        )
     }
 
     /// The action's config key.
@@ -408,6 +437,7 @@ impl ActionSpec {
             ActionSpec::Terminate(_) => "terminate",
             ActionSpec::Ask(_) => "ask",
             ActionSpec::Allow(_) => "allow",
+            ActionSpec::Policy(_) => "policy",
         }
     }
 }

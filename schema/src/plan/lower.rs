@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::data::{
-    ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, Pred, ProgramSpec,
-    RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
+    ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule, PolicySpec,
+    Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
 };
 use super::index::PhaseIndex;
 use crate::automata::{self, OwnedDfa, Search};
@@ -29,6 +29,9 @@ pub struct DfaCache {
     built: HashMap<(String, SearchKey), OwnedDfa>,
     /// How many DFAs were built, by [`DfaCache::build`] and for pattern groups.
     builds: usize,
+    /// The Rego files validation read for `policy` hooks (the lowering
+    /// embeds them; it reads no file itself).
+    pub(crate) policies: crate::policy::PolicySources,
 }
 
 /// [`Search`] as a hash key.
@@ -48,6 +51,12 @@ impl From<Search> for SearchKey {
 }
 
 impl DfaCache {
+    /// Gives the lowering the text of the policy file written as `path`
+    /// (what the loader does for every `policy` hook after checking it).
+    pub fn add_policy_source(&mut self, path: impl Into<String>, text: impl Into<String>) {
+        self.policies.insert(path, text);
+    }
+
     /// Builds the DFA of one regex (or takes the one already built).
     ///
     /// # Errors
@@ -321,7 +330,11 @@ fn patch(p: &crate::config::RequestPatch) -> PatchSpec {
     }
 }
 
-fn action(config: &Config, hook: &Hook) -> Result<ActionSpec, String> {
+fn action(
+    config: &Config,
+    hook: &Hook,
+    policies: &crate::policy::PolicySources,
+) -> Result<ActionSpec, String> {
     Ok(match hook.action() {
         Action::Block(r) => ActionSpec::Block(owned(&r.reason)),
         Action::Terminate(r) => ActionSpec::Terminate(owned(&r.reason)),
@@ -359,6 +372,30 @@ fn action(config: &Config, hook: &Hook) -> Result<ActionSpec, String> {
             protocol: http.protocol,
             follow_redirects: http.follow_redirects,
         }),
+        Action::Policy(policy) => {
+            let modules = policy
+                .rego
+                .iter()
+                .map(|path| {
+                    let text = policies.get(path).ok_or_else(|| {
+                        format!(
+                            "policy file `{path}` was not loaded: load the config with `Loader` (`compile_str`, `compile_file`), which reads and checks it"
+                        )
+                    })?;
+                    Ok(PolicyModule {
+                        path: owned(path),
+                        source: owned(text),
+                    })
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let digest =
+                crate::policy::policy_digest(modules.iter().map(|m| (&*m.path, &*m.source)));
+            ActionSpec::Policy(PolicySpec {
+                query: owned(&policy.query),
+                modules: List::Owned(modules),
+                digest: digest.into(),
+            })
+        }
         Action::Run(run) => ActionSpec::Run(RunSpec {
             program: match &run.program {
                 Program::Shell(c) => ProgramSpec::Shell(owned(c)),
@@ -396,7 +433,8 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
         .map(|w| pred(w, cache))
         .transpose()
         .map_err(|m| ("/when".to_owned(), m))?;
-    let action = action(config, hook).map_err(|m| (format!("/{}", hook.action().name()), m))?;
+    let action = action(config, hook, &cache.policies)
+        .map_err(|m| (format!("/{}", hook.action().name()), m))?;
     Ok(Rule {
         id: owned(&hook.id),
         phase: hook.phase,

@@ -177,7 +177,8 @@ mod tests {
                 "output_too_large",
                 "cancelled",
                 "connection_failed",
-                "http_status"
+                "http_status",
+                "policy_failed"
             ]
         );
     }

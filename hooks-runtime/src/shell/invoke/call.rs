@@ -14,7 +14,7 @@ use crate::core::flow::Text;
 use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
-use crate::shell::records::{HookRecord, HttpExchange, Record, RecordStatus};
+use crate::shell::records::{HookRecord, HttpExchange, PolicyIdentity, Record, RecordStatus};
 use crate::shell::redact::{SecretSet, is_credential_name, redact_sensitive_text};
 use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 
@@ -183,6 +183,12 @@ impl<'a> Call<'a> {
             output: self.output,
             path_diagnostics: self.path_diagnostics.clone(),
             http: self.http.clone(),
+            rego: self.spec.rego.as_ref().map(|p| {
+                Box::new(PolicyIdentity {
+                    query: p.query().to_owned(),
+                    digest: p.digest().to_owned(),
+                })
+            }),
         }
     }
 

@@ -10,7 +10,9 @@ use crate::core::report::OutputSizes;
 use crate::shell::exec::preflight::missing_script;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, SpillFile};
 use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
-use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent};
+use crate::{
+    Captured, CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent,
+};
 
 impl Call<'_> {
     /// Builds the stdin payload of `event` (cwd, payload mode, protocol,
@@ -32,8 +34,8 @@ impl Call<'_> {
             protocol: spec.protocol,
             tool_paths: spec.tool_paths.as_ref(),
             secrets: &self.secrets,
-            // An `http` hook's body never refers to a file.
-            session_dir: rt.session_dir.as_deref().filter(|_| spec.http.is_none()),
+            // Only a process reads its payload from a file.
+            session_dir: rt.session_dir.as_deref().filter(|_| spec.runs_process()),
             root,
             limits: rt.limits.payload,
         };
@@ -76,6 +78,9 @@ impl Call<'_> {
     /// (`preflight::missing_script`), so the hook's failure policy decides,
     /// not the interpreter's exit code.
     pub(super) fn check_script(&self) -> Result<(), (FailureKind, String)> {
+        if !self.spec.runs_process() {
+            return Ok(()); // an `http` or `policy` hook runs no script
+        }
         match missing_script(&self.spec.form, &self.cwd()) {
             Some(detail) => Err((FailureKind::SpawnFailed, detail)),
             None => Ok(()),
@@ -191,6 +196,48 @@ impl Call<'_> {
                 protocol::claude::parse(event, code, &out.stdout, &out.stderr, &spec.id)
             }
         };
+        self.read_decision(parsed)
+    }
+
+    /// Evaluates a `policy` hook's Rego `policy` with the payload `built`
+    /// as `input` (the payload-ref file, if the payload spilled, is
+    /// removed: the policy gets the payload as a `run` hook's stdin does).
+    /// The query's value is read by the native protocol exactly as a `run`
+    /// hook's stdout with exit code 0 (undefined: empty stdout, `continue`);
+    /// a failed evaluation is a `policy_failed` failure.
+    pub(super) fn evaluate(&mut self, policy: &crate::RegoPolicy, built: BuiltPayload) -> Outcome {
+        let BuiltPayload { stdin, spill, .. } = built;
+        if let Some(spill) = spill {
+            self.remove_spill(spill);
+        }
+        let input = String::from_utf8_lossy(&stdin);
+        match policy.evaluate(input.trim_end()) {
+            Err(detail) => Outcome::Failed(FailureKind::PolicyFailed, detail),
+            Ok(value) => {
+                // The value is capped like a process's stdout.
+                let mut bytes = value.unwrap_or_default().into_bytes();
+                let total_len = bytes.len() as u64;
+                let truncated = bytes.len() > self.rt.limits.stdout_cap;
+                bytes.truncate(self.rt.limits.stdout_cap);
+                let stdout = Captured {
+                    bytes,
+                    total_len,
+                    truncated,
+                };
+                self.read_decision(protocol::native::parse(
+                    self.phase,
+                    0,
+                    &stdout,
+                    &Captured::default(),
+                    &self.spec.id,
+                ))
+            }
+        }
+    }
+
+    /// The outcome of a parsed output: the decision with every text it
+    /// carries redacted, or the protocol's failure.
+    fn read_decision(&self, parsed: Result<ProtocolDecision, ProtocolFailure>) -> Outcome {
         match parsed {
             // Every text the hook's output put in the flow reaches the model
             // or the records: redact it here, before the context byte cap

@@ -34,11 +34,13 @@ pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, ShellHookSpec};
 use crate::core::fold::Fold;
 use crate::core::report::HookReport;
+use crate::core::telemetry;
 use crate::shell::records::HookRecord;
 use crate::{
     AgentHook, ContextList, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind,
 };
 use call::{Call, Outcome};
+use tracing::Instrument;
 
 /// The result of one shell hook invocation.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +108,9 @@ impl ShellHook {
         &self.spec
     }
 
-    /// Runs the hook once for `event`: checks that the script an interpreter
+    /// Runs the hook once for `event` (a `policy` hook evaluates its Rego
+    /// policy in process in place of the command, see
+    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the script an interpreter
     /// command names exists (else a `spawn_failed` failure, see
     /// [`hooks_schema::script_path`]), builds the payload (a writing tool
     /// with an affected path outside the workspace root is refused there:
@@ -126,27 +130,40 @@ impl ShellHook {
     /// [`Executor::run`](crate::Executor::run)); the payload-ref file, if
     /// any, is removed; no record is written.
     pub async fn invoke(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
-        let mut call = Call::begin(self, ctx, &event);
         if event.kind() != self.spec.phase {
-            return call.not_observed();
+            return Call::begin(self, ctx, &event).not_observed();
         }
+        let action = self.spec.action_name();
+        let config = self.spec.config.as_deref().unwrap_or_default();
+        let span = telemetry::hook_span(config, event.kind(), &self.spec.id, action);
+        let invocation = self.run(ctx, event).instrument(span.clone()).await;
+        // The record's message is redacted with the hook's secrets.
+        let message = invocation.record.message.as_deref();
+        telemetry::finish(&span, &invocation.report, invocation.flow.kind(), message);
+        invocation
+    }
+
+    /// [`ShellHook::invoke`] on an event of the spec's phase, in its span.
+    async fn run(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
+        let mut call = Call::begin(self, ctx, &event);
         call.emit_started();
-        let prepared = match &self.spec.http {
-            Some(_) => call.build_payload(&event),
-            None => call
-                .check_script()
-                .and_then(|()| call.build_payload(&event)),
-        };
-        let outcome = match prepared {
-            Ok(mut built) => match (built.refusal.take(), &self.spec.http) {
+        let outcome = match call
+            .check_script()
+            .and_then(|()| call.build_payload(&event))
+        {
+            Ok(mut built) => match (built.refusal.take(), &self.spec.http, &self.spec.rego) {
                 // A write outside the workspace root: refused unrun.
-                (Some(reason), _) => call.refuse(&reason),
-                (None, Some(target)) => {
+                (Some(reason), _, _) => call.refuse(&reason),
+                (None, Some(target), _) => {
                     let answer = call.post(target, built).await;
                     let outcome = call.read_answer(&event, target, answer);
                     call.check_rewrite(outcome)
                 }
-                (None, None) => {
+                (None, None, Some(policy)) => {
+                    let outcome = call.evaluate(policy, built);
+                    call.check_rewrite(outcome)
+                }
+                (None, None, None) => {
                     let out = call.spawn(built).await;
                     call.check_rewrite(call.parse_output(&event, out))
                 }

@@ -60,14 +60,30 @@ pub struct ShellHookSpec {
     /// (see the README's "Persistent workers" section for the line
     /// protocol); `None`: one process per event.
     pub worker: Option<u32>,
+    /// For a `policy` hook: the Rego policy evaluated in process instead of
+    /// running `form` (the payload is its `input`, its value is read as
+    /// native stdout); `None` for a `run` hook.
+    pub rego: Option<crate::RegoPolicy>,
+    /// The name of the config the hook comes from (its file name, or
+    /// `<inline>`), for telemetry; `None` for a hook built in code.
+    pub config: Option<Arc<str>>,
 }
 
 impl ShellHookSpec {
+    /// The spec of a `policy` hook: [`ShellHookSpec::new`]'s defaults with
+    /// `policy` in place of a command (`form` is an empty exec form, never
+    /// run).
+    pub fn policy(id: impl Into<Arc<str>>, phase: Phase, policy: crate::RegoPolicy) -> Self {
+        let mut spec = ShellHookSpec::new(id, phase, CommandForm::Exec(Vec::new()));
+        spec.rego = Some(policy);
+        spec
+    }
+
     /// A spec with defaults: no cwd, empty env, the config language's
     /// default timeout ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
     /// 30 s), `full` payload, `native` protocol, the phase's default failure
     /// policy, `enforce`, no activity, no path settings, no rewrite schema,
-    /// not a worker.
+    /// not a worker, no Rego policy (a `run` hook), no config name.
     pub fn new(id: impl Into<Arc<str>>, phase: Phase, form: CommandForm) -> Self {
         ShellHookSpec {
             id: id.into(),
@@ -85,6 +101,8 @@ impl ShellHookSpec {
             tool_paths: None,
             rewrite_schema: None,
             worker: None,
+            rego: None,
+            config: None,
         }
     }
 
@@ -101,5 +119,22 @@ impl ShellHookSpec {
         };
         spec.http = Some(target);
         spec
+    }
+
+    /// The config key of the hook's action: `http`, `policy` or `run`.
+    pub(crate) fn action_name(&self) -> &'static str {
+        match (&self.http, &self.rego) {
+            (Some(_), _) => "http",
+            (None, Some(_)) => "policy",
+            (None, None) => "run",
+        }
+    }
+
+    /// Whether the hook runs `form` as a process (a `run` hook), so it has
+    /// a script to check and may get its payload as a file; an `http`
+    /// hook's body and a `policy` hook's input are always the payload
+    /// itself.
+    pub(crate) fn runs_process(&self) -> bool {
+        self.http.is_none() && self.rego.is_none()
     }
 }
