@@ -1,7 +1,10 @@
 //! Every hook invocation is one `tracing` span `agent_hooks.hook` — a Rust
-//! hook, declarative rules, a `run` hook — inside the span of the event's
+//! hook, declarative rules, a `run` hook, an `http` hook — inside the span of the event's
 //! fold, with its phase, id, config, action, decision and outcome, and one
 //! metrics event each; no field holds the canary secret a hook saw.
+
+#[path = "common/http_server.rs"]
+mod http_server;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -72,27 +75,47 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Collect {
     }
 }
 
-const CONFIG: &str = r#"version: 1
+/// The config, its `http` hook asking `url`.
+fn config(url: &str) -> String {
+    format!(
+        r#"version: 1
 hooks:
   - id: mark
     phase: before_tool
-    rewrite: [{ op: set, pointer: /checked, value: true }]
+    rewrite: [{{ op: set, pointer: /checked, value: true }}]
   - id: script
     phase: before_tool
     run:
       command: 'echo "leaked $GITHUB_TOKEN" >&2; exit 1'
-      env: { set: { GITHUB_TOKEN: "ghp_CanaryCanaryCanaryCanaryCanary123456" } }
+      env: {{ set: {{ GITHUB_TOKEN: "ghp_CanaryCanaryCanaryCanaryCanary123456" }} }}
       timeout: 10s
     failure_policy: warn
+  - id: service
+    phase: before_tool
+    http: {{ url: "{url}", timeout: 10s }}
   - id: refuse
     phase: before_tool
-    block: { reason: "refused: ghp_CanaryCanaryCanaryCanaryCanary123456" }
-"#;
+    block: {{ reason: "refused: ghp_CanaryCanaryCanaryCanaryCanary123456" }}
+"#
+    )
+}
 
 #[test]
 fn every_invocation_is_one_span_inside_its_fold() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    // The service answers with context that quotes the canary.
+    let server = runtime.block_on(http_server::Server::start(|_| async {
+        http_server::Reply::json(
+            200,
+            &json!({"context_items": [{"role": "user", "content": format!("service saw {CANARY}")}]}),
+        )
+    }));
     let root = tempfile::tempdir().expect("workspace root");
-    let table = Arc::new(Table::load_str(CONFIG, "hooks.yaml").expect("valid"));
+    let config = config(&server.url("/hook"));
+    let table = Arc::new(Table::load_str(&config, "hooks.yaml").expect("valid"));
     let shell = Arc::new(table.shell_runtime(Executor::new(root.path()).expect("executor")));
     let dispatcher = Dispatcher::new(TableRef::Shared(Arc::clone(&table))).with_shell(shell);
     let stack = HookStack::new()
@@ -109,12 +132,9 @@ fn every_invocation_is_one_span_inside_its_fold() {
     let collect = Collect::default();
     let subscriber = tracing_subscriber::registry().with(collect.clone());
     let decided = tracing::subscriber::with_default(subscriber, || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a tokio runtime")
-            .block_on(stack.before_tool(&ctx, call))
+        runtime.block_on(stack.before_tool(&ctx, call))
     });
+    assert_eq!(server.seen().len(), 1);
     assert!(matches!(
         decided.decision,
         hooks_runtime::ToolDecision::Skip { .. }
@@ -136,7 +156,7 @@ fn every_invocation_is_one_span_inside_its_fold() {
         .collect();
     assert_eq!(
         hooks.keys().copied().collect::<Vec<_>>(),
-        ["mark", "refuse", "rust-guard", "script"],
+        ["mark", "refuse", "rust-guard", "script", "service"],
         "one span per invocation: {seen:#?}"
     );
     for (id, (parent, fields)) in &hooks {
@@ -153,6 +173,9 @@ fn every_invocation_is_one_span_inside_its_fold() {
     assert_eq!(field("script", "hook.action"), "run");
     assert_eq!(field("script", "hook.outcome"), "failed");
     assert_eq!(field("script", "hook.failure_kind"), "nonzero_exit");
+    assert_eq!(field("service", "hook.action"), "http");
+    assert_eq!(field("service", "hook.outcome"), "decision");
+    assert_eq!(field("service", "hook.decision"), "inject_context");
     assert_eq!(field("refuse", "hook.decision"), "skip");
     assert!(field("refuse", "hook.message").starts_with("refused: "));
 
@@ -163,7 +186,7 @@ fn every_invocation_is_one_span_inside_its_fold() {
         .filter(|(_, f)| f.contains_key("monotonic_counter.agent_hooks.hook.invocations"))
         .map(|(_, f)| &f["hook.id"])
         .collect();
-    assert_eq!(counted.len(), 4, "{:#?}", seen.events);
+    assert_eq!(counted.len(), 5, "{:#?}", seen.events);
 
     for (name, _, fields) in seen.spans.values() {
         for (key, value) in fields {
