@@ -3,6 +3,9 @@
 //!
 //! Run with `cargo bench -p agent-hooks --bench dispatch`.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
@@ -61,5 +64,9 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = support::quick();
+    targets = bench
+}
 criterion_main!(benches);

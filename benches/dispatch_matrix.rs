@@ -12,7 +12,6 @@ use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
 
 use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -21,6 +20,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 mod interpreted;
 #[path = "policies/mod.rs"]
 mod policies;
+#[path = "support/mod.rs"]
+mod support;
 
 use interpreted::{Decision, Engine, Event};
 use policies::{Case, Family, SIZES};
@@ -154,10 +155,7 @@ fn bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .warm_up_time(Duration::from_millis(200))
-        .measurement_time(Duration::from_millis(600))
-        .sample_size(20);
+    config = support::quick();
     targets = bench
 }
 criterion_main!(benches);

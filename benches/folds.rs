@@ -1,15 +1,17 @@
 //! `HookStack` folds of 1, 10 and 100 in-process hooks per event kind: hooks
 //! that let the event through (`Continue`, the common case), and on
-//! `user_prompt` hooks that each inject a context item (merged by the fold).
+//! `after_tool` hooks that each inject a context item (merged by the fold).
 //! Before timing, it prints the heap allocations per fold.
 //!
 //! Run with `cargo bench --bench folds`.
+
+#[path = "support/mod.rs"]
+mod support;
 
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
 
 use agent_hooks::runtime::{
     ContextItem, Flow, FnHook, HookContext, HookStack, StepEvent, ToolOutcome,
@@ -100,14 +102,18 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| poll_ready(quiet.fold(&ctx, black_box(event))))
             });
         }
+        // `after_tool` honours injected context (`user_prompt` does not:
+        // its fold would stop at the first hook, refused).
         let injecting = stack(n, inject);
-        let prompt = StepEvent::UserPrompt { prompt: "hi" };
+        let after_tool = events[1].1;
+        let folded = poll_ready(injecting.fold(&ctx, after_tool));
+        assert_eq!(folded.context.len(), n, "every hook's item is merged");
         println!(
-            "allocations/fold user_prompt/inject n={n}: {}",
-            allocations(|| drop(black_box(poll_ready(injecting.fold(&ctx, prompt)))))
+            "allocations/fold after_tool/inject n={n}: {}",
+            allocations(|| drop(black_box(poll_ready(injecting.fold(&ctx, after_tool)))))
         );
-        group.bench_function(BenchmarkId::new("user_prompt/inject", n), |b| {
-            b.iter(|| poll_ready(injecting.fold(&ctx, black_box(prompt))))
+        group.bench_function(BenchmarkId::new("after_tool/inject", n), |b| {
+            b.iter(|| poll_ready(injecting.fold(&ctx, black_box(after_tool))))
         });
     }
     group.finish();
@@ -115,10 +121,7 @@ fn bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .warm_up_time(Duration::from_millis(200))
-        .measurement_time(Duration::from_millis(600))
-        .sample_size(20);
+    config = support::quick();
     targets = bench
 }
 criterion_main!(benches);

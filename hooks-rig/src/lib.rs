@@ -80,7 +80,7 @@ use std::sync::Arc;
 
 use hooks_runtime::AgentHook as _;
 use hooks_runtime::{
-    Approver, ContextList, HookStack, Observed, PermissionDecision, ReportList, SecretSet,
+    Approver, ContextList, Decided, HookStack, Observed, PermissionDecision, ReportList, SecretSet,
     StepEvent, StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
 };
 use rig_agent::agent as rig;
@@ -188,22 +188,16 @@ impl RigHooks {
         phases.iter().any(|p| self.stack.observes(*p))
     }
 
-    fn report(
-        &self,
-        phase: Phase,
-        tool_name: Option<&str>,
-        action: &str,
-        reports: &ReportList,
-        context: &ContextList,
-    ) {
+    /// Tells the `on_applied` callback what the adapter did with `decided`.
+    fn report<D>(&self, phase: Phase, tool_name: Option<&str>, action: &str, decided: &Decided<D>) {
         if let Some(f) = &self.applied {
             let action = redact_sensitive_text(action, &self.secrets);
             f(&Applied {
                 phase,
                 tool_name,
                 action: &action,
-                reports,
-                context,
+                reports: &decided.reports,
+                context: &decided.context,
             });
         }
     }
@@ -227,13 +221,7 @@ impl RigHooks {
             Some(reason) => format!("stop: {reason}"),
             None => String::from("continue"),
         };
-        self.report(
-            phase,
-            event.tool_name(),
-            &action,
-            &decided.reports,
-            &decided.context,
-        );
+        self.report(phase, event.tool_name(), &action, &decided);
         terminate.as_ref().map(|r| r.to_string())
     }
 }
@@ -318,13 +306,7 @@ impl rig::AgentHook for RigHooks {
                 format!("stop: {reason}"),
             ),
         };
-        self.report(
-            Phase::UserPrompt,
-            None,
-            &label,
-            &decided.reports,
-            &decided.context,
-        );
+        self.report(Phase::UserPrompt, None, &label, &decided);
         action
     }
 
@@ -357,8 +339,7 @@ impl rig::AgentHook for RigHooks {
                                 Phase::BeforeCompletion,
                                 None,
                                 &format!("stop: {reason}"),
-                                &decided.reports,
-                                &decided.context,
+                                &decided,
                             );
                             return rig::CompletionCallAction::stop(reason);
                         }
@@ -369,8 +350,7 @@ impl rig::AgentHook for RigHooks {
                         Phase::BeforeCompletion,
                         None,
                         &format!("stop: {reason}"),
-                        &decided.reports,
-                        &decided.context,
+                        &decided,
                     );
                     return rig::CompletionCallAction::stop(reason.to_string());
                 }
@@ -378,13 +358,7 @@ impl rig::AgentHook for RigHooks {
             if label.is_empty() {
                 label.push_str("continue");
             }
-            self.report(
-                Phase::BeforeCompletion,
-                None,
-                &label,
-                &decided.reports,
-                &decided.context,
-            );
+            self.report(Phase::BeforeCompletion, None, &label, &decided);
         }
         let pending = run.take_context();
         if !pending.is_empty() {
@@ -449,13 +423,7 @@ impl rig::AgentHook for RigHooks {
                     (result, label)
                 }
             };
-        self.report(
-            Phase::BeforeTool,
-            Some(name),
-            &label,
-            &decided.reports,
-            &decided.context,
-        );
+        self.report(Phase::BeforeTool, Some(name), &label, &decided);
         match final_args {
             Ok(None) => rig::DispatchAction::proceed(),
             Ok(Some(rewritten)) => {
@@ -521,13 +489,7 @@ impl rig::AgentHook for RigHooks {
                 } else {
                     (rig::OutcomeAction::proceed(), String::from("proceed"))
                 };
-                self.report(
-                    Phase::AfterTool,
-                    Some(name),
-                    &label,
-                    &decided.reports,
-                    &decided.context,
-                );
+                self.report(Phase::AfterTool, Some(name), &label, &decided);
                 action
             }
             (EffectKind::Completion { .. }, Ok(Outcome::Completion(response))) => {
@@ -606,13 +568,7 @@ impl rig::AgentHook for RigHooks {
                 format!("stop: {reason}"),
             ),
         };
-        self.report(
-            Phase::Stop,
-            None,
-            &label,
-            &decided.reports,
-            &decided.context,
-        );
+        self.report(Phase::Stop, None, &label, &decided);
         action
     }
 
@@ -665,8 +621,7 @@ impl rig::AgentHook for RigHooks {
             Phase::InvalidToolCall,
             Some(&event.tool_name),
             &label,
-            &decided.reports,
-            &decided.context,
+            &decided,
         );
         action
     }
@@ -794,13 +749,7 @@ impl RigHooks {
                 (Err(cancel(reason)), format!("ask → stop: {reason}"))
             }
         };
-        self.report(
-            Phase::PermissionRequest,
-            Some(name),
-            &result.1,
-            &decided.reports,
-            &decided.context,
-        );
+        self.report(Phase::PermissionRequest, Some(name), &result.1, &decided);
         result
     }
 }

@@ -8,6 +8,9 @@
     reason = "criterion's macros generate undocumented items"
 )]
 
+#[path = "../../benches/support/mod.rs"]
+mod support;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use hooks_runtime::{CancellationToken, ExecRequest, Executor};
 
@@ -60,5 +63,9 @@ fn roundtrip(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, roundtrip);
+criterion_group! {
+    name = benches;
+    config = support::quick();
+    targets = roundtrip
+}
 criterion_main!(benches);

@@ -3,6 +3,9 @@
 //! and a before_tool rewrite chain. Run with
 //! `cargo bench -p hooks-runtime --bench stack_fold`.
 
+#[path = "../../benches/support/mod.rs"]
+mod support;
+
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
@@ -92,5 +95,9 @@ fn bench_fold(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_fold);
+criterion_group! {
+    name = benches;
+    config = support::quick();
+    targets = bench_fold
+}
 criterion_main!(benches);

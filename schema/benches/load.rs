@@ -6,6 +6,9 @@
     reason = "criterion's macros generate undocumented items"
 )]
 
+#[path = "../../benches/support/mod.rs"]
+mod support;
+
 use std::fmt::Write;
 use std::hint::black_box;
 
@@ -61,7 +64,6 @@ fn bench(c: &mut Criterion) {
     // long-lived process (CLI over many files, runtime loader) would.
     assert!(hooks_schema::load_str(&source, "bench.yaml").is_ok());
     let mut group = c.benchmark_group("load");
-    group.sample_size(20);
     group.bench_function("load_str 1000 hooks", |b| {
         b.iter(|| hooks_schema::load_str(black_box(&source), "bench.yaml"))
     });
@@ -76,5 +78,9 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = support::quick();
+    targets = bench
+}
 criterion_main!(benches);

@@ -279,7 +279,7 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> OutcomeFuture<'a> {
-        if self.rules_for(event.kind()).is_empty() {
+        if !self.may_match(&event) {
             return OutcomeFuture::ready(Fold::new(event).finish());
         }
         match self.fold_ready(shell, event) {
@@ -291,20 +291,35 @@ impl Table {
     /// Answers `event` as one hook: the fold's net flow
     /// ([`StackOutcome::net_flow`]). Ready (no boxed future) unless a
     /// matching `run` rule must be awaited; with no rule for the event's
-    /// phase this is one check.
+    /// phase this is one check, and when no rule matches, one pass of the
+    /// phase's index (no fold is built).
     pub fn dispatch<'a>(
         &'a self,
         shell: Option<&'a Arc<ShellRuntime>>,
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
-        if self.rules_for(event.kind()).is_empty() {
+        if !self.may_match(&event) {
             return HookFuture::cont();
         }
         match self.fold_ready(shell, event) {
             Some(outcome) => HookFuture::ready(outcome.net_flow()),
             None => HookFuture::boxed(async move { self.fold(shell, ctx, event).await.net_flow() }),
         }
+    }
+}
+
+impl Table {
+    /// Whether a rule of the event's phase matches `event` as it is: one
+    /// pass of the phase's index (no rule for the phase: one check). On a
+    /// miss the fold is not built at all, so a miss costs the index pass
+    /// alone; on a match the fold computes the candidates again (they
+    /// change as rules rewrite the event).
+    fn may_match(&self, event: &StepEvent<'_>) -> bool {
+        !self.rules_for(event.kind()).is_empty()
+            && Cursor::new(self.plan(), event.kind())
+                .next(&facts(event))
+                .is_some()
     }
 }
 
