@@ -227,18 +227,45 @@ async fn dispatch_ns<H: AgentHook>(
     ctx: &HookContext,
     event: DispatchEvent<'_>,
     n: usize,
-) -> (f64, bool) {
+) -> (f64, bool, f64) {
     let iters = (ITERS as usize * 10 / n).clamp(100, ITERS as usize) as u32;
     let start = Instant::now();
     for _ in 1..iters {
         std::hint::black_box(hook.on_dispatch(ctx, event).await);
     }
     let denied = matches!(hook.on_dispatch(ctx, event).await, DispatchAction::Deny(_));
-    (start.elapsed().as_nanos() as f64 / f64::from(iters), denied)
+    let ns = start.elapsed().as_nanos() as f64 / f64::from(iters);
+    (
+        ns,
+        denied,
+        allocations(|| drop(ready(hook.on_dispatch(ctx, event)))),
+    )
 }
 
-/// One row of the matrix: case, rule count, ns/event by hand | ours.
-type MatrixRow = (&'static str, usize, f64, f64);
+/// The output of a future that completes on its first poll (every hook
+/// here decides in process).
+fn ready<F: std::future::Future>(future: F) -> F::Output {
+    let waker = std::task::Waker::noop();
+    match std::pin::pin!(future).poll(&mut std::task::Context::from_waker(waker)) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("an in-process dispatch returned `Pending`"),
+    }
+}
+
+/// Heap allocations per call of `f`, over 100 calls (`allocation-counter`).
+fn allocations(mut f: impl FnMut()) -> f64 {
+    const CALLS: u64 = 100;
+    let counted = allocation_counter::measure(|| {
+        for _ in 0..CALLS {
+            f();
+        }
+    });
+    counted.count_total as f64 / CALLS as f64
+}
+
+/// One row of the matrix: case, rule count, ns/event by hand | ours,
+/// allocations/event by hand | ours.
+type MatrixRow = (&'static str, usize, f64, f64, f64, f64);
 
 /// Runs the matrix at the first dispatch of a run (its context and ids),
 /// then lets the run go on.
@@ -265,8 +292,9 @@ impl AgentHook for MatrixProbe {
                         kind: &kind,
                         ..event
                     };
-                    let (rig_ns, rig_denied) = dispatch_ns(&rig, ctx, probe, n).await;
-                    let (ours_ns, ours_denied) = dispatch_ns(&ours, ctx, probe, n).await;
+                    let (rig_ns, rig_denied, rig_allocs) = dispatch_ns(&rig, ctx, probe, n).await;
+                    let (ours_ns, ours_denied, ours_allocs) =
+                        dispatch_ns(&ours, ctx, probe, n).await;
                     // Both decide the case as the policy says.
                     assert_eq!(
                         (rig_denied, ours_denied),
@@ -274,7 +302,7 @@ impl AgentHook for MatrixProbe {
                         "{} {n}",
                         case.name()
                     );
-                    rows.push((case.name(), n, rig_ns, ours_ns));
+                    rows.push((case.name(), n, rig_ns, ours_ns, rig_allocs, ours_allocs));
                 }
             }
         }
@@ -484,9 +512,9 @@ fn main() {
     println!(
         "dispatch matrix, per event (ns): n rig hooks by hand in a HookStack | the loaded table behind RigHooks"
     );
-    for (case, n, rig_ns, ours_ns) in rows {
+    for (case, n, rig_ns, ours_ns, rig_allocs, ours_allocs) in rows {
         println!(
-            "  {case:<10} n={n:<5} {rig_ns:>10.0} | {ours_ns:>10.0}   ({:.1}x)",
+            "  {case:<10} n={n:<5} {rig_ns:>10.0} | {ours_ns:>10.0}   ({:.1}x)   allocations/event {rig_allocs} | {ours_allocs}",
             rig_ns / ours_ns
         );
     }
