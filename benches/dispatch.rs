@@ -3,26 +3,19 @@
 //!
 //! Run with `cargo bench -p agent-hooks --bench dispatch`.
 
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "support/mod.rs"]
 mod support;
 
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
 use criterion::{Criterion, criterion_group, criterion_main};
+use measure::poll_ready;
 use serde_json::json;
 
 agent_hooks::hooks!(name = Full, "../tests/configs/full.yaml");
-
-fn poll_ready<F: Future>(future: F) -> F::Output {
-    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("declarative dispatch returned `Pending`"),
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let hooks = Full::new();

@@ -8,22 +8,22 @@
 //!
 //! Run with `cargo bench --bench dispatch_matrix`.
 
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 #[path = "interpreted/mod.rs"]
 mod interpreted;
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "policies/mod.rs"]
 mod policies;
 #[path = "support/mod.rs"]
 mod support;
 
 use interpreted::{Decision, Engine, Event};
+use measure::{allocations, poll_ready};
 use policies::{Case, Family, SIZES};
 
 agent_hooks::hooks!(name = Exact1, "policies/exact_1.yaml");
@@ -66,13 +66,6 @@ fn compiled(family: Family, n: usize) -> &'static Table {
     }
 }
 
-fn poll_ready<F: Future>(future: F) -> F::Output {
-    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("declarative dispatch returned `Pending`"),
-    }
-}
-
 fn table_flow(table: &Table, ctx: &HookContext, tool: &str, args: &serde_json::Value) -> Flow {
     poll_ready(table.on_event(
         ctx,
@@ -90,17 +83,6 @@ fn interpreted_decision(engine: &Engine, tool: &str, args: &serde_json::Value) -
         tool,
         args,
     })
-}
-
-/// Heap allocations per event over `EVENTS` events.
-fn allocations(mut f: impl FnMut()) -> f64 {
-    const EVENTS: u64 = 1_000;
-    let counted = allocation_counter::measure(|| {
-        for _ in 0..EVENTS {
-            f();
-        }
-    });
-    counted.count_total as f64 / EVENTS as f64
 }
 
 fn bench(c: &mut Criterion) {
@@ -134,9 +116,18 @@ fn bench(c: &mut Criterion) {
                 println!(
                     "allocations/event {} n={n}: compiled {} loaded {} interpreted {}",
                     case.name(),
-                    allocations(|| drop(black_box(table_flow(static_table, &ctx, &tool, &args)))),
-                    allocations(|| drop(black_box(table_flow(&loaded, &ctx, &tool, &args)))),
-                    allocations(|| drop(black_box(interpreted_decision(&engine, &tool, &args)))),
+                    allocations(1_000, || drop(black_box(table_flow(
+                        static_table,
+                        &ctx,
+                        &tool,
+                        &args
+                    )))),
+                    allocations(1_000, || drop(black_box(table_flow(
+                        &loaded, &ctx, &tool, &args
+                    )))),
+                    allocations(1_000, || drop(black_box(interpreted_decision(
+                        &engine, &tool, &args
+                    )))),
                 );
                 group.bench_function(id("compiled"), |b| {
                     b.iter(|| table_flow(static_table, &ctx, black_box(&tool), black_box(&args)))

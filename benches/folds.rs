@@ -5,28 +5,21 @@
 //!
 //! Run with `cargo bench --bench folds`.
 
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "support/mod.rs"]
 mod support;
 
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 
 use agent_hooks::runtime::{
     ContextItem, Flow, FnHook, HookContext, HookStack, StepEvent, ToolOutcome,
 };
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use measure::{allocations, poll_ready};
 use serde_json::json;
 
 const SIZES: [usize; 3] = [1, 10, 100];
-
-fn poll_ready<F: Future>(future: F) -> F::Output {
-    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("an in-process fold returned `Pending`"),
-    }
-}
 
 fn stack(n: usize, flow: fn() -> Flow) -> HookStack {
     let mut stack = HookStack::new();
@@ -38,16 +31,6 @@ fn stack(n: usize, flow: fn() -> Flow) -> HookStack {
 
 fn inject() -> Flow {
     Flow::InjectContext([ContextItem::user_static("note")].into_iter().collect())
-}
-
-fn allocations(mut f: impl FnMut()) -> f64 {
-    const FOLDS: u64 = 1_000;
-    let counted = allocation_counter::measure(|| {
-        for _ in 0..FOLDS {
-            f();
-        }
-    });
-    counted.count_total as f64 / FOLDS as f64
 }
 
 fn bench(c: &mut Criterion) {
@@ -96,7 +79,9 @@ fn bench(c: &mut Criterion) {
         for (name, event) in events {
             println!(
                 "allocations/fold {name}/continue n={n}: {}",
-                allocations(|| drop(black_box(poll_ready(quiet.fold(&ctx, event)))))
+                allocations(1_000, || drop(black_box(poll_ready(
+                    quiet.fold(&ctx, event)
+                ))))
             );
             group.bench_function(BenchmarkId::new(format!("{name}/continue"), n), |b| {
                 b.iter(|| poll_ready(quiet.fold(&ctx, black_box(event))))
@@ -110,7 +95,9 @@ fn bench(c: &mut Criterion) {
         assert_eq!(folded.context.len(), n, "every hook's item is merged");
         println!(
             "allocations/fold after_tool/inject n={n}: {}",
-            allocations(|| drop(black_box(poll_ready(injecting.fold(&ctx, after_tool)))))
+            allocations(1_000, || drop(black_box(poll_ready(
+                injecting.fold(&ctx, after_tool)
+            ))))
         );
         group.bench_function(BenchmarkId::new("after_tool/inject", n), |b| {
             b.iter(|| poll_ready(injecting.fold(&ctx, black_box(after_tool))))

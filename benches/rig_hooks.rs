@@ -34,8 +34,12 @@ use rig_core::effect::EffectKind;
 use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use serde_json::{Value, json};
 
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "policies/mod.rs"]
 mod policies;
+
+use measure::{allocations, poll_ready};
 
 use policies::{Case, Family, SIZES};
 
@@ -238,29 +242,8 @@ async fn dispatch_ns<H: AgentHook>(
     (
         ns,
         denied,
-        allocations(|| drop(ready(hook.on_dispatch(ctx, event)))),
+        allocations(100, || drop(poll_ready(hook.on_dispatch(ctx, event)))),
     )
-}
-
-/// The output of a future that completes on its first poll (every hook
-/// here decides in process).
-fn ready<F: std::future::Future>(future: F) -> F::Output {
-    let waker = std::task::Waker::noop();
-    match std::pin::pin!(future).poll(&mut std::task::Context::from_waker(waker)) {
-        std::task::Poll::Ready(output) => output,
-        std::task::Poll::Pending => panic!("an in-process dispatch returned `Pending`"),
-    }
-}
-
-/// Heap allocations per call of `f`, over 100 calls (`allocation-counter`).
-fn allocations(mut f: impl FnMut()) -> f64 {
-    const CALLS: u64 = 100;
-    let counted = allocation_counter::measure(|| {
-        for _ in 0..CALLS {
-            f();
-        }
-    });
-    counted.count_total as f64 / CALLS as f64
 }
 
 /// One row of the matrix: case, rule count, ns/event by hand | ours,
@@ -313,19 +296,10 @@ impl AgentHook for MatrixProbe {
 
 async fn matrix() -> Vec<MatrixRow> {
     let rows = Arc::new(Mutex::new(Vec::new()));
-    let agent = AgentBuilder::new(script())
-        .tool(Bash)
-        .tool(ReadFile)
-        .tool(WriteFile)
-        .add_hook(MatrixProbe {
-            rows: Arc::clone(&rows),
-        })
-        .build();
-    agent
-        .prompt("go")
-        .max_turns(8)
-        .await
-        .expect("the run completes");
+    run_agent(MatrixProbe {
+        rows: Arc::clone(&rows),
+    })
+    .await;
     rows.lock().expect("lock").clone()
 }
 
@@ -450,21 +424,27 @@ fn script() -> MockCompletionModel {
 
 async fn measure<H: AgentHook + 'static>(hook: H) -> BTreeMap<String, Duration> {
     let means = Means::default();
+    run_agent(Timed {
+        inner: hook,
+        means: Arc::clone(&means),
+    })
+    .await;
+    means.lock().expect("lock").clone()
+}
+
+/// Runs one agent with the no-op tools and `hook` on the scripted model.
+async fn run_agent(hook: impl AgentHook + 'static) {
     let agent = AgentBuilder::new(script())
         .tool(Bash)
         .tool(ReadFile)
         .tool(WriteFile)
-        .add_hook(Timed {
-            inner: hook,
-            means: Arc::clone(&means),
-        })
+        .add_hook(hook)
         .build();
     agent
         .prompt("go")
         .max_turns(8)
         .await
         .expect("the run completes");
-    means.lock().expect("lock").clone()
 }
 
 fn observes_ns<H: AgentHook>(hook: &H) -> f64 {
