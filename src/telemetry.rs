@@ -72,6 +72,8 @@ impl Otlp {
     /// [`TelemetryError::Exporter`] when the variables do not describe a
     /// usable exporter.
     pub fn from_env() -> Result<Otlp, TelemetryError> {
+        // The exporter's HTTP client is reqwest with rustls and no provider.
+        hooks_runtime::install_tls_provider();
         let service = std::env::var("OTEL_SERVICE_NAME")
             .ok()
             .filter(|s| !s.is_empty())

@@ -162,7 +162,7 @@ pub use crate::shell::exec::{
 
 // Shell hooks: the runtime `run` and `http` rules execute through, records,
 // redaction.
-pub use crate::http::HttpTarget;
+pub use crate::http::{HttpTarget, install_tls_provider};
 pub use crate::shell::activity::{ActivityEvent, ActivitySink};
 pub use crate::shell::invoke::{
     CLAUDE_PROJECT_DIR, HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime,

@@ -22,6 +22,16 @@ pub(crate) struct Answer {
 /// Most redirects followed when a hook allows them.
 const MAX_REDIRECTS: usize = 10;
 
+/// Installs rustls's `ring` crypto provider as the process default, unless
+/// the application installed one (then this does nothing). Every reqwest
+/// client of the workspace is built with rustls and no provider of its own
+/// (`rustls-no-provider`: no aws-lc-rs, so no C toolchain beyond `cc`), and
+/// panics at build time without a process default: call this before
+/// building one (the `http` hooks' client and the OTLP exporter do).
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// The process-wide client for `follow_redirects` (one connection pool per
 /// setting); built on first use, with rustls and its `ring` provider.
 fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
@@ -29,9 +39,7 @@ fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
         [OnceLock::new(), OnceLock::new()];
     CLIENTS[usize::from(follow_redirects)]
         .get_or_init(|| {
-            // reqwest takes the process's default rustls provider; install
-            // `ring` unless the application installed one.
-            let _ = rustls::crypto::ring::default_provider().install_default();
+            install_tls_provider();
             reqwest::Client::builder()
                 .redirect(if follow_redirects {
                     Policy::limited(MAX_REDIRECTS)

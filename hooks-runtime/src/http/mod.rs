@@ -12,6 +12,7 @@
 mod client;
 pub(crate) mod opa;
 
+pub use client::install_tls_provider;
 pub(crate) use client::{Answer, post};
 
 use hooks_schema::{HeaderPart, HttpProtocol, header_parts};
