@@ -71,6 +71,8 @@ fn values() -> Vec<Value> {
         json!({"command": "rm -rf /"}),
         json!({"command": "sudo rm  -fr build"}),
         json!({"command": "rm -r x"}),
+        json!({"command": "cd été && rm -rf build"}),
+        json!({"command": "cd été && rm -rfv build"}),
         json!({"command": "ls", "env/vars": {"A": "1"}}),
         json!({"command": "ls -la"}),
         json!({"command": "git status"}),
@@ -205,7 +207,7 @@ fn static_and_loaded_tables_decide_identically() {
     let mut g = Gen(0x5eed);
     let mut kinds = std::collections::BTreeSet::new();
     let mut matched_events = 0;
-    for i in 0..2_000 {
+    for i in 0..4_000 {
         let ev = event(&mut g, &values, OUTCOMES);
         let ids = |t: &Table| t.matching(ev).map(|r| r.id.to_string()).collect::<Vec<_>>();
         let (a, b) = (ids(Full::table()), ids(&loaded));
@@ -270,6 +272,16 @@ fn rules_decide_as_configured() {
     assert_eq!(
         flow(tool("bash", &json!({"command": "rm -rf /"}))),
         Flow::skip("rm -rf is not allowed")
+    );
+    // A word boundary decides non-ASCII commands too (the DFA gives up on
+    // them; the embedded fallback answers).
+    assert_eq!(
+        flow(tool("bash", &json!({"command": "cd été && rm -rf build"}))),
+        Flow::skip("rm -rf is not allowed")
+    );
+    assert_eq!(
+        flow(tool("bash", &json!({"command": "cd été && rm -rfé build"}))),
+        Flow::Continue
     );
     // Exact name: `bash2` is not `bash`.
     assert_eq!(

@@ -28,9 +28,9 @@ pub(crate) struct Gen {
     items: Vec<TokenStream>,
     next: usize,
     /// The `StaticDfa` already emitted for each DFA (by its little-endian
-    /// bytes): a DFA the plan holds twice (a rule's own and its phase
-    /// index's, or one regex on several rules) is embedded once.
-    dfas: HashMap<Vec<u8>, Ident>,
+    /// bytes and its regexes): a DFA the plan holds twice (a rule's own and
+    /// its phase index's, or one regex on several rules) is embedded once.
+    dfas: HashMap<(Vec<u8>, Vec<String>), Ident>,
 }
 
 impl Gen {
@@ -224,14 +224,16 @@ impl Quote for Dfa {
                 "`hooks!` internal error: the lowering returned an embedded DFA"
             ));
         };
-        let (le, le_pad) = dfa.to_bytes_little_endian();
-        if let Some(name) = g.dfas.get(&le[le_pad..]) {
+        let (le, le_pad) = dfa.dfa.to_bytes_little_endian();
+        let key = (le[le_pad..].to_vec(), dfa.regexes.clone());
+        if let Some(name) = g.dfas.get(&key) {
             return quote!(#p::Dfa::Static(&#name));
         }
         let bytes = g.name("B");
         let name = g.name("D");
-        g.dfas.insert(le[le_pad..].to_vec(), name.clone());
-        let (be, be_pad) = dfa.to_bytes_big_endian();
+        g.dfas.insert(key, name.clone());
+        let regexes = &dfa.regexes;
+        let (be, be_pad) = dfa.dfa.to_bytes_big_endian();
         let (le, be) = (&le[le_pad..], &be[be_pad..]);
         let (le_n, be_n) = (le.len(), be.len());
         let (le, be) = (Literal::byte_string(le), Literal::byte_string(be));
@@ -240,7 +242,7 @@ impl Quote for Dfa {
             static #bytes: #p::AlignAs<[u8; #le_n], u32> = #p::AlignAs { _align: [], bytes: *#le };
             #[cfg(target_endian = "big")]
             static #bytes: #p::AlignAs<[u8; #be_n], u32> = #p::AlignAs { _align: [], bytes: *#be };
-            static #name: #p::StaticDfa = #p::StaticDfa::new(&#bytes.bytes);
+            static #name: #p::StaticDfa = #p::StaticDfa::new(&#bytes.bytes, &[#(#regexes),*]);
         });
         quote!(#p::Dfa::Static(&#name))
     }

@@ -42,9 +42,10 @@ pub enum Search {
 /// Builds one dense DFA matching any of `regexes` (Rust `regex` syntax).
 ///
 /// Unicode classes are allowed; `(?-u)` byte patterns (as globs produce)
-/// too. Unicode word boundaries (`\b`) are accepted heuristically: on a
-/// non-ASCII haystack such a DFA gives up, and [`is_match`] then reports
-/// no match.
+/// too. Unicode word boundaries (`\b`, `\B`, `\<`, ...) are accepted
+/// heuristically: on a non-ASCII haystack such a DFA gives up
+/// ([`try_is_match`] says so with `None`), and the caller asks the
+/// [`fallback`] built from the same patterns, which decides every input.
 ///
 /// # Errors
 ///
@@ -85,18 +86,79 @@ pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String>
 }
 
 /// Whether `dfa` matches `haystack` (for an [`Search::Anchored`] DFA: from
-/// the first byte; the `^...$` of the patterns make it a whole-string match).
+/// the first byte; the `^...$` of the patterns make it a whole-string
+/// match), or `None` when the DFA gives up (a Unicode word boundary on a
+/// non-ASCII haystack): the answer is then the [`fallback`]'s, never "no
+/// match".
 ///
-/// Never allocates. A DFA that gives up (a Unicode word boundary on a
-/// non-ASCII haystack) reports `false`.
-pub fn is_match<T: AsRef<[u32]>>(dfa: &dense::DFA<T>, haystack: &str, search: Search) -> bool {
+/// Never allocates.
+pub fn try_is_match<T: AsRef<[u32]>>(
+    dfa: &dense::DFA<T>,
+    haystack: &str,
+    search: Search,
+) -> Option<bool> {
     use regex_automata::dfa::Automaton;
     let anchored = match search {
         Search::Anchored => Anchored::Yes,
         Search::Unanchored => Anchored::No,
     };
     let input = Input::new(haystack).anchored(anchored).earliest(true);
-    matches!(dfa.try_search_fwd(&input), Ok(Some(_)))
+    dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
+}
+
+/// Whether a DFA built from `regexes` may give up on some input: one of
+/// them holds a Unicode word boundary (`\b`, `\B`, `\b{start}`, `\<`, ...
+/// outside `(?-u)`). Such a DFA needs its [`fallback`].
+pub fn may_give_up<S: AsRef<str>>(regexes: &[S]) -> bool {
+    regexes.iter().any(|r| {
+        regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(r.as_ref())
+            .map_or(true, |hir| {
+                hir.properties().look_set().contains_word_unicode()
+            })
+    })
+}
+
+/// The matcher that decides what a DFA built from the same `regexes` gives
+/// up on: a [`regex::bytes::RegexSet`] of them (each anchored at the start
+/// for [`Search::Anchored`], as the DFA's search is), so its answer is the
+/// regex crate's on every string, ASCII or not. Built once per DFA that
+/// [`may_give_up`]; searching it allocates nothing for `is_match`.
+///
+/// # Errors
+///
+/// A lowercase message when the regex crate does not compile the patterns
+/// within 64 MiB (the DFA of the same patterns fit in [`DFA_SIZE_LIMIT`], so
+/// this is not expected).
+pub fn fallback<S: AsRef<str>>(
+    regexes: &[S],
+    search: Search,
+) -> Result<regex::bytes::RegexSet, String> {
+    let patterns = regexes.iter().map(|r| match search {
+        Search::Anchored => format!("^(?:{})", r.as_ref()),
+        Search::Unanchored => r.as_ref().to_owned(),
+    });
+    regex::bytes::RegexSetBuilder::new(patterns)
+        .size_limit(64 * 1024 * 1024)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .build()
+        .map_err(|e| format!("the fallback matcher does not compile: {e}"))
+}
+
+/// Whether `dfa`, built from `regexes`, matches `haystack`: the DFA's
+/// answer, or where it gives up, the [`fallback`]'s (compiled on that call:
+/// for one-off matching such as `import`; plans keep their fallback).
+pub fn is_match<T: AsRef<[u32]>, S: AsRef<str>>(
+    dfa: &dense::DFA<T>,
+    regexes: &[S],
+    haystack: &str,
+    search: Search,
+) -> bool {
+    try_is_match(dfa, haystack, search).unwrap_or_else(|| {
+        fallback(regexes, search).is_ok_and(|set| set.is_match(haystack.as_bytes()))
+    })
 }
 
 /// A compiled list of tool-name patterns: exact names plus at most one DFA
@@ -108,6 +170,8 @@ pub struct ToolMatcher {
     pub names: Vec<String>,
     /// One DFA over every non-literal pattern, or `None` when all are literal.
     pub dfa: Option<OwnedDfa>,
+    /// The regexes the DFA was built from (for its [`fallback`]).
+    pub regexes: Vec<String>,
 }
 
 impl ToolMatcher {
@@ -117,7 +181,7 @@ impl ToolMatcher {
             || self
                 .dfa
                 .as_ref()
-                .is_some_and(|d| is_match(d, name, Search::Anchored))
+                .is_some_and(|d| is_match(d, &self.regexes, name, Search::Anchored))
     }
 }
 
@@ -140,7 +204,11 @@ pub fn tool_matcher(patterns: &[ToolPattern]) -> Result<ToolMatcher, String> {
     } else {
         Some(build_dfa(&regexes, Search::Anchored)?)
     };
-    Ok(ToolMatcher { names, dfa })
+    Ok(ToolMatcher {
+        names,
+        dfa,
+        regexes,
+    })
 }
 
 /// The DFA of a `glob:` predicate: the glob over the whole value.
@@ -240,13 +308,15 @@ mod tests {
     #[test]
     fn glob_and_search_dfas() {
         let g = glob_dfa("*.rs").unwrap();
-        assert!(is_match(&g, "src/main.rs", Search::Anchored));
-        assert!(!is_match(&g, "main.rsx", Search::Anchored));
+        let gr = [crate::glob_to_regex("*.rs").unwrap()];
+        assert!(is_match(&g, &gr, "src/main.rs", Search::Anchored));
+        assert!(!is_match(&g, &gr, "main.rsx", Search::Anchored));
         let s = search_dfa(r"rm\s+-rf").unwrap();
-        assert!(is_match(&s, "cd / && rm  -rf x", Search::Unanchored));
-        assert!(!is_match(&s, "rm -r", Search::Unanchored));
+        let sr = [r"rm\s+-rf"];
+        assert!(is_match(&s, &sr, "cd / && rm  -rf x", Search::Unanchored));
+        assert!(!is_match(&s, &sr, "rm -r", Search::Unanchored));
         let u = search_dfa(r"caf\u{e9}").unwrap();
-        assert!(is_match(&u, "un café", Search::Unanchored));
+        assert!(is_match(&u, &[r"caf\u{e9}"], "un café", Search::Unanchored));
         assert!(search_dfa("(").is_err());
     }
 
@@ -258,5 +328,30 @@ mod tests {
         assert_eq!(pointer_tokens("/~01").unwrap(), ["~1"]);
         assert!(pointer_tokens("a").is_err());
         assert!(pointer_tokens("/~2").is_err());
+    }
+}
+
+#[cfg(test)]
+mod word_boundary {
+    use super::*;
+
+    #[test]
+    fn a_word_boundary_on_non_ascii_input_falls_back_instead_of_missing() {
+        let re = [r"\brm\s+-rf\b"];
+        let dfa = search_dfa(re[0]).unwrap();
+        assert!(may_give_up(&re));
+        let ascii = "cd /tmp/ete && rm -rf build";
+        let accented = "cd /tmp/été && rm -rf build";
+        assert_eq!(try_is_match(&dfa, ascii, Search::Unanchored), Some(true));
+        assert_eq!(try_is_match(&dfa, accented, Search::Unanchored), None);
+        assert!(is_match(&dfa, &re, accented, Search::Unanchored));
+        assert!(!is_match(
+            &dfa,
+            &re,
+            "cd été && xrm -rf b",
+            Search::Unanchored
+        ));
+        assert!(!may_give_up(&[r"(?-u:\b)rm"]));
+        assert!(!may_give_up(&[r"rm\s+-rf"]));
     }
 }

@@ -4,8 +4,10 @@
 /// would make the build-time DFA too large.
 const NFA_SIZE_LIMIT: usize = 1024 * 1024;
 
-/// The anchored regex (`(?-u)^...$`, byte-oriented) equivalent to a tool-name
-/// glob over the whole name. `*` may cross `/` (tool names have no paths).
+/// The anchored regex (`(?s)(?-u)^...$`, byte-oriented) equivalent to a
+/// glob over the whole value. `*` may cross `/` (tool names have no paths)
+/// and, as in globset's own matcher, a newline: `(?s)` makes the regex
+/// decide as `globset::GlobMatcher::is_match` does.
 ///
 /// # Errors
 ///
@@ -15,7 +17,7 @@ pub fn glob_to_regex(glob: &str) -> Result<String, String> {
         .literal_separator(false)
         .backslash_escape(true)
         .build()
-        .map(|g| g.regex().to_owned())
+        .map(|g| format!("(?s){}", g.regex()))
         .map_err(|e| lowercase_error(&e.kind().to_string()))
 }
 

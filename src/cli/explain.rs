@@ -16,8 +16,8 @@ use std::path::Path;
 use agent_hooks::replay::outcome_word;
 use hooks_runtime::StepEvent;
 use hooks_runtime::dispatch::{facts, subject};
-use hooks_schema::automata::{Search, is_match};
-use hooks_schema::plan::{Dfa, Mismatch, Pred, Rule, Subject, Test, ToolSet, resolve};
+use hooks_schema::automata::Search;
+use hooks_schema::plan::{Mismatch, Pred, Rule, Subject, Test, ToolSet, resolve};
 use hooks_schema::{ArgTest, Predicate, ToolPattern};
 use serde::Serialize;
 use serde_json::Value;
@@ -191,13 +191,6 @@ fn first_pattern(set: &ToolSet, patterns: &[ToolPattern], tool: &str) -> String 
     others.join(" or ")
 }
 
-fn dfa_match(dfa: &Dfa, text: &str, search: Search) -> bool {
-    match dfa {
-        Dfa::Static(s) => is_match(s.get(), text, search),
-        Dfa::Owned(d) => is_match(&**d, text, search),
-    }
-}
-
 /// Short JSON rendering of a value (at most 120 characters).
 fn show(value: &Value) -> String {
     let text = value.to_string();
@@ -283,8 +276,8 @@ fn explain_pred(
             let holds = match test {
                 Test::Exists(want) => found.is_some() == *want,
                 Test::Equals(lit) => found.as_ref().is_some_and(|v| lit.eq_value(v)),
-                Test::Matches(dfa) => as_str.is_some_and(|s| dfa_match(dfa, s, Search::Unanchored)),
-                Test::Glob(dfa) => as_str.is_some_and(|s| dfa_match(dfa, s, Search::Anchored)),
+                Test::Matches(dfa) => as_str.is_some_and(|s| dfa.is_match(s, Search::Unanchored)),
+                Test::Glob(dfa) => as_str.is_some_and(|s| dfa.is_match(s, Search::Anchored)),
             };
             if holds {
                 return None;

@@ -117,25 +117,33 @@ impl ContextItem {
     }
 }
 
-/// A DFA serialized into the binary by `hooks!`, deserialized on first use.
+/// A DFA serialized into the binary by `hooks!`, deserialized on first use,
+/// with the regexes it was built from.
 ///
 /// `bytes` must be the output of `DFA::to_bytes_little_endian` (or
 /// `_big_endian`, matching the target) and start at a 4-byte aligned
 /// address (`hooks!` embeds it in a `regex_automata::util::wire::AlignAs`).
 /// Deserializing ([`dense::DFA::from_bytes`]) validates the bytes once and
-/// never allocates; the result is kept in a [`OnceLock`].
+/// never allocates; the result is kept in a [`OnceLock`]. Where the DFA
+/// gives up (a Unicode word boundary on non-ASCII input) the `regexes`
+/// decide, compiled once on first need ([`crate::automata::fallback`]).
 #[derive(Debug)]
 pub struct StaticDfa {
     bytes: &'static [u8],
+    regexes: &'static [&'static str],
     dfa: OnceLock<dense::DFA<&'static [u32]>>,
+    fallback: OnceLock<regex::bytes::RegexSet>,
 }
 
 impl StaticDfa {
-    /// Wraps serialized, aligned DFA bytes (see the type's docs).
-    pub const fn new(bytes: &'static [u8]) -> StaticDfa {
+    /// Wraps serialized, aligned DFA bytes (see the type's docs) and the
+    /// regexes they were built from.
+    pub const fn new(bytes: &'static [u8], regexes: &'static [&'static str]) -> StaticDfa {
         StaticDfa {
             bytes,
+            regexes,
             dfa: OnceLock::new(),
+            fallback: OnceLock::new(),
         }
     }
 
@@ -155,16 +163,54 @@ impl StaticDfa {
     }
 }
 
+/// A DFA built by the lowering ([`crate::automata`]), with the regexes it
+/// was built from and, when it [may give up](crate::automata::may_give_up),
+/// the fallback matcher that decides instead (built with the DFA, so a
+/// pattern the fallback cannot take is a lowering error, not a run-time one).
+#[derive(Debug, Clone)]
+pub struct BuiltDfa {
+    /// The automaton.
+    pub dfa: dense::DFA<Vec<u32>>,
+    /// The regexes, one per pattern of the DFA.
+    pub regexes: Vec<String>,
+    fallback: OnceLock<regex::bytes::RegexSet>,
+}
+
+impl BuiltDfa {
+    /// Pairs `dfa` with the `regexes` it was built from, searched as `search`.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::automata::fallback`], for a DFA that may give up.
+    pub fn new(
+        dfa: dense::DFA<Vec<u32>>,
+        regexes: Vec<String>,
+        search: crate::automata::Search,
+    ) -> Result<BuiltDfa, String> {
+        let fallback = OnceLock::new();
+        if crate::automata::may_give_up(&regexes) {
+            let _ = fallback.set(crate::automata::fallback(&regexes, search)?);
+        }
+        Ok(BuiltDfa {
+            dfa,
+            regexes,
+            fallback,
+        })
+    }
+}
+
 /// A compiled glob or regex: embedded ([`StaticDfa`]) or built by the
-/// lowering ([`crate::automata`]).
+/// lowering ([`BuiltDfa`]). Decides every input: where the automaton gives
+/// up, the regex crate does ([`Dfa::is_match`]).
 ///
-/// Two DFAs are equal when their serialized forms (native byte order) are:
-/// a static table and a loaded table of one config compare equal.
+/// Two DFAs are equal when their serialized forms (native byte order) and
+/// their regexes are: a static table and a loaded table of one config
+/// compare equal.
 pub enum Dfa {
     /// Embedded by `hooks!`.
     Static(&'static StaticDfa),
     /// Built at run time (or in the macro, before it is serialized).
-    Owned(Box<dense::DFA<Vec<u32>>>),
+    Owned(Box<BuiltDfa>),
 }
 
 impl Dfa {
@@ -173,9 +219,39 @@ impl Dfa {
         match self {
             Dfa::Static(s) => Cow::Borrowed(s.bytes),
             Dfa::Owned(d) => {
-                let (bytes, pad) = d.to_bytes_native_endian();
+                let (bytes, pad) = d.dfa.to_bytes_native_endian();
                 Cow::Owned(bytes[pad..].to_vec())
             }
+        }
+    }
+
+    /// The regexes the DFA was built from, one per pattern.
+    pub fn regexes(&self) -> Vec<&str> {
+        match self {
+            Dfa::Static(s) => s.regexes.to_vec(),
+            Dfa::Owned(d) => d.regexes.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The matcher that decides where the DFA gives up.
+    ///
+    /// # Panics
+    ///
+    /// For an embedded DFA whose regexes the regex crate does not compile:
+    /// the lowering compiled the same regexes with the same crate when
+    /// `hooks!` ran, so this is a build bug, not a config error.
+    pub(super) fn fallback(&self, search: crate::automata::Search) -> &regex::bytes::RegexSet {
+        match self {
+            Dfa::Static(s) => s.fallback.get_or_init(|| {
+                crate::automata::fallback(s.regexes, search).unwrap_or_else(|e| {
+                    panic!("`hooks!` embedded a pattern this runtime cannot compile: {e}")
+                })
+            }),
+            // Built with the DFA when it may give up (the only DFAs that do).
+            Dfa::Owned(d) => d.fallback.get_or_init(|| {
+                crate::automata::fallback(&d.regexes, search)
+                    .unwrap_or_else(|e| panic!("a lowered pattern no longer compiles: {e}"))
+            }),
         }
     }
 }
@@ -188,7 +264,7 @@ impl fmt::Debug for Dfa {
 
 impl PartialEq for Dfa {
     fn eq(&self, other: &Self) -> bool {
-        self.to_native_bytes() == other.to_native_bytes()
+        self.to_native_bytes() == other.to_native_bytes() && self.regexes() == other.regexes()
     }
 }
 

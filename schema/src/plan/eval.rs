@@ -4,16 +4,19 @@
 use serde_json::Value;
 
 use super::data::{Dfa, Json, Pred, RewriteStep, Rule, Test, Text, ToolSet};
-use crate::automata::{Search, is_match};
+use crate::automata::{Search, try_is_match};
 use crate::phase::{OutcomeKind, Phase};
 
 impl Dfa {
-    /// Whether the DFA matches `haystack`. Never allocates.
+    /// Whether the DFA matches `haystack`: the regex crate's answer on every
+    /// string. Never allocates where the DFA decides; where it gives up (a
+    /// Unicode word boundary on non-ASCII input) its fallback decides.
     pub fn is_match(&self, haystack: &str, search: Search) -> bool {
-        match self {
-            Dfa::Static(s) => is_match(s.get(), haystack, search),
-            Dfa::Owned(d) => is_match(d, haystack, search),
-        }
+        let decided = match self {
+            Dfa::Static(s) => try_is_match(s.get(), haystack, search),
+            Dfa::Owned(d) => try_is_match(&d.dfa, haystack, search),
+        };
+        decided.unwrap_or_else(|| self.fallback(search).is_match(haystack.as_bytes()))
     }
 }
 

@@ -22,7 +22,7 @@ use regex_automata::dfa::{Automaton, OverlappingState};
 use regex_automata::{Anchored, Input};
 use smallvec::SmallVec;
 
-use super::data::{Dfa, List, Plan, Text};
+use super::data::{BuiltDfa, Dfa, List, Plan, Text};
 use super::eval::{Facts, Subject, resolve};
 use crate::automata::{self, Search};
 use crate::config::{ArgTest, Hook, Predicate};
@@ -85,8 +85,8 @@ pub struct PatternGroup {
 impl PatternGroup {
     /// Sets the bit of every rule whose pattern matches `haystack`, with one
     /// overlapping search; when the DFA gives up (a Unicode word boundary on
-    /// a non-ASCII haystack) every rule of the group is set, so that
-    /// [`Rule::matches`] decides them. Never allocates.
+    /// a non-ASCII haystack) the group's fallback names them (one
+    /// allocation, on that input only). Otherwise never allocates.
     fn mark(&self, haystack: &str, out: &mut [u64]) {
         let anchored = if self.anchored {
             Anchored::Yes
@@ -98,11 +98,19 @@ impl PatternGroup {
         loop {
             let found = match &self.dfa {
                 Dfa::Static(s) => s.get().try_search_overlapping_fwd(&input, &mut state),
-                Dfa::Owned(d) => d.try_search_overlapping_fwd(&input, &mut state),
+                Dfa::Owned(d) => d.dfa.try_search_overlapping_fwd(&input, &mut state),
             };
             if found.is_err() {
-                for &p in self.positions.iter() {
-                    set(out, p);
+                let search = if self.anchored {
+                    Search::Anchored
+                } else {
+                    Search::Unanchored
+                };
+                let hits = self.dfa.fallback(search).matches(haystack.as_bytes());
+                for i in hits.iter() {
+                    if let Some(&p) = self.positions.get(i) {
+                        set(out, p);
+                    }
                 }
                 return;
             }
@@ -397,13 +405,13 @@ fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup
     } else {
         Search::Unanchored
     };
+    let regexes: Vec<String> = patterns.iter().map(|p| p.regex.clone()).collect();
     let dfa = if let [one] = patterns {
         cache
             .build(&one.regex, search)
             .map_err(|m| (one.position, m))?
             .clone()
     } else {
-        let regexes: Vec<String> = patterns.iter().map(|p| p.regex.clone()).collect();
         cache.count_build();
         match automata::build_dfa(&regexes, search) {
             Ok(dfa) => dfa,
@@ -415,6 +423,8 @@ fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup
             }
         }
     };
+    let position = patterns.first().map_or(0, |p| p.position);
+    let dfa = BuiltDfa::new(dfa, regexes, search).map_err(|m| (position, m))?;
     Ok(vec![PatternGroup {
         dfa: Dfa::Owned(Box::new(dfa)),
         anchored,
@@ -511,16 +521,21 @@ hooks:
     }
 
     /// A DFA that gives up (a Unicode word boundary on non-ASCII text)
-    /// leaves its rules to [`Rule::matches`] instead of dropping them.
+    /// hands the haystack to its fallback, which names exactly the rules
+    /// whose pattern matches: none dropped, none added.
     #[test]
-    fn a_dfa_that_gives_up_keeps_its_rules_as_candidates() {
+    fn a_dfa_that_gives_up_names_its_rules_through_the_fallback() {
         let (config, _, mut cache) = crate::load::checked_for_tests(
             "version: 1\nhooks:\n  - { id: w, phase: before_tool, when: { pointer: /c, matches: '\\bcafé\\b' }, block: { reason: no } }\n  - { id: v, phase: before_tool, when: { pointer: /c, matches: 'x' }, block: { reason: no } }\n",
             "w.yaml",
         );
         let plan = super::super::lower(&config, "w.yaml", &mut cache).expect("lowers");
         let args = json!({"c": "un café"});
-        assert_eq!(positions(&plan, &tool("bash", &args)), [0, 1]);
+        assert_eq!(positions(&plan, &tool("bash", &args)), [0]);
+        let both = json!({"c": "un café x"});
+        assert_eq!(positions(&plan, &tool("bash", &both)), [0, 1]);
+        let glued = json!({"c": "cafés"});
+        assert_eq!(positions(&plan, &tool("bash", &glued)), Vec::<usize>::new());
         let ascii = json!({"c": "tea"});
         assert_eq!(positions(&plan, &tool("bash", &ascii)), Vec::<usize>::new());
     }

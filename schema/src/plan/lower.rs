@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::data::{
-    ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule, PolicySpec,
-    Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
+    PolicySpec, Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec,
+    ToolPaths, ToolSet,
 };
 use super::index::PhaseIndex;
 use crate::automata::{self, OwnedDfa, Search};
@@ -95,7 +96,12 @@ impl DfaCache {
     }
 
     fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, String> {
-        Ok(Dfa::Owned(Box::new(self.build(regex, search)?.clone())))
+        let dfa = self.build(regex, search)?.clone();
+        Ok(Dfa::Owned(Box::new(BuiltDfa::new(
+            dfa,
+            vec![regex.to_owned()],
+            search,
+        )?)))
     }
 }
 
@@ -217,8 +223,9 @@ fn tool_set(
         [one] => Some(cache.owned(one, Search::Anchored).map_err(at)?),
         many => {
             cache.builds += 1;
+            let dfa = automata::build_dfa(many, Search::Anchored).map_err(at)?;
             Some(Dfa::Owned(Box::new(
-                automata::build_dfa(many, Search::Anchored).map_err(at)?,
+                BuiltDfa::new(dfa, many.to_vec(), Search::Anchored).map_err(at)?,
             )))
         }
     };

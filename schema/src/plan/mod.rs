@@ -21,9 +21,9 @@ mod index;
 mod lower;
 
 pub use data::{
-    ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule, PolicySpec,
-    Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text, ToolChoiceSpec,
-    ToolPaths, ToolSchema, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
+    PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text,
+    ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
 };
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Cursor, Gate, PatternGroup, PhaseIndex};

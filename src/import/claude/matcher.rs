@@ -32,8 +32,11 @@ impl ToolMatch {
         match self {
             ToolMatch::All => true,
             ToolMatch::Names(names) => names.iter().any(|n| n == name),
-            ToolMatch::Regex(regex) => build_dfa(&[format!("^(?:{regex})$")], Search::Anchored)
-                .is_ok_and(|dfa| is_match(&dfa, name, Search::Anchored)),
+            ToolMatch::Regex(regex) => {
+                let anchored = [format!("^(?:{regex})$")];
+                build_dfa(&anchored, Search::Anchored)
+                    .is_ok_and(|dfa| is_match(&dfa, &anchored, name, Search::Anchored))
+            }
             ToolMatch::Never(_) | ToolMatch::Unsupported(_) => false,
         }
     }
