@@ -45,7 +45,7 @@
 // crates, not a stable API.
 #[doc(hidden)]
 pub mod automata;
-pub mod capability;
+pub use hooks_plan::capability;
 mod catalogue;
 mod check;
 mod config;
@@ -53,9 +53,9 @@ mod diagnostic;
 mod duration;
 mod load;
 mod matcher;
-mod output;
-mod payload;
-mod phase;
+/// The phases and small enums, from `hooks-plan` (one definition for the
+/// config and the runtime).
+use hooks_plan as phase;
 #[doc(hidden)]
 pub mod plan;
 pub mod policy;
@@ -98,13 +98,9 @@ pub const HEADER_NAME_PATTERN: &str = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 /// value) or `/`-separated tokens in which `~` appears only as `~0` or `~1`.
 pub const POINTER_PATTERN: &str = "^(/([^~/]|~[01])*)*$";
 
-pub use output::{
-    ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,
-    output_schema,
+pub use hooks_plan::{
+    BinaryMeta, ContextRole, FailurePolicy, HookOutput, MAX_AFFECTED_PATH_CHARS,
+    MAX_AFFECTED_PATHS, Mode, OUTPUT_SCHEMA_ID, OutcomeKind, OutputContextItem, OutputDecision,
+    OutputPatch, PAYLOAD_SCHEMA_ID, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic,
+    PathDiagnosticKind, Payload, PayloadMode, Phase, Protocol, output_schema, payload_schema,
 };
-pub use payload::{
-    BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_ID,
-    PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,
-    payload_schema,
-};
-pub use phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};

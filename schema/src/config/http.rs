@@ -9,38 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{Defaults, is_default};
 use crate::duration::Duration;
 use crate::phase::PayloadMode;
-
-/// What an `http` hook speaks: the request body it sends and how it reads
-/// the answer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum HttpProtocol {
-    /// The payload envelope v1 as the body; a 2xx body is read like a native
-    /// hook's stdout (empty or `{}` = continue).
-    #[default]
-    Native,
-    /// Claude Code's HTTP hooks: its hook input as the body; a 2xx body is
-    /// read like a Claude Code hook's stdout. A non-2xx answer, a connection
-    /// failure or a timeout does not block unless the failure policy says
-    /// so (the default failure policy of these hooks is `warn`).
-    Claude,
-    /// OPA's REST data API: `{"input": <payload envelope>}` POSTed to the
-    /// URL (`http://HOST:8181/v1/data/<path>`); the answer's `result` is read
-    /// like a native hook's stdout object (undefined = continue), its
-    /// `decision_id` goes into the record.
-    Opa,
-}
-
-impl HttpProtocol {
-    /// The name used in configs and messages.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            HttpProtocol::Native => "native",
-            HttpProtocol::Claude => "claude",
-            HttpProtocol::Opa => "opa",
-        }
-    }
-}
+pub use hooks_plan::HttpProtocol;
 
 /// The path every `protocol: opa` URL starts with: OPA's REST data API.
 pub const OPA_DATA_PATH: &str = "/v1/data/";

@@ -37,6 +37,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::catalogue::CatalogueSource;
 use crate::duration::Duration;
 use crate::phase::{FailurePolicy, PayloadMode};
+pub use hooks_plan::Limits;
 
 pub use action::{
     ACTION_KEYS, Action, Env, Grant, HistoryPatch, Inject, Program, Reason, RequestPatch,
@@ -213,65 +214,6 @@ enum DefaultFailurePolicy {
     Warn,
     /// Terminate the run.
     Fail,
-}
-
-/// Caps the runtime enforces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Limits {
-    /// How many times per user turn `stop` hooks may make the agent (and
-    /// `subagent_stop` hooks each subagent) keep working; the runtime
-    /// counts the resumes itself and, at the cap, stops with a `capped`
-    /// decision. Default 3.
-    #[serde(default = "Limits::default_stop_resumes")]
-    #[schemars(range(max = 100))]
-    pub max_stop_resumes_per_turn: u32,
-    /// Cap on each of a shell hook's stdout and stderr, in bytes; the rest is
-    /// drained and dropped and the result marked truncated. Default 1 MiB (1048576).
-    #[serde(default = "Limits::default_output_bytes")]
-    #[schemars(range(min = 1, max = 67_108_864))]
-    pub max_output_bytes: u64,
-    /// Cap on the context one hook invocation may inject, in bytes (UTF-8).
-    /// Default 64 KiB (65536).
-    #[serde(default = "Limits::default_context_bytes")]
-    #[schemars(range(min = 1, max = 16_777_216))]
-    pub max_context_bytes: u64,
-    /// Cap on the stdin payload of a shell hook, in bytes; a larger payload
-    /// spills to a payload-ref file. Default 1 MiB (1048576).
-    #[serde(default = "Limits::default_payload_bytes")]
-    #[schemars(range(min = 1024, max = 67_108_864))]
-    pub max_payload_bytes: u64,
-}
-
-impl Limits {
-    /// The caps a config gets for every key it leaves out, and the runtime's
-    /// defaults: 3 resumes per turn, 1 MiB of output per stream, 64 KiB of
-    /// context per invocation, 1 MiB of stdin payload.
-    pub const DEFAULT: Limits = Limits {
-        max_stop_resumes_per_turn: 3,
-        max_output_bytes: 1024 * 1024,
-        max_context_bytes: 64 * 1024,
-        max_payload_bytes: 1024 * 1024,
-    };
-
-    const fn default_stop_resumes() -> u32 {
-        Limits::DEFAULT.max_stop_resumes_per_turn
-    }
-    const fn default_output_bytes() -> u64 {
-        Limits::DEFAULT.max_output_bytes
-    }
-    const fn default_context_bytes() -> u64 {
-        Limits::DEFAULT.max_context_bytes
-    }
-    const fn default_payload_bytes() -> u64 {
-        Limits::DEFAULT.max_payload_bytes
-    }
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits::DEFAULT
-    }
 }
 
 /// How one tool's arguments relate to the file system.

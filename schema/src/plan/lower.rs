@@ -8,18 +8,18 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::data::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
-    PolicySpec, Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec,
-    ToolPaths, ToolSet,
-};
-use super::index::PhaseIndex;
 use crate::automata::{self, OwnedDfa, Search};
 use crate::config::{
     Action, ArgTest, Config, Hook, Predicate, Program, RewriteOp, ToolChoice, ToolChoiceMode,
     ToolPattern,
 };
 use crate::phase::Phase;
+use hooks_plan::PhaseIndex;
+use hooks_plan::{
+    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
+    PolicySpec, Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec,
+    ToolPaths, ToolSet,
+};
 
 /// DFAs already built for single patterns, keyed by the regex they were
 /// built from and how they are searched: validation fills it while it checks
@@ -152,7 +152,7 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
     for enabled in &phases {
         let hooks: Vec<&Hook> = enabled.iter().map(|&i| &config.hooks[i as usize]).collect();
         index.push(
-            super::index::build(&hooks, cache).map_err(|(pos, key, message)| {
+            super::index_build::build(&hooks, cache).map_err(|(pos, key, message)| {
                 let i = enabled.get(pos).map_or(0, |&i| i as usize);
                 LowerError {
                     index: i,

@@ -1,4 +1,5 @@
-//! The dispatch plan: a validated config lowered once for dispatch, shared by
+//! The dispatch plan (its types are `hooks-plan`'s): a validated config
+//! lowered once for dispatch, shared by
 //! the `hooks!` macro (which quotes it as `static` data) and the runtime's
 //! loader (which keeps it owned).
 //!
@@ -15,16 +16,13 @@
 //! `docs/architecture.md` in the repository shows where the plan sits on an
 //! event's way from YAML to decision.
 
-mod data;
-mod eval;
-mod index;
+mod index_build;
 mod lower;
 
-pub use data::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
-    PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text,
-    ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+pub use hooks_plan::{
+    ActionSpec, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate, HttpSpec, Json, List,
+    Mismatch, PatchSpec, PatternGroup, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred,
+    ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Subject, Test, Text, ToolChoiceSpec,
+    ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
 };
-pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
-pub use index::{Bits, Cursor, Gate, PatternGroup, PhaseIndex};
 pub use lower::{DfaCache, LowerError, json, lower};

@@ -5,7 +5,7 @@
 //! table instead of restating it: the JSON Schema's per-phase `if`/`then`
 //! rules, the checker's `action-not-allowed` / `tool-filter-on-non-tool-phase`
 //! / `block-policy-not-allowed` / `outcome-not-allowed` diagnostics,
-//! [`Action::allowed_on`](crate::Action::allowed_on), the runtime's flow
+//! `Action::allowed_on` (in `hooks-schema`), the runtime's flow
 //! honouring ([`FlowKind::honoured_on`]) and the native output protocol's
 //! per-phase fields ([`FlowKind::native_output`]). Adding a phase, an action
 //! or a flow means adding a row or a column here.
@@ -512,7 +512,8 @@ impl Phase {
 }
 
 /// The phases on which `f` holds, in [`Phase::ALL`] order.
-pub(crate) fn phases_where(f: impl Fn(&Capabilities) -> bool) -> Vec<Phase> {
+#[doc(hidden)]
+pub fn phases_where(f: impl Fn(&Capabilities) -> bool) -> Vec<Phase> {
     Phase::ALL
         .into_iter()
         .filter(|p| f(p.capabilities()))
@@ -521,7 +522,8 @@ pub(crate) fn phases_where(f: impl Fn(&Capabilities) -> bool) -> Vec<Phase> {
 
 /// The phases on which `f` holds in words, for messages: "`before_tool`",
 /// "tool phases (`before_tool`, `after_tool`)", "after-phases (...)".
-pub(crate) fn describe_phases(f: impl Fn(&Capabilities) -> bool) -> String {
+#[doc(hidden)]
+pub fn describe_phases(f: impl Fn(&Capabilities) -> bool) -> String {
     let phases = phases_where(&f);
     let list = phases
         .iter()

@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
-use super::index::PhaseIndex;
-use crate::config::{HttpProtocol, Limits};
+use crate::index::PhaseIndex;
+use crate::limits::{HttpProtocol, Limits};
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
 /// Text of a plan, of flows, patches and context items: borrowed from
@@ -240,7 +240,7 @@ impl Dfa {
     /// For an embedded DFA whose regexes the regex crate does not compile:
     /// the lowering compiled the same regexes with the same crate when
     /// `hooks!` ran, so this is a build bug, not a config error.
-    pub(super) fn fallback(&self, search: crate::automata::Search) -> &regex::bytes::RegexSet {
+    pub(crate) fn fallback(&self, search: crate::automata::Search) -> &regex::bytes::RegexSet {
         match self {
             Dfa::Static(s) => s.fallback.get_or_init(|| {
                 crate::automata::fallback(s.regexes, search).unwrap_or_else(|e| {
@@ -269,7 +269,7 @@ impl PartialEq for Dfa {
 }
 
 /// Tool-name patterns: exact names compared as strings, the rest in one
-/// anchored DFA ([`crate::automata::tool_matcher`]).
+/// anchored DFA (`hooks_schema::automata::tool_matcher`).
 #[derive(Debug, PartialEq)]
 pub struct ToolSet {
     /// Exact names.
@@ -366,11 +366,11 @@ pub enum ToolChoiceSpec {
     /// `{tools: [...]}`: one of these tools. One tool forces that tool;
     /// several become `required`, and the plan's
     /// [`PatchSpec::active_tools`] is already narrowed to them
-    /// ([`RequestPatch::effective_active_tools`](crate::RequestPatch::effective_active_tools)).
+    /// (the runtime's `RequestPatch::effective_active_tools`).
     Tools(List<Text>),
 }
 
-/// A `patch` action (the config's [`RequestPatch`](crate::RequestPatch)).
+/// A `patch` action (the config's `RequestPatch`).
 #[derive(Debug, PartialEq)]
 pub struct PatchSpec {
     /// `preamble`.
@@ -460,7 +460,7 @@ pub struct PolicySpec {
     /// The files, in declared order.
     pub modules: List<PolicyModule>,
     /// The policy's identity: `sha256:` and the hex SHA-256 of its files
-    /// ([`policy_digest`](crate::policy::policy_digest)).
+    /// ([`policy_digest`](crate::policy_digest)).
     pub digest: Text,
 }
 

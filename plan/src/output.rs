@@ -168,7 +168,8 @@ pub fn output_schema() -> serde_json::Value {
 }
 
 /// Puts `$id` right after `$schema` in a generated root schema.
-pub(crate) fn finish_schema(schema: schemars::Schema, id: &str) -> serde_json::Value {
+#[doc(hidden)]
+pub fn finish_schema(schema: schemars::Schema, id: &str) -> serde_json::Value {
     let mut value = schema.to_value();
     if let serde_json::Value::Object(map) = &mut value {
         let mut out = serde_json::Map::new();

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::data::{Dfa, Json, Pred, RewriteStep, Rule, Test, Text, ToolSet};
 use crate::automata::{Search, try_is_match};
+use crate::data::{Dfa, Json, Pred, RewriteStep, Rule, Test, Text, ToolSet};
 use crate::phase::{OutcomeKind, Phase};
 
 impl Dfa {
@@ -296,7 +296,7 @@ fn walk_mut<'v>(value: &'v mut Value, tokens: &[Text]) -> Option<&'v mut Value> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::List;
+    use crate::data::List;
 
     #[test]
     fn pointers_follow_rfc_6901_indices() {

@@ -1,0 +1,130 @@
+//! Matching with the automata of a plan: searching a DFA, the fallback
+//! where a DFA gives up, and the one rule of JSON pointer syntax.
+//!
+//! Building the automata is the config compiler's (`hooks-schema`); a
+//! table only searches them, so this crate needs regex-automata's search
+//! half and, for the fallback, the `regex` crate.
+
+use regex_automata::dfa::dense;
+use regex_automata::{Anchored, Input};
+
+/// Largest DFA (and determinization working set) one pattern group may
+/// produce, in bytes (8 MiB): a pattern past it is an error, not a huge binary.
+pub const DFA_SIZE_LIMIT: usize = 8 * 1024 * 1024;
+
+/// How a DFA is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// The patterns are anchored (`^...$`); searches start at the first byte.
+    Anchored,
+    /// A match may start anywhere (`matches:` predicates).
+    Unanchored,
+}
+
+/// Whether `dfa` matches `haystack` (for an [`Search::Anchored`] DFA: from
+/// the first byte; the `^...$` of the patterns make it a whole-string
+/// match), or `None` when the DFA gives up (a Unicode word boundary on a
+/// non-ASCII haystack): the answer is then the [`fallback`]'s, never "no
+/// match".
+///
+/// Never allocates.
+pub fn try_is_match<T: AsRef<[u32]>>(
+    dfa: &dense::DFA<T>,
+    haystack: &str,
+    search: Search,
+) -> Option<bool> {
+    use regex_automata::dfa::Automaton;
+    let anchored = match search {
+        Search::Anchored => Anchored::Yes,
+        Search::Unanchored => Anchored::No,
+    };
+    let input = Input::new(haystack).anchored(anchored).earliest(true);
+    dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
+}
+
+/// Whether a DFA built from `regexes` may give up on some input: one of
+/// them holds a Unicode word boundary (`\b`, `\B`, `\b{start}`, `\<`, ...
+/// outside `(?-u)`). Such a DFA needs its [`fallback`].
+pub fn may_give_up<S: AsRef<str>>(regexes: &[S]) -> bool {
+    regexes.iter().any(|r| {
+        regex_syntax::ParserBuilder::new()
+            .utf8(false)
+            .build()
+            .parse(r.as_ref())
+            .map_or(true, |hir| {
+                hir.properties().look_set().contains_word_unicode()
+            })
+    })
+}
+
+/// The matcher that decides what a DFA built from the same `regexes` gives
+/// up on: a [`regex::bytes::RegexSet`] of them (each anchored at the start
+/// for [`Search::Anchored`], as the DFA's search is), so its answer is the
+/// regex crate's on every string, ASCII or not. Built once per DFA that
+/// [`may_give_up`]; searching it allocates nothing for `is_match`.
+///
+/// # Errors
+///
+/// A lowercase message when the regex crate does not compile the patterns
+/// within 64 MiB (the DFA of the same patterns fit in [`DFA_SIZE_LIMIT`], so
+/// this is not expected).
+pub fn fallback<S: AsRef<str>>(
+    regexes: &[S],
+    search: Search,
+) -> Result<regex::bytes::RegexSet, String> {
+    let patterns = regexes.iter().map(|r| match search {
+        Search::Anchored => format!("^(?:{})", r.as_ref()),
+        Search::Unanchored => r.as_ref().to_owned(),
+    });
+    regex::bytes::RegexSetBuilder::new(patterns)
+        .size_limit(64 * 1024 * 1024)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .build()
+        .map_err(|e| format!("the fallback matcher does not compile: {e}"))
+}
+
+/// Splits an RFC 6901 JSON pointer into its reference tokens, unescaping
+/// `~1` to `/` and `~0` to `~` (in that order, per RFC 6901 section 4).
+/// `""` (the whole value) has no token.
+///
+/// This is the rule of pointer syntax: the checker reports its error as
+/// the `invalid-pointer` diagnostic, the loader and `hooks!` split with it,
+/// and `POINTER_PATTERN` (in `hooks-schema`), the JSON Schema's
+/// spelling of the same rule, is tested to accept exactly what it accepts.
+///
+/// # Errors
+///
+/// A lowercase message when the pointer is not empty and does not start with
+/// `/`, or holds a `~` not followed by `0` or `1`.
+pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, String> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err(format!(
+            "invalid JSON pointer `{pointer}`, expected `/` at the start (RFC 6901)"
+        ));
+    };
+    rest.split('/')
+        .map(|token| {
+            let mut out = String::with_capacity(token.len());
+            let mut chars = token.chars();
+            while let Some(c) = chars.next() {
+                if c == '~' {
+                    match chars.next() {
+                        Some('0') => out.push('~'),
+                        Some('1') => out.push('/'),
+                        _ => {
+                            return Err(format!(
+                                "invalid JSON pointer `{pointer}`, `~` must be followed by `0` or `1` (RFC 6901)"
+                            ));
+                        }
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            Ok(out)
+        })
+        .collect()
+}
