@@ -10,7 +10,7 @@ mod support;
 
 use std::hint::black_box;
 
-use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
+use agent_hooks::{AgentHook, Flow, HookContext, StepEvent, Table};
 use criterion::{Criterion, criterion_group, criterion_main};
 use measure::poll_ready;
 use serde_json::json;

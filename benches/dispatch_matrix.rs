@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 
-use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
+use agent_hooks::{AgentHook, Flow, HookContext, StepEvent, Table};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 #[path = "interpreted/mod.rs"]

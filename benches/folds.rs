@@ -12,9 +12,7 @@ mod support;
 
 use std::hint::black_box;
 
-use agent_hooks::runtime::{
-    ContextItem, Flow, FnHook, HookContext, HookStack, StepEvent, ToolOutcome,
-};
+use agent_hooks::{ContextItem, Flow, FnHook, HookContext, HookStack, StepEvent, ToolOutcome};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use measure::{allocations, poll_ready};
 use serde_json::json;

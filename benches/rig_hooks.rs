@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_hooks::runtime::HookStack as OurStack;
+use agent_hooks::HookStack as OurStack;
 use hooks_rig::RigHooks;
 use regex::Regex;
 use rig_agent::AgentBuilder;
@@ -220,8 +220,8 @@ fn hand_written_rules(family: Family, n: usize) -> HookStack {
 
 /// The same policy loaded into a `Table`, behind `RigHooks`.
 fn ours_rules(family: Family, n: usize) -> RigHooks {
-    let table = agent_hooks::runtime::Table::load_str(&family.yaml(n), &family.file(n))
-        .expect("the policy loads");
+    let table =
+        agent_hooks::Table::load_str(&family.yaml(n), &family.file(n)).expect("the policy loads");
     RigHooks::from_hook(family.file(n), table)
 }
 

@@ -22,7 +22,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agent_hooks::runtime::{ExecRequest, ExecStatus, Executor, HookStack, ShellRuntime, Verdict};
+use agent_hooks::HookStack;
+use agent_hooks::report::Verdict;
+use agent_hooks::shell::{ExecRequest, ExecStatus, Executor, ShellRuntime};
 use hooks_rig::{Applied, RigHooks};
 use rig_agent::AgentBuilder;
 use rig_agent::tool::{Tool, ToolContext, ToolExecutionError};

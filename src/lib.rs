@@ -1,22 +1,28 @@
 //! agent-hooks: declared, checked and compiled hooks for AI agents.
 //!
-//! This facade re-exports [`hooks_schema`] (as [`schema`]), [`hooks_runtime`]
-//! (as [`runtime`]) and the [`hooks!`] macro. What you use, by role:
+//! The curated API, by role (every name below is at the crate root unless
+//! a module is named):
 //!
-//! - **an agent loop**: [`hooks!`] (or [`runtime::Table::load`]) in a
-//!   [`runtime::HookStack`]; its driver methods return typed decisions
-//!   ([`runtime::ToolDecision`], ...) inside a [`runtime::Decided`] with a
-//!   [`runtime::HookReport`] per consulted hook; [`runtime::HookContext`]
-//!   carries the run;
-//! - **Rust hooks**: [`runtime::AgentHook`] / [`runtime::FnHook`] answering
-//!   [`runtime::Flow`]s;
-//! - **shell hooks and tools**: [`runtime::ShellRuntime`] over a
-//!   [`runtime::Executor`], with [`runtime::RecordWriter`] and
-//!   [`runtime::SecretSet`];
-//! - **config authors and tools**: [`schema::load_file`],
-//!   [`schema::compile_str`], [`schema::config_schema`].
+//! - **`hooks!`**: [`hooks!`] compiles a config into a type implementing
+//!   [`AgentHook`] over a static [`Table`];
+//! - **driver and decisions**: put hooks in a [`HookStack`]; its driver
+//!   methods ([`HookStack::before_tool`], ...) take a [`HookContext`] and a
+//!   [`ToolCall`] / [`StepEvent`] and return a typed decision
+//!   ([`ToolDecision`], [`AfterToolDecision`], [`CompletionDecision`],
+//!   [`PromptDecision`], [`StopDecision`], [`PermissionDecision`],
+//!   [`InvalidCallDecision`], [`CompactionDecision`], [`Observed`]) inside a
+//!   [`Decided`]; an `ask` goes to your [`Approver`];
+//! - **hooks and stacks**: [`AgentHook`] / [`FnHook`] answer [`Flow`]s
+//!   ([`RequestPatch`], [`ContextItem`], ...);
+//! - **tables and trust**: [`Table::load`] loads a config at run time once a
+//!   [`TrustStore`] trusts it;
+//! - **the shell runtime and records**: [`shell`] (the executor, the shell
+//!   runtime of `run` hooks, records, secrets) and [`report`] (what each
+//!   consulted hook did).
 //!
-//! The runtime's crate root lists its whole public API, grouped the same way.
+//! The crates underneath keep their larger APIs: `hooks-runtime` (the fold,
+//! the executor's every type, redaction), `hooks-schema` (loading, checking
+//! and lowering configs, JSON Schemas), `hooks-plan` (the plan's types).
 //! `docs/architecture.md` in the repository maps the crates and the path of
 //! one event from YAML to decision.
 //!
@@ -25,7 +31,7 @@
 //! use std::pin::pin;
 //! use std::task::{Context, Poll, Waker};
 //!
-//! use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent};
+//! use agent_hooks::{AgentHook, Flow, HookContext, StepEvent};
 //!
 //! agent_hooks::hooks!(name = Guard, inline = r#"
 //! version: 1
@@ -48,21 +54,20 @@
 //!
 //! # Embedding `hooks!` in your own agent loop
 //!
-//! Put the generated type in a [`HookStack`](runtime::HookStack) (alone or
-//! beside your own Rust hooks) and call the stack's driver method for each
-//! step of your loop: [`before_tool`](runtime::HookStack::before_tool),
-//! [`after_tool`](runtime::HookStack::after_tool),
-//! [`before_completion`](runtime::HookStack::before_completion),
-//! [`stop`](runtime::HookStack::stop), ... Each returns a typed decision to
-//! apply. Bind a [`ShellRuntime`](runtime::ShellRuntime) so `run` rules
+//! Put the generated type in a [`HookStack`] (alone or beside your own Rust
+//! hooks) and call the stack's driver method for each step of your loop:
+//! [`before_tool`](HookStack::before_tool),
+//! [`after_tool`](HookStack::after_tool),
+//! [`before_completion`](HookStack::before_completion),
+//! [`stop`](HookStack::stop), ... Each returns a typed decision to apply.
+//! Bind a [`ShellRuntime`](shell::ShellRuntime) so `run` rules
 //! execute (`examples/coding_agent/` is a whole agent built this way):
 //!
 //! ```
 //! use std::sync::Arc;
 //!
-//! use agent_hooks::runtime::{
-//!     Executor, HookContext, HookStack, ToolCall, ToolDecision, ToolOutcome,
-//! };
+//! use agent_hooks::shell::Executor;
+//! use agent_hooks::{HookContext, HookStack, ToolCall, ToolDecision, ToolOutcome};
 //! use serde_json::json;
 //!
 //! // Checked and compiled at build time (`hooks!("hooks.yaml")` reads a file,
@@ -121,8 +126,46 @@
 //! Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub use hooks_runtime as runtime;
-pub use hooks_schema as schema;
+// The curated surface: what an agent loop, a Rust hook and a shell-hook
+// host use, grouped by role. The crates underneath (`hooks-runtime`,
+// `hooks-schema`, `hooks-plan`) keep their own, larger APIs for tools that
+// need more.
+
+// Driver and decisions: events in, typed decisions out, with a report per
+// consulted hook.
+pub use hooks_runtime::{
+    AfterToolDecision, Approval, ApprovalFuture, ApprovalRequest, Approver, CompactionDecision,
+    CompletionDecision, Decided, HookContext, HookStack, InvalidCallDecision, Observed,
+    PermissionDecision, PromptDecision, StepEvent, StepEventKind, StopDecision, ToolCall,
+    ToolDecision, ToolFailure, ToolOutcome,
+};
+
+// Hooks and what they answer.
+pub use hooks_runtime::{
+    AgentHook, ContextItem, Diagnostic, Flow, FlowKind, FnHook, HookFuture, HookId, RequestPatch,
+    Role, Text, ToolChoice,
+};
+
+// Tables and trust: a config's rules as a hook, compiled in by [`hooks!`] or
+// loaded at run time once trusted.
+pub use hooks_runtime::{LoadError, Table, TrustStore, Untrusted};
+
+/// What each consulted hook did: the reports in every
+/// [`Decided`] and the provenance of the net result.
+pub mod report {
+    pub use hooks_runtime::{
+        Change, FailureKind, HookFailure, HookReport, OutputSizes, Provenance, StreamSize, Verdict,
+    };
+}
+
+/// The shared shell executor (hooks' processes and an agent's own bash tool)
+/// and the records every hook invocation writes.
+pub mod shell {
+    pub use hooks_runtime::{
+        CancellationToken, CommandForm, ExecOutcome, ExecRequest, ExecStatus, Executor, Record,
+        RecordWriter, SecretSet, ShellRuntime,
+    };
+}
 
 #[cfg(feature = "otlp")]
 pub mod telemetry;
@@ -135,8 +178,8 @@ pub mod import;
 pub mod replay;
 
 /// Compiles a YAML hook config into a type implementing
-/// [`AgentHook`](hooks_runtime::AgentHook) over a `static` dispatch table
-/// ([`Table`](hooks_runtime::Table)), validating it at build time.
+/// [`AgentHook`] over a `static` dispatch table ([`Table`]), validating it at
+/// build time.
 ///
 /// # Forms
 ///

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_hooks::runtime::Executor;
+use agent_hooks::shell::Executor;
 
 /// A temporary workspace with `hooks.yaml` (one before_tool hook running
 /// `command`) and `event.json` (one bash call).

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use agent_hooks::runtime::{LoadError, Table, TrustStore};
+use agent_hooks::{LoadError, Table, TrustStore};
 
 fn trust_cmd(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agent-hooks"))

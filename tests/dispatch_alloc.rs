@@ -25,10 +25,11 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use agent_hooks::runtime::{
-    AgentHook, ContextItem, Flow, FlowKind, History, HookContext, HookStack, StepEvent, Table,
-    ToolChoice, ToolFailure, ToolOutcome,
+use agent_hooks::{
+    AgentHook, ContextItem, Flow, FlowKind, HookContext, HookStack, StepEvent, Table, ToolChoice,
+    ToolFailure, ToolOutcome,
 };
+use hooks_runtime::History;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = Hundred, "configs/hundred.yaml");
@@ -184,7 +185,7 @@ fn dispatch_allocates_nothing_when_no_rule_matches() {
     });
     assert_eq!(n, 0, "dispatch allocated {n} times");
     assert_eq!(continues, EVENTS);
-    assert!(!hooks.observes(agent_hooks::schema::Phase::TextDelta));
+    assert!(!hooks.observes(hooks_schema::Phase::TextDelta));
 }
 
 /// Every matching event folds to a non-`Continue` answer: the loops below

@@ -7,10 +7,10 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use agent_hooks::runtime::{
+use agent_hooks::{
     AgentHook, Flow, FlowKind, HookContext, StepEvent, Table, ToolFailure, ToolOutcome,
 };
-use agent_hooks::schema::plan::{ActionSpec, List, ProgramSpec, Rule};
+use hooks_schema::plan::{ActionSpec, List, ProgramSpec, Rule};
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = Full, "configs/full.yaml");
@@ -138,8 +138,8 @@ fn event<'a>(g: &mut Gen, values: &'a [Value], outcomes: &'a [ToolOutcome]) -> S
 fn trusted_full() -> Table {
     let path = std::path::Path::new("tests/configs/full.yaml");
     let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = agent_hooks::schema::load_file(path).expect("the config is valid");
-    let mut trust = agent_hooks::runtime::TrustStore::in_memory();
+    let config = hooks_schema::load_file(path).expect("the config is valid");
+    let mut trust = agent_hooks::TrustStore::in_memory();
     trust
         .trust(path, &config, workspace)
         .expect("an in-memory store saves nothing");
@@ -176,13 +176,10 @@ fn static_and_loaded_plans_are_equal_in_every_field() {
 /// loaded plan makes it differ from the static one.
 #[test]
 fn plans_differ_when_one_run_field_differs() {
-    let config = agent_hooks::schema::load_file("tests/configs/full.yaml".as_ref()).expect("valid");
-    let mut plan = agent_hooks::schema::plan::lower(
-        &config,
-        "tests/configs/full.yaml",
-        &mut Default::default(),
-    )
-    .expect("lowers");
+    let config = hooks_schema::load_file("tests/configs/full.yaml".as_ref()).expect("valid");
+    let mut plan =
+        hooks_schema::plan::lower(&config, "tests/configs/full.yaml", &mut Default::default())
+            .expect("lowers");
     assert_eq!(&plan, Full::table().plan());
     let List::Owned(rules) = &mut plan.rules else {
         panic!("a lowered plan owns its rules")
@@ -194,7 +191,7 @@ fn plans_differ_when_one_run_field_differs() {
     let ActionSpec::Run(spec) = &mut rule.action else {
         panic!("run rule")
     };
-    spec.payload = agent_hooks::schema::PayloadMode::Full;
+    spec.payload = hooks_schema::PayloadMode::Full;
     assert_ne!(&plan, Full::table().plan());
 }
 
@@ -339,8 +336,8 @@ fn rules_decide_as_configured() {
         Flow::terminate("prompt injection")
     );
     // No rule for the phase: the table declines it.
-    assert!(!Full::new().observes(agent_hooks::schema::Phase::TextDelta));
-    assert!(Full::new().observes(agent_hooks::schema::Phase::BeforeTool));
+    assert!(!Full::new().observes(hooks_schema::Phase::TextDelta));
+    assert!(Full::new().observes(hooks_schema::Phase::BeforeTool));
 }
 
 #[test]

@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 
-use agent_hooks::runtime::{
-    Dispatcher, Executor, HookContext, HookStack, RecordWriter, SecretSet, Table, TableRef,
-    ToolCall, ToolDecision,
-};
+use agent_hooks::shell::{Executor, RecordWriter, SecretSet};
+use agent_hooks::{HookContext, HookStack, Table, ToolCall, ToolDecision};
+use hooks_runtime::{Dispatcher, TableRef};
 use serde_json::{Value, json};
 
 const CONFIG: &str = r#"version: 1

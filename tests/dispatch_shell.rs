@@ -5,10 +5,9 @@
 
 use std::sync::Arc;
 
-use agent_hooks::runtime::{
-    AgentHook, Change, Executor, Flow, FlowKind, HookContext, RecordWriter, SecretSet,
-    ShellRuntime, StepEvent,
-};
+use agent_hooks::report::Change;
+use agent_hooks::shell::{Executor, RecordWriter, SecretSet, ShellRuntime};
+use agent_hooks::{AgentHook, Flow, FlowKind, HookContext, StepEvent};
 use serde_json::json;
 
 agent_hooks::hooks!(
@@ -271,13 +270,13 @@ fn the_configs_limits_become_the_shell_runtimes() {
     assert_eq!(limits.stderr_cap, 2048);
     assert_eq!(limits.max_context_bytes, 4096);
     // The stop cap is the driver's: a stack takes it from the configs in it.
-    let stack = agent_hooks::runtime::HookStack::new().with("observer", Observer::new());
+    let stack = agent_hooks::HookStack::new().with("observer", Observer::new());
     assert_eq!(stack.stop_cap(), 1);
     // A config without `limits` gets the config language's defaults.
     let defaults = Gate::table().hook_limits();
     assert_eq!(defaults.stdout_cap, 1 << 20);
     assert_eq!(defaults.max_context_bytes, 64 << 10);
-    let stack = agent_hooks::runtime::HookStack::new().with("gate", Gate::new());
+    let stack = agent_hooks::HookStack::new().with("gate", Gate::new());
     assert_eq!(stack.stop_cap(), 3);
     assert_eq!(stack.with_stop_cap(7).stop_cap(), 7);
 }

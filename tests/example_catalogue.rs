@@ -14,7 +14,7 @@ mod args;
 
 use std::path::Path;
 
-use agent_hooks::schema::{Catalogue, Loader};
+use hooks_schema::{Catalogue, Loader};
 
 const CATALOGUE: &str = "examples/tools.catalogue.json";
 
@@ -36,7 +36,7 @@ fn the_example_catalogue_is_generated_from_the_tool_types() {
 fn the_example_config_is_checked_against_its_catalogue() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = root.join("examples/hooks.yaml");
-    let compiled = agent_hooks::schema::compile_file(&config).unwrap();
+    let compiled = hooks_schema::compile_file(&config).unwrap();
     let catalogue = compiled.catalogue.unwrap();
     assert_eq!(
         catalogue.names().collect::<Vec<_>>(),

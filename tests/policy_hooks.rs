@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_hooks::runtime::{
-    Executor, Flow, HookContext, RecordWriter, SecretSet, StackOutcome, StepEvent, Table,
-};
+use agent_hooks::shell::{Executor, RecordWriter, SecretSet};
+use agent_hooks::{Flow, HookContext, StepEvent, Table};
+use hooks_runtime::StackOutcome;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = ToolPolicy, "fixtures/policy/hooks.yaml");
@@ -28,7 +28,7 @@ fn runtime() -> tokio::runtime::Runtime {
 fn loaded() -> Table {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join(CONFIG)).expect("the config");
-    let compiled = agent_hooks::schema::Loader::new()
+    let compiled = hooks_schema::Loader::new()
         .workspace(root)
         .compile_str(&text, CONFIG)
         .expect("the config and its policy compile");
@@ -77,7 +77,7 @@ fn the_policy_decides_like_a_native_hook() {
     assert_eq!(records[0]["decision"], "skip");
     // The record names the policy: its query and the digest of its file.
     let text = std::fs::read_to_string(POLICY).expect("the policy file");
-    let digest = agent_hooks::schema::policy::policy_digest([(POLICY, text.as_str())]);
+    let digest = hooks_schema::policy::policy_digest([(POLICY, text.as_str())]);
     assert_eq!(records[0]["rego"]["query"], "data.agent.tools.decision");
     assert_eq!(records[0]["rego"]["digest"], digest.as_str());
 

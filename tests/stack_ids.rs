@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use agent_hooks::runtime::{Dispatcher, DuplicateHookId, HookStack, Table, TableRef};
+use agent_hooks::{HookStack, Table};
+use hooks_runtime::{Dispatcher, DuplicateHookId, TableRef};
 
 agent_hooks::hooks!(name = TeamHooks, "configs/stack/team.yaml");
 

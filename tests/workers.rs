@@ -6,10 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_hooks::runtime::{
-    Dispatcher, Executor, Flow, HookContext, HookStack, RecordWriter, SecretSet, ShellRuntime,
-    StepEvent, Table, TableRef,
-};
+use agent_hooks::shell::{Executor, RecordWriter, SecretSet, ShellRuntime};
+use agent_hooks::{Flow, HookContext, HookStack, StepEvent, Table};
+use hooks_runtime::{Dispatcher, TableRef};
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = Workers, "configs/workers.yaml");

@@ -4,7 +4,7 @@
 //! `catalogue:` — the build step a `hooks!` user writes, since the macro
 //! cannot see Rust types.
 
-use agent_hooks::schema::Catalogue;
+use hooks_schema::Catalogue;
 use schemars::JsonSchema;
 
 /// `bash`: run a shell command in the workspace.

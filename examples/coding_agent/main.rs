@@ -45,9 +45,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_hooks::runtime::{
-    CompletionDecision, Executor, HookContext, HookStack, PromptDecision, RecordWriter, SecretSet,
-    ShellRuntime, StepEvent, StopDecision, ToolCall, ToolDecision,
+use agent_hooks::shell::{Executor, RecordWriter, SecretSet, ShellRuntime};
+use agent_hooks::{
+    CompletionDecision, HookContext, HookStack, PromptDecision, StepEvent, StopDecision, ToolCall,
+    ToolDecision,
 };
 use serde_json::{Value, json};
 

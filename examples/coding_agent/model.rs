@@ -1,7 +1,7 @@
 //! The scripted model: the turns it answers with, and the provider-style
 //! request a merged [`RequestPatch`] is applied to.
 
-use agent_hooks::runtime::RequestPatch;
+use agent_hooks::RequestPatch;
 use serde_json::{Value, json};
 
 /// One scripted tool call.

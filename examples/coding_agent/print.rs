@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use agent_hooks::runtime::{Decided, Verdict};
+use agent_hooks::Decided;
+use agent_hooks::report::Verdict;
 use serde_json::Value;
 
 use super::{Agent, Summary};

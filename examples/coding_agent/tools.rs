@@ -1,12 +1,13 @@
 //! The real tools, run in the temporary workspace: `bash` through the
-//! shared shell [`Executor`](agent_hooks::runtime::Executor), `read_file`
+//! shared shell [`Executor`](agent_hooks::shell::Executor), `read_file`
 //! and `write_file` confined to the workspace root.
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use agent_hooks::runtime::{ExecRequest, ExecStatus, ToolFailure, ToolOutcome};
+use agent_hooks::shell::{ExecRequest, ExecStatus};
+use agent_hooks::{ToolFailure, ToolOutcome};
 use serde_json::{Value, json};
 
 use super::Agent;

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use agent_hooks::runtime::{Executor, HookContext, HookStack, ToolCall, ToolDecision, ToolOutcome};
+use agent_hooks::shell::Executor;
+use agent_hooks::{HookContext, HookStack, ToolCall, ToolDecision, ToolOutcome};
 use serde_json::json;
 
 agent_hooks::hooks!(name = Hooks, "../hooks.yaml");

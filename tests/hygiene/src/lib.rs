@@ -17,7 +17,7 @@ mod tests {
     use std::pin::pin;
     use std::task::{Context, Poll, Waker};
 
-    use hooks::runtime::{AgentHook, Flow, HookContext, StepEvent};
+    use hooks::{AgentHook, Flow, HookContext, StepEvent};
 
     #[test]
     fn renamed_dependency_still_dispatches() {

@@ -9,8 +9,8 @@ fn main() {
         .parent()
         .expect("a directory")
         .join("../../../examples/hooks.yaml");
-    let config = agent_hooks::schema::load_file(&path).expect("the example is valid");
-    let loaded = agent_hooks::runtime::Table::from_config(&config, "hooks.yaml").expect("loads");
+    let config = hooks_schema::load_file(&path).expect("the example is valid");
+    let loaded = agent_hooks::Table::from_config(&config, "hooks.yaml").expect("loads");
     let loaded_ids: Vec<String> = loaded.rules().iter().map(|r| r.id.to_string()).collect();
     assert_eq!(static_ids, loaded_ids);
     assert!(!static_ids.is_empty());

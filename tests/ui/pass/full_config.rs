@@ -3,7 +3,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use agent_hooks::runtime::{AgentHook, Flow, HookContext, StepEvent};
+use agent_hooks::{AgentHook, Flow, HookContext, StepEvent};
 
 agent_hooks::hooks!(name = Full, "../../configs/full.yaml");
 

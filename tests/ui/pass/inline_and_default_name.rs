@@ -14,8 +14,8 @@ mod named {
 }
 
 fn main() {
-    use agent_hooks::runtime::AgentHook;
-    use agent_hooks::schema::Phase;
+    use agent_hooks::AgentHook;
+    use hooks_schema::Phase;
     assert!(guard::Hooks::new().observes(Phase::RunError));
     assert!(!guard::Hooks::new().observes(Phase::BeforeTool));
     assert_eq!(guard::Hooks::table().source(), "<inline>");
