@@ -1,7 +1,7 @@
 //! Dispatch through a `hooks!` table: an event no rule matches, an event a
 //! declarative rule blocks, and a phase without rules (one check).
 //!
-//! Run with `cargo bench -p agent-hooks --bench dispatch`.
+//! Run with `cargo bench -p agent-hooks-benches --bench dispatch`.
 
 #[path = "support/measure.rs"]
 mod measure;

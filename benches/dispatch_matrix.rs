@@ -6,7 +6,7 @@
 //! interpreted engine (`benches/interpreted/`). Before timing, it prints the
 //! heap allocations per event of each engine (`allocation-counter`).
 //!
-//! Run with `cargo bench --bench dispatch_matrix`.
+//! Run with `cargo bench -p agent-hooks-benches --bench dispatch_matrix`.
 
 use std::hint::black_box;
 

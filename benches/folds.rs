@@ -3,7 +3,7 @@
 //! `after_tool` hooks that each inject a context item (merged by the fold).
 //! Before timing, it prints the heap allocations per fold.
 //!
-//! Run with `cargo bench --bench folds`.
+//! Run with `cargo bench -p agent-hooks-benches --bench folds`.
 
 #[path = "support/measure.rs"]
 mod measure;

@@ -14,7 +14,7 @@
 //! it), next to the same policy loaded into a `Table` behind `RigHooks`,
 //! timed inside one run's `on_dispatch` with that run's context.
 //!
-//! Run with `cargo bench -p agent-hooks --bench rig_hooks`.
+//! Run with `cargo bench -p agent-hooks-benches --bench rig_hooks`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,6 @@
 //! A rig agent whose hooks come from `examples/hooks.yaml` through `hooks!`
 //! and [`hooks_rig::RigHooks`] — the second main job
-//! (`cargo run --example rig_agent`).
+//! (`cargo run -p hooks-rig --example rig_agent`).
 //!
 //! The agent is a plain rig agent (`rig_agent::AgentBuilder`) with real
 //! tools in a temporary workspace:
@@ -31,9 +31,11 @@ use rig_agent::tool::{Tool, ToolContext, ToolExecutionError};
 use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use serde_json::{Value, json};
 
-agent_hooks::hooks!(name = ExampleHooks, "hooks.yaml");
+agent_hooks::hooks!(name = ExampleHooks, "../../examples/hooks.yaml");
 
 /// The hooks directory copied into the workspace.
+// `hooks-rig/examples/hooks` links to the repository's `examples/hooks`, so
+// `hooks!` finds the scripts the config names under this package too.
 const HOOK_SCRIPTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hooks");
 
 /// The workspace the tools act on.
