@@ -244,9 +244,32 @@ pub enum OutcomeKind {
     Error,
 }
 
+impl OutcomeKind {
+    /// The snake_case name used in configs (`when: {outcome: ...}`), event
+    /// JSON and payloads: `success`, `timeout`, `not_found`, `denied`,
+    /// `error`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Success => "success",
+            OutcomeKind::Timeout => "timeout",
+            OutcomeKind::NotFound => "not_found",
+            OutcomeKind::Denied => "denied",
+            OutcomeKind::Error => "error",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Phase;
+    use super::{OutcomeKind, Phase};
+
+    #[test]
+    fn outcome_names_are_the_serde_names() {
+        use OutcomeKind as K;
+        for kind in [K::Success, K::Timeout, K::NotFound, K::Denied, K::Error] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+    }
 
     #[test]
     fn index_is_the_position_in_all() {

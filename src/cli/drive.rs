@@ -11,10 +11,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_hooks::replay::Event;
 use hooks_runtime::{
     CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
-    HookContext, HookStack, InvalidCallDecision, PermissionDecision, PromptDecision,
+    HookContext, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision, PromptDecision,
     ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, ShellRuntime, StepEvent,
     StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
 };
@@ -137,9 +136,9 @@ impl Bound {
 
     /// The stack that drives `event`: the shutdown one for `run_end` and
     /// `run_error`, the run's otherwise.
-    pub(crate) fn stack_for(&self, event: &Event) -> &HookStack {
+    pub(crate) fn stack_for(&self, event: &OwnedEvent) -> &HookStack {
         match event {
-            Event::RunEnd { .. } | Event::RunError { .. } => &self.shutdown_stack,
+            OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. } => &self.shutdown_stack,
             _ => &self.stack,
         }
     }
@@ -328,8 +327,8 @@ fn rewritten<T: ToOwned + ?Sized>(value: Cow<'_, T>) -> Option<T::Owned> {
 ///
 /// As the driver methods: dropping the future kills a running hook's
 /// process group and applies nothing.
-pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &Event) -> Applied {
-    let step = event.step();
+pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEvent) -> Applied {
+    let step = event.as_step();
     let phase = step.kind();
     match step {
         StepEvent::UserPrompt { prompt } => {

@@ -43,8 +43,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use agent_hooks::replay::{Event, read_session};
-use hooks_runtime::HookContext;
+use agent_hooks::replay::read_session;
+use hooks_runtime::{HookContext, OwnedEvent};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -190,7 +190,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 if bound.run_cancelled() {
                     break;
                 }
-                if let Event::UserPrompt { .. } = event {
+                if let OwnedEvent::UserPrompt { .. } = event {
                     if prompts > 0 {
                         turn = run.for_turn(prompts);
                     }
@@ -198,7 +198,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 }
                 progress.inc(1);
                 let mut with_rewrite = None;
-                if let Event::AfterTool { call_id, .. } = event {
+                if let OwnedEvent::AfterTool { call_id, .. } = event {
                     if stopped.contains(call_id.as_str()) {
                         summary.suppressed += 1;
                         continue;
@@ -211,13 +211,16 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 summary.events += 1;
                 *summary
                     .by_phase
-                    .entry(event_in.step().kind().as_str().to_owned())
+                    .entry(event_in.kind().as_str().to_owned())
                     .or_default() += 1;
-                ended |= matches!(event_in, Event::RunEnd { .. } | Event::RunError { .. });
+                ended |= matches!(
+                    event_in,
+                    OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. }
+                );
                 let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
                 let records = bound.take_records();
                 tally(&mut summary, &applied, &bound, &records);
-                if let Event::BeforeTool { call_id, .. } = event {
+                if let OwnedEvent::BeforeTool { call_id, .. } = event {
                     if applied.verdict.decision != "run" {
                         stopped.insert(call_id);
                     } else if let Some(args) = &applied.outcome.args {
@@ -238,7 +241,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 // The interrupted run still ends: its `run_end` hooks run on
                 // the shutdown runtime, with their declared timeout.
                 if !ended {
-                    let end = Event::RunEnd {
+                    let end = OwnedEvent::RunEnd {
                         output: String::new(),
                         reason: CANCELLED_REASON.to_owned(),
                     };
@@ -275,9 +278,9 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
 
 /// `event` (an `after_tool`) with `args` as the arguments the tool ran with
 /// and its recorded ones as `original_args`.
-fn with_args(event: &Event, args: Value) -> Event {
+fn with_args(event: &OwnedEvent, args: Value) -> OwnedEvent {
     let mut event = event.clone();
-    if let Event::AfterTool {
+    if let OwnedEvent::AfterTool {
         args: ran,
         original_args,
         ..

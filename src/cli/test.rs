@@ -27,8 +27,8 @@
 use std::io::Read;
 use std::path::Path;
 
-use agent_hooks::replay::{Event, Identity};
-use hooks_runtime::{HookContext, StepEventKind};
+use agent_hooks::replay::{Identity, read_event_line};
+use hooks_runtime::{HookContext, OwnedEvent, StepEventKind};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -125,7 +125,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     let (verdict, outcome) = applied.map(|a| (a.verdict, a.outcome)).unzip();
     let report = Report {
         config: config.display().to_string(),
-        phase: event.step().kind(),
+        phase: event.kind(),
         interrupted: interrupted.map(|(signal, _)| signal),
         verdict,
         fired,
@@ -143,7 +143,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
 }
 
 /// Reads one event of our format from `path`, or stdin when it is `-`.
-pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
+pub(crate) fn read_event(path: &Path) -> Result<(OwnedEvent, Identity), String> {
     let text = if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()
@@ -154,8 +154,7 @@ pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
         std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read event `{}`: {e}", path.display()))?
     };
-    Event::from_json_with_identity(&text)
-        .map_err(|e| format!("invalid event `{}`: {e}", path.display()))
+    read_event_line(&text).map_err(|e| format!("invalid event `{}`: {e}", path.display()))
 }
 
 fn print_human(r: &Report) {
