@@ -230,6 +230,13 @@ pub fn search_dfa(regex: &str) -> Result<OwnedDfa, String> {
     build_dfa(&[regex.to_owned()], Search::Unanchored)
 }
 
+/// Escapes one reference token per RFC 6901 (`~` → `~0`, `/` → `~1`):
+/// the inverse of one token of [`pointer_tokens`], so
+/// `pointer_tokens(&format!("/{}", escape_token(t)))` is `[t]`.
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
 /// Splits an RFC 6901 JSON pointer into its reference tokens, unescaping
 /// `~1` to `/` and `~0` to `~` (in that order, per RFC 6901 section 4).
 /// `""` (the whole value) has no token.
@@ -326,6 +333,10 @@ mod tests {
         assert_eq!(pointer_tokens("/a~1b/~0c/0").unwrap(), ["a/b", "~c", "0"]);
         assert_eq!(pointer_tokens("/").unwrap(), [""]);
         assert_eq!(pointer_tokens("/~01").unwrap(), ["~1"]);
+        for token in ["a/b~c", "~1", "~0/~", "", "é/"] {
+            let pointer = format!("/{}", escape_token(token));
+            assert_eq!(pointer_tokens(&pointer).unwrap(), [token], "{pointer}");
+        }
         assert!(pointer_tokens("a").is_err());
         assert!(pointer_tokens("/~2").is_err());
     }
