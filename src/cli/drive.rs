@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use hooks_runtime::{
     CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
-    HookContext, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision, PromptDecision,
-    ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, ShellRuntime, StepEvent,
-    StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
+    HookContext, HookReport, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision,
+    PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet,
+    ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -165,29 +165,40 @@ impl Bound {
         }
     }
 
-    /// The records written since the last call, in the order written.
+    /// The records written since the last call, in the order written: what
+    /// `test` shows of the records file. Everything the commands count or
+    /// decide comes from the reports and decisions the runtime returned.
     pub(crate) fn take_records(&mut self) -> Vec<Value> {
         self.records.take()
     }
 
-    /// The rules `records` say were consulted (one hook record each), in
+    /// The rules `reports` say were consulted (one report each), in
     /// declared order.
-    pub(crate) fn consulted<'r>(&self, records: &'r [Value]) -> Vec<&'r str> {
-        let mut ids: Vec<&str> = records
-            .iter()
-            .filter(|r| r["record"] == "hook")
-            .filter_map(|r| r["hook_id"].as_str())
-            .collect();
-        ids.sort_by_key(|id| self.table.rules().iter().position(|rule| &*rule.id == *id));
+    pub(crate) fn consulted<'r>(&self, reports: &'r [HookReport]) -> Vec<&'r str> {
+        let mut ids: Vec<&str> = reports.iter().map(|r| r.hook.as_str()).collect();
+        ids.sort_by_key(|id| self.rule(id).map(|(position, _)| position));
         ids
+    }
+
+    /// The position and rule of id `id` in the table.
+    fn rule(&self, id: &str) -> Option<(usize, &hooks_schema::plan::Rule)> {
+        self.table
+            .rules()
+            .iter()
+            .enumerate()
+            .find(|(_, rule)| &*rule.id == id)
     }
 
     /// Whether rule `id` is a `run` rule.
     pub(crate) fn is_run_rule(&self, id: &str) -> bool {
-        self.table
-            .rules()
-            .iter()
-            .any(|rule| &*rule.id == id && !rule.action.is_declarative())
+        self.rule(id)
+            .is_some_and(|(_, rule)| !rule.action.is_declarative())
+    }
+
+    /// Whether rule `id` runs in `mode: audit`.
+    pub(crate) fn is_audit_rule(&self, id: &str) -> bool {
+        self.rule(id)
+            .is_some_and(|(_, rule)| rule.mode == hooks_schema::Mode::Audit)
     }
 }
 

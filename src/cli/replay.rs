@@ -7,8 +7,9 @@
 //! `HookStack`, the driver method of the event's phase), under the config's
 //! `limits`: declarative rules (`block`, `rewrite`, `inject`, `patch`,
 //! `terminate`) are always evaluated in-process. The counts come from the
-//! typed decisions and from the records the runtime writes, one per
-//! consulted rule. Each input is one run; each `user_prompt` starts a new
+//! typed decisions and the reports the runtime returns with them, one per
+//! consulted rule (the records file is written too, never read back).
+//! Each input is one run; each `user_prompt` starts a new
 //! turn, so the runtime caps stop resumes per user turn
 //! (`limits.max_stop_resumes_per_turn`).
 //!
@@ -161,7 +162,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         )
     };
     let bound = dir.and_then(|dir| Ok((Bound::new(table, dir.path(), run_rules)?, dir)));
-    let (mut bound, session) = match bound {
+    let (bound, session) = match bound {
         Ok(b) => b,
         Err(e) => {
             warn(&format!("error: {e}"));
@@ -218,8 +219,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                     OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. }
                 );
                 let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
-                let records = bound.take_records();
-                tally(&mut summary, &applied, &bound, &records);
+                tally(&mut summary, &applied, &bound);
                 if let OwnedEvent::BeforeTool { call_id, .. } = event {
                     if applied.verdict.decision != "run" {
                         stopped.insert(call_id);
@@ -246,8 +246,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                         reason: CANCELLED_REASON.to_owned(),
                     };
                     let applied = drive(bound.stack_for(&end), &turn, &end).await;
-                    let records = bound.take_records();
-                    tally(&mut summary, &applied, &bound, &records);
+                    tally(&mut summary, &applied, &bound);
                     summary.shutdown_run_end = true;
                 }
                 break;
@@ -292,9 +291,10 @@ fn with_args(event: &OwnedEvent, args: Value) -> OwnedEvent {
     event
 }
 
-/// Adds one event's decision and the records its rules wrote to `summary`.
-fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound, records: &[Value]) {
-    for id in bound.consulted(records) {
+/// Adds one event's decision and the reports of its rules to `summary`.
+fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound) {
+    let reports = &applied.outcome.reports;
+    for id in bound.consulted(reports) {
         summary.hooks_fired += 1;
         *summary.by_hook.entry(id.to_owned()).or_default() += 1;
         if bound.is_run_rule(id) {
@@ -304,16 +304,11 @@ fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound, records: &[Val
                 summary.would_run += 1;
             }
         }
-    }
-    let hooks = records.iter().filter(|r| r["record"] == "hook");
-    for record in hooks {
-        if record["mode"] == "audit" {
+        if bound.is_audit_rule(id) {
             summary.audited += 1;
         }
-        if record.get("failure_kind").is_some() {
-            summary.failures += 1;
-        }
     }
+    summary.failures += reports.iter().filter(|r| r.failure.is_some()).count();
     let o = &applied.outcome;
     summary.failures += o.diagnostics.iter().filter(|d| d.fails_closed()).count();
     match applied.verdict.decision {
