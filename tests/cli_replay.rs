@@ -289,6 +289,8 @@ fn an_imported_bash_matcher_fires_once_per_bash_call() {
 
 #[test]
 fn a_crafted_session_blocks_rewrites_injects_patches_and_terminates() {
+    // The first tool events spell the tool's name `tool_name`, the later
+    // ones `tool` (the older key): both read the same.
     let s = replay_json(
         "examples/hooks.yaml",
         &["tests/fixtures/events/session.jsonl"],

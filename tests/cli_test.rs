@@ -180,6 +180,30 @@ fn human_output_and_stdin() {
 }
 
 #[test]
+fn the_older_tool_key_reads_as_tool_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |key: &str| {
+        let path = dir.path().join(format!("{key}.json"));
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"phase":"before_tool","{key}":"bash","call_id":"c1","args":{{"command":"rm -rf /tmp/x"}}}}"#
+            ),
+        )
+        .unwrap();
+        let mut r = test_json(path.to_str().unwrap());
+        for record in r["records"].as_array_mut().unwrap() {
+            record["elapsed_ms"] = json!(0);
+        }
+        r
+    };
+    let new = report("tool_name");
+    assert_eq!(new["verdict"]["decision"], "skip", "{new}");
+    assert_eq!(new["records"][0]["tool"], "bash", "{new}");
+    assert_eq!(report("tool"), new);
+}
+
+#[test]
 fn a_bad_event_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("e.json");

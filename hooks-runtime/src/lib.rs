@@ -134,6 +134,7 @@ pub use crate::core::driver::{
     Observed, PermissionDecision, PromptDecision, StopDecision, ToolCall, ToolDecision,
 };
 pub use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
+pub use crate::core::owned::OwnedEvent;
 pub use crate::core::report::{
     FailureKind, HookFailure, HookReport, OutputSizes, ReportList, StreamSize, Verdict,
 };

@@ -83,6 +83,13 @@ pub fn fallback<S: AsRef<str>>(
         .map_err(|e| format!("the fallback matcher does not compile: {e}"))
 }
 
+/// Escapes one reference token per RFC 6901 (`~` → `~0`, `/` → `~1`):
+/// the inverse of one token of [`pointer_tokens`], so
+/// `pointer_tokens(&format!("/{}", escape_token(t)))` is `[t]`.
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
 /// Splits an RFC 6901 JSON pointer into its reference tokens, unescaping
 /// `~1` to `/` and `~0` to `~` (in that order, per RFC 6901 section 4).
 /// `""` (the whole value) has no token.

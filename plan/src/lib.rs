@@ -57,5 +57,7 @@ pub use payload::{
     PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,
     payload_schema,
 };
-pub use phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
+pub use phase::{
+    CLAUDE_CODE_EVENTS, FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
+};
 pub use script::{script_path, shell_words};

@@ -127,6 +127,28 @@ impl Phase {
         Phase::ALL.into_iter().find(|p| p.as_str() == name)
     }
 
+    /// Claude Code's hook event name for this phase (`before_tool` →
+    /// `PreToolUse`): the first row of [`CLAUDE_CODE_EVENTS`] for it, `None`
+    /// for the phases Claude Code has no event for. `after_tool` is
+    /// `PostToolUse` (Claude Code's `PostToolUseFailure` is `after_tool` of
+    /// a failed tool).
+    pub fn claude_event(self) -> Option<&'static str> {
+        CLAUDE_CODE_EVENTS
+            .iter()
+            .find(|(_, phase)| *phase == self)
+            .map(|(name, _)| *name)
+    }
+
+    /// The phase of Claude Code's hook event `name` (`PreToolUse` →
+    /// `before_tool`), from [`CLAUDE_CODE_EVENTS`]; `None` for events
+    /// without one (`PermissionDenied`, `TaskCreated`, ...) and unknown names.
+    pub fn from_claude_event(name: &str) -> Option<Phase> {
+        CLAUDE_CODE_EVENTS
+            .iter()
+            .find(|(event, _)| *event == name)
+            .map(|(_, phase)| *phase)
+    }
+
     /// Whether events of this phase concern one tool call (`include_tools`,
     /// `exclude_tools` and `rewrite` are allowed only on these):
     /// [`Capabilities::tool`](crate::Capabilities::tool).
@@ -154,6 +176,33 @@ impl Phase {
         self.capabilities().default_failure_policy
     }
 }
+
+/// Claude Code's hook events that have a phase here, and that phase: the
+/// one statement of the correspondence, which the `claude` protocol
+/// (`hook_event_name`) and `agent-hooks import claude` both read
+/// ([`Phase::claude_event`], [`Phase::from_claude_event`]).
+///
+/// A name may have several rows and a phase several names: the first row
+/// of each wins. `PostToolUse` and `PostToolUseFailure` are both
+/// `after_tool` (a tool that succeeded, one that failed); `SessionEnd` is
+/// `run_end`, and also what `run_error` is called.
+pub const CLAUDE_CODE_EVENTS: [(&str, Phase); 15] = [
+    ("SessionStart", Phase::RunStart),
+    ("UserPromptSubmit", Phase::UserPrompt),
+    ("PreToolUse", Phase::BeforeTool),
+    ("PermissionRequest", Phase::PermissionRequest),
+    ("PostToolUse", Phase::AfterTool),
+    ("PostToolUseFailure", Phase::AfterTool),
+    ("PostToolBatch", Phase::AfterToolBatch),
+    ("Stop", Phase::Stop),
+    ("Notification", Phase::Notification),
+    ("SubagentStart", Phase::SubagentStart),
+    ("SubagentStop", Phase::SubagentStop),
+    ("PreCompact", Phase::BeforeCompaction),
+    ("PostCompact", Phase::AfterCompaction),
+    ("SessionEnd", Phase::RunEnd),
+    ("SessionEnd", Phase::RunError),
+];
 
 impl std::fmt::Display for Phase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -244,9 +293,46 @@ pub enum OutcomeKind {
     Error,
 }
 
+impl OutcomeKind {
+    /// The snake_case name used in configs (`when: {outcome: ...}`), event
+    /// JSON and payloads: `success`, `timeout`, `not_found`, `denied`,
+    /// `error`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Success => "success",
+            OutcomeKind::Timeout => "timeout",
+            OutcomeKind::NotFound => "not_found",
+            OutcomeKind::Denied => "denied",
+            OutcomeKind::Error => "error",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Phase;
+    use super::{OutcomeKind, Phase};
+
+    #[test]
+    fn claude_event_names_go_both_ways() {
+        assert_eq!(Phase::BeforeTool.claude_event(), Some("PreToolUse"));
+        assert_eq!(Phase::AfterTool.claude_event(), Some("PostToolUse"));
+        assert_eq!(Phase::RunError.claude_event(), Some("SessionEnd"));
+        assert_eq!(Phase::TextDelta.claude_event(), None);
+        assert_eq!(Phase::from_claude_event("SessionEnd"), Some(Phase::RunEnd));
+        assert_eq!(
+            Phase::from_claude_event("PostToolUseFailure"),
+            Some(Phase::AfterTool)
+        );
+        assert_eq!(Phase::from_claude_event("TaskCreated"), None);
+    }
+
+    #[test]
+    fn outcome_names_are_the_serde_names() {
+        use OutcomeKind as K;
+        for kind in [K::Success, K::Timeout, K::NotFound, K::Denied, K::Error] {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+    }
 
     #[test]
     fn index_is_the_position_in_all() {

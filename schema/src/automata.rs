@@ -23,7 +23,7 @@ use regex_automata::util::syntax;
 
 use crate::config::ToolPattern;
 pub use hooks_plan::automata::{
-    DFA_SIZE_LIMIT, Search, fallback, may_give_up, pointer_tokens, try_is_match,
+    DFA_SIZE_LIMIT, Search, escape_token, fallback, may_give_up, pointer_tokens, try_is_match,
 };
 
 /// A dense DFA owning its transition table, as [`build_dfa`] returns it.
@@ -208,6 +208,10 @@ mod tests {
         assert_eq!(pointer_tokens("/a~1b/~0c/0").unwrap(), ["a/b", "~c", "0"]);
         assert_eq!(pointer_tokens("/").unwrap(), [""]);
         assert_eq!(pointer_tokens("/~01").unwrap(), ["~1"]);
+        for token in ["a/b~c", "~1", "~0/~", "", "é/"] {
+            let pointer = format!("/{}", escape_token(token));
+            assert_eq!(pointer_tokens(&pointer).unwrap(), [token], "{pointer}");
+        }
         assert!(pointer_tokens("a").is_err());
         assert!(pointer_tokens("/~2").is_err());
     }

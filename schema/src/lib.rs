@@ -98,6 +98,7 @@ pub const HEADER_NAME_PATTERN: &str = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$";
 /// value) or `/`-separated tokens in which `~` appears only as `~0` or `~1`.
 pub const POINTER_PATTERN: &str = "^(/([^~/]|~[01])*)*$";
 
+pub use hooks_plan::CLAUDE_CODE_EVENTS;
 pub use hooks_plan::{
     BinaryMeta, ContextRole, FailurePolicy, HookOutput, MAX_AFFECTED_PATH_CHARS,
     MAX_AFFECTED_PATHS, Mode, OUTPUT_SCHEMA_ID, OutcomeKind, OutputContextItem, OutputDecision,

@@ -81,11 +81,6 @@ impl Positions {
     }
 }
 
-/// Escapes one reference token per RFC 6901 (`~` -> `~0`, `/` -> `~1`).
-pub(crate) fn escape_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// A YAML node with the places of its children.
 enum Node {
     Null,
@@ -486,7 +481,7 @@ fn convert(
                         "mapping keys must be plain scalars".to_owned(),
                     )));
                 };
-                let child = format!("{pointer}/{}", escape_token(&name));
+                let child = format!("{pointer}/{}", crate::automata::escape_token(&name));
                 let value = convert(v, child, Some(kpos), positions, file)?;
                 out.insert(name, value);
             }
@@ -555,6 +550,6 @@ mod tests {
 
     #[test]
     fn escape_follows_rfc6901() {
-        assert_eq!(escape_token("a/b~c"), "a~1b~0c");
+        assert_eq!(crate::automata::escape_token("a/b~c"), "a~1b~0c");
     }
 }

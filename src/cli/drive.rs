@@ -11,12 +11,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_hooks::replay::Event;
 use hooks_runtime::{
     CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
-    HookContext, HookStack, InvalidCallDecision, PermissionDecision, PromptDecision,
-    ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, ShellRuntime, StepEvent,
-    StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
+    HookContext, HookReport, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision,
+    PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet,
+    ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -137,9 +136,9 @@ impl Bound {
 
     /// The stack that drives `event`: the shutdown one for `run_end` and
     /// `run_error`, the run's otherwise.
-    pub(crate) fn stack_for(&self, event: &Event) -> &HookStack {
+    pub(crate) fn stack_for(&self, event: &OwnedEvent) -> &HookStack {
         match event {
-            Event::RunEnd { .. } | Event::RunError { .. } => &self.shutdown_stack,
+            OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. } => &self.shutdown_stack,
             _ => &self.stack,
         }
     }
@@ -166,29 +165,40 @@ impl Bound {
         }
     }
 
-    /// The records written since the last call, in the order written.
+    /// The records written since the last call, in the order written: what
+    /// `test` shows of the records file. Everything the commands count or
+    /// decide comes from the reports and decisions the runtime returned.
     pub(crate) fn take_records(&mut self) -> Vec<Value> {
         self.records.take()
     }
 
-    /// The rules `records` say were consulted (one hook record each), in
+    /// The rules `reports` say were consulted (one report each), in
     /// declared order.
-    pub(crate) fn consulted<'r>(&self, records: &'r [Value]) -> Vec<&'r str> {
-        let mut ids: Vec<&str> = records
-            .iter()
-            .filter(|r| r["record"] == "hook")
-            .filter_map(|r| r["hook_id"].as_str())
-            .collect();
-        ids.sort_by_key(|id| self.table.rules().iter().position(|rule| &*rule.id == *id));
+    pub(crate) fn consulted<'r>(&self, reports: &'r [HookReport]) -> Vec<&'r str> {
+        let mut ids: Vec<&str> = reports.iter().map(|r| r.hook.as_str()).collect();
+        ids.sort_by_key(|id| self.rule(id).map(|(position, _)| position));
         ids
+    }
+
+    /// The position and rule of id `id` in the table.
+    fn rule(&self, id: &str) -> Option<(usize, &hooks_schema::plan::Rule)> {
+        self.table
+            .rules()
+            .iter()
+            .enumerate()
+            .find(|(_, rule)| &*rule.id == id)
     }
 
     /// Whether rule `id` is a `run` rule.
     pub(crate) fn is_run_rule(&self, id: &str) -> bool {
-        self.table
-            .rules()
-            .iter()
-            .any(|rule| &*rule.id == id && !rule.action.is_declarative())
+        self.rule(id)
+            .is_some_and(|(_, rule)| !rule.action.is_declarative())
+    }
+
+    /// Whether rule `id` runs in `mode: audit`.
+    pub(crate) fn is_audit_rule(&self, id: &str) -> bool {
+        self.rule(id)
+            .is_some_and(|(_, rule)| rule.mode == hooks_schema::Mode::Audit)
     }
 }
 
@@ -328,8 +338,8 @@ fn rewritten<T: ToOwned + ?Sized>(value: Cow<'_, T>) -> Option<T::Owned> {
 ///
 /// As the driver methods: dropping the future kills a running hook's
 /// process group and applies nothing.
-pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &Event) -> Applied {
-    let step = event.step();
+pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEvent) -> Applied {
+    let step = event.as_step();
     let phase = step.kind();
     match step {
         StepEvent::UserPrompt { prompt } => {

@@ -13,7 +13,6 @@
 
 use std::path::Path;
 
-use agent_hooks::replay::outcome_word;
 use hooks_runtime::StepEvent;
 use hooks_runtime::dispatch::{facts, subject};
 use hooks_schema::automata::Search;
@@ -66,7 +65,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let step = event_doc.step();
+    let step = event_doc.as_step();
     let verdicts: Vec<RuleVerdict> = table
         .rules()
         .iter()
@@ -250,13 +249,10 @@ fn explain_pred(
                 return None;
             }
             let got = actual.map_or("no outcome (not an `after_tool` event)".to_owned(), |k| {
-                format!("`{}`", outcome_word(k))
+                format!("`{}`", k.as_str())
             });
             Some((
-                format!(
-                    "`when` outcome is {got}, expected `{}`",
-                    outcome_word(*kind)
-                ),
+                format!("`when` outcome is {got}, expected `{}`", kind.as_str()),
                 None,
             ))
         }
@@ -321,7 +317,7 @@ fn describe(doc: &Predicate) -> String {
             };
             format!("(pointer `{pointer}` {t})")
         }
-        Predicate::Outcome(k) => format!("(outcome `{}`)", outcome_word(*k)),
+        Predicate::Outcome(k) => format!("(outcome `{}`)", k.as_str()),
         Predicate::All(_) => "`all`".to_owned(),
         Predicate::Any(_) => "`any`".to_owned(),
         Predicate::Not(_) => "`not`".to_owned(),

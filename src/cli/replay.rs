@@ -7,8 +7,9 @@
 //! `HookStack`, the driver method of the event's phase), under the config's
 //! `limits`: declarative rules (`block`, `rewrite`, `inject`, `patch`,
 //! `terminate`) are always evaluated in-process. The counts come from the
-//! typed decisions and from the records the runtime writes, one per
-//! consulted rule. Each input is one run; each `user_prompt` starts a new
+//! typed decisions and the reports the runtime returns with them, one per
+//! consulted rule (the records file is written too, never read back).
+//! Each input is one run; each `user_prompt` starts a new
 //! turn, so the runtime caps stop resumes per user turn
 //! (`limits.max_stop_resumes_per_turn`).
 //!
@@ -43,8 +44,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use agent_hooks::replay::{Event, read_session};
-use hooks_runtime::HookContext;
+use agent_hooks::replay::read_session;
+use hooks_runtime::{HookContext, OwnedEvent};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -161,7 +162,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         )
     };
     let bound = dir.and_then(|dir| Ok((Bound::new(table, dir.path(), run_rules)?, dir)));
-    let (mut bound, session) = match bound {
+    let (bound, session) = match bound {
         Ok(b) => b,
         Err(e) => {
             warn(&format!("error: {e}"));
@@ -190,7 +191,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 if bound.run_cancelled() {
                     break;
                 }
-                if let Event::UserPrompt { .. } = event {
+                if let OwnedEvent::UserPrompt { .. } = event {
                     if prompts > 0 {
                         turn = run.for_turn(prompts);
                     }
@@ -198,7 +199,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 }
                 progress.inc(1);
                 let mut with_rewrite = None;
-                if let Event::AfterTool { call_id, .. } = event {
+                if let OwnedEvent::AfterTool { call_id, .. } = event {
                     if stopped.contains(call_id.as_str()) {
                         summary.suppressed += 1;
                         continue;
@@ -211,13 +212,15 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 summary.events += 1;
                 *summary
                     .by_phase
-                    .entry(event_in.step().kind().as_str().to_owned())
+                    .entry(event_in.kind().as_str().to_owned())
                     .or_default() += 1;
-                ended |= matches!(event_in, Event::RunEnd { .. } | Event::RunError { .. });
+                ended |= matches!(
+                    event_in,
+                    OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. }
+                );
                 let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
-                let records = bound.take_records();
-                tally(&mut summary, &applied, &bound, &records);
-                if let Event::BeforeTool { call_id, .. } = event {
+                tally(&mut summary, &applied, &bound);
+                if let OwnedEvent::BeforeTool { call_id, .. } = event {
                     if applied.verdict.decision != "run" {
                         stopped.insert(call_id);
                     } else if let Some(args) = &applied.outcome.args {
@@ -238,13 +241,12 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 // The interrupted run still ends: its `run_end` hooks run on
                 // the shutdown runtime, with their declared timeout.
                 if !ended {
-                    let end = Event::RunEnd {
+                    let end = OwnedEvent::RunEnd {
                         output: String::new(),
                         reason: CANCELLED_REASON.to_owned(),
                     };
                     let applied = drive(bound.stack_for(&end), &turn, &end).await;
-                    let records = bound.take_records();
-                    tally(&mut summary, &applied, &bound, &records);
+                    tally(&mut summary, &applied, &bound);
                     summary.shutdown_run_end = true;
                 }
                 break;
@@ -275,9 +277,9 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
 
 /// `event` (an `after_tool`) with `args` as the arguments the tool ran with
 /// and its recorded ones as `original_args`.
-fn with_args(event: &Event, args: Value) -> Event {
+fn with_args(event: &OwnedEvent, args: Value) -> OwnedEvent {
     let mut event = event.clone();
-    if let Event::AfterTool {
+    if let OwnedEvent::AfterTool {
         args: ran,
         original_args,
         ..
@@ -289,9 +291,10 @@ fn with_args(event: &Event, args: Value) -> Event {
     event
 }
 
-/// Adds one event's decision and the records its rules wrote to `summary`.
-fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound, records: &[Value]) {
-    for id in bound.consulted(records) {
+/// Adds one event's decision and the reports of its rules to `summary`.
+fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound) {
+    let reports = &applied.outcome.reports;
+    for id in bound.consulted(reports) {
         summary.hooks_fired += 1;
         *summary.by_hook.entry(id.to_owned()).or_default() += 1;
         if bound.is_run_rule(id) {
@@ -301,16 +304,11 @@ fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound, records: &[Val
                 summary.would_run += 1;
             }
         }
-    }
-    let hooks = records.iter().filter(|r| r["record"] == "hook");
-    for record in hooks {
-        if record["mode"] == "audit" {
+        if bound.is_audit_rule(id) {
             summary.audited += 1;
         }
-        if record.get("failure_kind").is_some() {
-            summary.failures += 1;
-        }
     }
+    summary.failures += reports.iter().filter(|r| r.failure.is_some()).count();
     let o = &applied.outcome;
     summary.failures += o.diagnostics.iter().filter(|d| d.fails_closed()).count();
     match applied.verdict.decision {

@@ -11,7 +11,9 @@
 //! The config's table runs in the runtime's own dispatch and fold, under
 //! the config's `limits`, with a record writer: the decision is the one the
 //! agent loop would get from the driver, and every consulted rule
-//! (declarative ones included) writes a record.
+//! (declarative ones included) writes a record. What fired and the
+//! diagnostics come from the reports returned with the decision; the
+//! records are shown as the runtime wrote them.
 //!
 //! SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]);
 //! the report is still printed, with `interrupted` naming the signal, the
@@ -27,8 +29,8 @@
 use std::io::Read;
 use std::path::Path;
 
-use agent_hooks::replay::{Event, Identity};
-use hooks_runtime::{HookContext, StepEventKind};
+use agent_hooks::replay::{Identity, read_event_line};
+use hooks_runtime::{HookContext, OwnedEvent, StepEventKind};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -109,23 +111,25 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         Err(code) => return code,
     };
     runtime.block_on(bound.shutdown_workers());
-    // Printed before `session` (which holds the records file) is removed.
+    // The records file's lines, shown as written; read before `session`
+    // (which holds the file) is removed.
     let records = bound.take_records();
+    // What fired and what each call said, from the reports the runtime
+    // returned with its decision.
+    let reports = applied.as_ref().map_or(&[][..], |a| &a.outcome.reports[..]);
     let fired = bound
-        .consulted(&records)
+        .consulted(reports)
         .into_iter()
         .map(str::to_owned)
         .collect();
-    // Every invocation's diagnostics, from its report.
-    let shell_diagnostics = applied
+    let shell_diagnostics = reports
         .iter()
-        .flat_map(|a| a.outcome.reports.iter())
         .flat_map(|r| r.diagnostics.iter().map(ToString::to_string))
         .collect();
     let (verdict, outcome) = applied.map(|a| (a.verdict, a.outcome)).unzip();
     let report = Report {
         config: config.display().to_string(),
-        phase: event.step().kind(),
+        phase: event.kind(),
         interrupted: interrupted.map(|(signal, _)| signal),
         verdict,
         fired,
@@ -143,7 +147,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
 }
 
 /// Reads one event of our format from `path`, or stdin when it is `-`.
-pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
+pub(crate) fn read_event(path: &Path) -> Result<(OwnedEvent, Identity), String> {
     let text = if path == Path::new("-") {
         let mut s = String::new();
         std::io::stdin()
@@ -154,8 +158,7 @@ pub(crate) fn read_event(path: &Path) -> Result<(Event, Identity), String> {
         std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read event `{}`: {e}", path.display()))?
     };
-    Event::from_json_with_identity(&text)
-        .map_err(|e| format!("invalid event `{}`: {e}", path.display()))
+    read_event_line(&text).map_err(|e| format!("invalid event `{}`: {e}", path.display()))
 }
 
 fn print_human(r: &Report) {

@@ -385,13 +385,7 @@ impl ToolOutcome {
     /// The outcome's name as `when: {outcome: ...}` predicates spell it:
     /// `success`, `timeout`, `not_found`, `denied` or `error`.
     pub const fn label(&self) -> &'static str {
-        match self.kind() {
-            OutcomeKind::Success => "success",
-            OutcomeKind::Timeout => "timeout",
-            OutcomeKind::NotFound => "not_found",
-            OutcomeKind::Denied => "denied",
-            OutcomeKind::Error => "error",
-        }
+        self.kind().as_str()
     }
 
     /// Whether the tool succeeded.

@@ -752,7 +752,7 @@ fn extract_binary(value: &mut Value, at: &str, out: &mut Vec<BinaryMeta>) {
         }
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
-                let key = k.replace('~', "~0").replace('/', "~1");
+                let key = hooks_schema::automata::escape_token(k);
                 extract_binary(v, &format!("{at}/{key}"), out);
             }
         }

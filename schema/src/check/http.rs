@@ -80,16 +80,7 @@ impl Checker<'_> {
                 if valid_env_name(name) {
                     names.push(name.to_owned());
                 } else {
-                    self.report(
-                        &ip,
-                        At::Value,
-                        Layer::Schema,
-                        "invalid-env-name",
-                        format!(
-                            "invalid environment variable name `{name}`, expected `[A-Za-z_][A-Za-z0-9_]*`"
-                        ),
-                        None,
-                    );
+                    self.bad_env_name(&ip, At::Value, name);
                 }
             }
         }

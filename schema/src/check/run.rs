@@ -190,7 +190,8 @@ impl Checker<'_> {
         }
     }
 
-    fn bad_env_name(&mut self, pointer: &str, at: At, name: &str) {
+    /// Reports `name`, which [`valid_env_name`] refused, at `pointer`.
+    pub(super) fn bad_env_name(&mut self, pointer: &str, at: At, name: &str) {
         self.report(
             pointer,
             at,

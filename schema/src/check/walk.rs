@@ -4,10 +4,10 @@
 use serde_json::{Map, Value};
 
 use super::{At, Checker};
+use crate::automata::escape_token;
 use crate::automata::{self, Search};
 use crate::diagnostic::Layer;
 use crate::duration::{Duration, DurationError};
-use crate::yaml::escape_token;
 
 /// How a finding names the kind of value it found: `a string`, `a list`, ...
 pub(super) fn kind_of(v: &Value) -> &'static str {

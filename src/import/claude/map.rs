@@ -3,20 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use hooks_schema::{FailurePolicy, Phase};
+use hooks_schema::Phase;
 use serde_json::{Map, Value};
 
-use super::emit::{Converted, Pattern, Program, When};
-use super::env::referenced_env;
+use super::emit::{Converted, When};
 use super::matcher::{ToolMatch, convert_matcher};
 use super::read::SourceLines;
-use super::{Dialect, ImportOptions, Warning};
-
-/// The variable Claude Code sets to a plugin's directory.
-const PLUGIN_ROOT: &str = "CLAUDE_PLUGIN_ROOT";
-
-/// The longest timeout agent-hooks accepts, in milliseconds (10 minutes).
-const MAX_TIMEOUT_MS: u64 = 600_000;
+use super::{ImportOptions, Warning};
 
 /// How a Claude Code event maps.
 enum EventKind {
@@ -36,28 +29,32 @@ enum EventKind {
 }
 
 fn event_kind(name: &str) -> EventKind {
+    if let Some(phase) = Phase::from_claude_event(name) {
+        return match phase {
+            Phase::BeforeTool | Phase::PermissionRequest => EventKind::Tool(phase.as_str(), None),
+            // `PostToolUseFailure`: a tool that failed.
+            Phase::AfterTool if name != "PostToolUse" => EventKind::Tool(
+                phase.as_str(),
+                Some(When::Any {
+                    any: ["timeout", "not_found", "error"]
+                        .map(|outcome| When::Outcome { outcome })
+                        .to_vec(),
+                }),
+            ),
+            Phase::AfterTool => {
+                EventKind::Tool(phase.as_str(), Some(When::Outcome { outcome: "success" }))
+            }
+            Phase::RunStart => EventKind::SessionStart,
+            Phase::RunEnd | Phase::RunError => EventKind::SessionEnd,
+            Phase::Notification
+            | Phase::SubagentStart
+            | Phase::SubagentStop
+            | Phase::BeforeCompaction
+            | Phase::AfterCompaction => EventKind::Labeled(phase.as_str()),
+            _ => EventKind::Plain(phase.as_str()),
+        };
+    }
     match name {
-        "PreToolUse" => EventKind::Tool("before_tool", None),
-        "PostToolUse" => EventKind::Tool("after_tool", Some(When::Outcome { outcome: "success" })),
-        "PostToolUseFailure" => EventKind::Tool(
-            "after_tool",
-            Some(When::Any {
-                any: ["timeout", "not_found", "error"]
-                    .map(|outcome| When::Outcome { outcome })
-                    .to_vec(),
-            }),
-        ),
-        "UserPromptSubmit" => EventKind::Plain("user_prompt"),
-        "Stop" => EventKind::Plain("stop"),
-        "SessionStart" => EventKind::SessionStart,
-        "SessionEnd" => EventKind::SessionEnd,
-        "PermissionRequest" => EventKind::Tool("permission_request", None),
-        "PostToolBatch" => EventKind::Plain("after_tool_batch"),
-        "Notification" => EventKind::Labeled("notification"),
-        "SubagentStart" => EventKind::Labeled("subagent_start"),
-        "SubagentStop" => EventKind::Labeled("subagent_stop"),
-        "PreCompact" => EventKind::Labeled("before_compaction"),
-        "PostCompact" => EventKind::Labeled("after_compaction"),
         "PermissionDenied" => EventKind::Unmapped(
             "it reports denials by Claude Code's auto-mode classifier, which agent-hooks does not have",
         ),
@@ -103,15 +100,19 @@ pub(super) fn is_known_event(name: &str) -> bool {
 
 /// A conversion in progress: what converted and what did not, in file order.
 pub(super) struct Converter<'o> {
-    lines: SourceLines,
+    /// Where each entry of the input is (for warnings).
+    pub(super) lines: SourceLines,
     /// Where the events sit: `hooks`, or `""` for events at the top level.
     prefix: &'static str,
-    options: &'o ImportOptions,
+    pub(super) options: &'o ImportOptions,
+    /// The converted hooks, in file order.
     pub(super) hooks: Vec<Converted>,
+    /// What did not convert, or converted with a difference.
     pub(super) warnings: Vec<Warning>,
-    counters: BTreeMap<String, usize>,
+    /// How many hooks took each id base (for unique ids).
+    pub(super) counters: BTreeMap<String, usize>,
     /// Ids of the converted hooks whose command reads `CLAUDE_PLUGIN_ROOT`.
-    plugin_root_users: Vec<String>,
+    pub(super) plugin_root_users: Vec<String>,
 }
 
 impl<'o> Converter<'o> {
@@ -163,7 +164,7 @@ impl<'o> Converter<'o> {
     /// Records a warning about the entry at `path` (`hooks.Stop[0].hooks[1]`)
     /// or, with `key`, about that key of the entry; it is located on the key
     /// when the key is in the input, else on the entry.
-    fn warn(&mut self, path: &str, key: Option<&str>, message: String) {
+    pub(super) fn warn(&mut self, path: &str, key: Option<&str>, message: String) {
         let line = key
             .and_then(|k| self.lines.get(&format!("{path}.{k}")))
             .or_else(|| self.lines.get(path));
@@ -414,441 +415,22 @@ impl<'o> Converter<'o> {
             self.hook(hook, &hook_path, &ctx);
         }
     }
-
-    fn hook(&mut self, hook: &Value, path: &str, ctx: &HookCtx<'_>) {
-        let Value::Object(hook) = hook else {
-            self.warn(
-                path,
-                None,
-                format!("skipped: expected a hook object, found {}", type_name(hook)),
-            );
-            return;
-        };
-        let is_http = match hook.get("type").and_then(Value::as_str) {
-            Some("command") => false,
-            Some("http") => true,
-            Some(t @ ("prompt" | "agent")) => {
-                self.warn(
-                    path,
-                    Some("type"),
-                    format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; only `command` and `http` hooks convert"),
-                );
-                return;
-            }
-            Some(t) => {
-                self.warn(
-                    path,
-                    Some("type"),
-                    format!("skipped: `type: \"{t}\"` hooks have no equivalent; only `command` and `http` hooks convert"),
-                );
-                return;
-            }
-            None => {
-                self.warn(
-                    path,
-                    None,
-                    "skipped: the hook has no `type` (Claude Code requires one, e.g. `\"type\": \"command\"`)".to_owned(),
-                );
-                return;
-            }
-        };
-        let vscode = self.options.dialect == Dialect::VsCode;
-        // VS Code's per-platform override; agent-hooks runs on Unix.
-        let platform = ["linux", "osx"]
-            .into_iter()
-            .find(|k| vscode && hook.get(*k).and_then(Value::as_str).is_some());
-        let command_key = platform.unwrap_or("command");
-        let command = match hook.get(command_key).and_then(Value::as_str) {
-            _ if is_http => String::new(),
-            Some(c) if !c.trim().is_empty() => c.to_owned(),
-            _ => {
-                self.warn(
-                    path,
-                    Some("command"),
-                    "skipped: the command hook has no `command`".to_owned(),
-                );
-                return;
-            }
-        };
-        let program = match hook.get("shell").and_then(Value::as_str) {
-            _ if is_http => match self.http_action(hook, path) {
-                Some(http) => http,
-                None => return,
-            },
-            None | Some("sh") => Program::Shell(command.clone()),
-            Some("bash") => {
-                Program::Exec(vec!["bash".to_owned(), "-c".to_owned(), command.clone()])
-            }
-            Some(other) => {
-                self.warn(
-                    path,
-                    Some("shell"),
-                    format!(
-                        "skipped: `shell: \"{other}\"` is not supported, expected `sh` or `bash`"
-                    ),
-                );
-                return;
-            }
-        };
-        let Some(timeout) = self.timeout(hook.get("timeout"), path) else {
-            return;
-        };
-        let failure_policy = self.failure_policy(hook.get("onFailure"), path, ctx.phase);
-        let (cwd, env_set) = if vscode {
-            let Some(extra) = self.vscode_extras(hook, path) else {
-                return;
-            };
-            extra
-        } else {
-            (None, BTreeMap::new())
-        };
-        let mut tools = ctx.tools.clone();
-        let mut when_parts: Vec<When> = ctx.outcome.cloned().into_iter().collect();
-        if let Some(rule) = hook.get("if") {
-            let Some((tool, predicate)) = rule.as_str().and_then(if_rule) else {
-                self.warn(
-                    path,
-                    Some("if"),
-                    format!(
-                        "skipped: `if` filter {rule} has no equivalent (only `Bash(PREFIX:*)` converts); running the hook without it would fire it more often"
-                    ),
-                );
-                return;
-            };
-            if !tools.matches(&tool) {
-                self.warn(
-                    path,
-                    Some("if"),
-                    format!("skipped: `if` filter {rule} names a tool the group's matcher excludes, so the hook never runs"),
-                );
-                return;
-            }
-            tools = ToolMatch::Names(vec![tool]);
-            when_parts.push(predicate);
-        }
-        let is_async = hook.get("async").and_then(Value::as_bool) == Some(true);
-        if is_async {
-            self.warn(
-                path,
-                Some("async"),
-                "`async: true`: agent-hooks has no background hooks; the hook runs in order with `mode: audit`, so, as in Claude Code, its decisions do not affect the run".to_owned(),
-            );
-        }
-        if hook.get("asyncRewake").and_then(Value::as_bool) == Some(true) {
-            self.warn(
-                path,
-                Some("asyncRewake"),
-                "`asyncRewake: true`: agent-hooks has no background hooks; the hook runs in order, so its findings reach the model at once instead of re-waking it".to_owned(),
-            );
-        }
-        for key in self.lines.keys(path, hook) {
-            let known = matches!(
-                key,
-                "type"
-                    | "command"
-                    | "timeout"
-                    | "shell"
-                    | "if"
-                    | "async"
-                    | "asyncRewake"
-                    | "rewakeMessage"
-                    | "rewakeSummary"
-                    | "statusMessage"
-                    | "onFailure"
-            ) && !(is_http && matches!(key, "command" | "shell"))
-                || is_http && matches!(key, "url" | "headers" | "allowedEnvVars")
-                || vscode && !is_http && matches!(key, "cwd" | "env" | "linux" | "osx" | "windows");
-            if !known && !key.starts_with("//") {
-                self.warn(
-                    path,
-                    Some(key),
-                    format!("ignored key `{key}`: agent-hooks has no equivalent"),
-                );
-            }
-        }
-        let mut env_pass = referenced_env(&command);
-        let mut env_set = env_set;
-        let reads_plugin_root = env_pass.iter().any(|n| n == PLUGIN_ROOT);
-        if let Some(root) = &self.options.plugin_root {
-            env_pass.retain(|n| n != PLUGIN_ROOT);
-            env_set.insert(PLUGIN_ROOT.to_owned(), root.clone());
-        }
-        env_pass.retain(|n| !env_set.contains_key(n));
-        let description = ctx.description.map(str::to_owned).or_else(|| {
-            hook.get("statusMessage")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
-        let counter = self.counters.entry(ctx.base.to_owned()).or_insert(0);
-        *counter += 1;
-        let id = format!("{}-{counter}", ctx.base);
-        if reads_plugin_root && self.options.plugin_root.is_none() {
-            self.plugin_root_users.push(id.clone());
-        }
-        let include_tools = match tools {
-            ToolMatch::Names(names) => names.into_iter().map(Pattern::Name).collect(),
-            ToolMatch::Regex(regex) => vec![Pattern::Regex { regex }],
-            _ => Vec::new(),
-        };
-        let when = match when_parts.len() {
-            0 => None,
-            1 => when_parts.pop(),
-            _ => Some(When::All { all: when_parts }),
-        };
-        self.hooks.push(Converted {
-            id,
-            origin: ctx.origin.clone(),
-            description,
-            phase: ctx.phase,
-            include_tools,
-            when,
-            program,
-            env_pass,
-            env_set,
-            cwd,
-            timeout,
-            failure_policy,
-            audit: is_async,
-        });
-    }
-
-    /// The `http` action of a Claude Code HTTP hook (`None`, with a
-    /// warning, when the hook is skipped): `url` as is (it must be an
-    /// `http`/`https` URL with a host), `headers` with `$NAME` / `${NAME}`
-    /// written `${NAME}`, `allowedEnvVars` as `env`. A reference to a
-    /// variable `allowedEnvVars` does not list resolves to nothing in Claude
-    /// Code: it is dropped, with a warning.
-    fn http_action(&mut self, hook: &Map<String, Value>, path: &str) -> Option<Program> {
-        let url = match hook.get("url").and_then(Value::as_str) {
-            Some(url) => match hooks_schema::url_problem(url, hooks_schema::HttpProtocol::Claude) {
-                None => url.to_owned(),
-                Some(why) => {
-                    self.warn(path, Some("url"), format!("skipped: {why}"));
-                    return None;
-                }
-            },
-            None => {
-                self.warn(
-                    path,
-                    Some("url"),
-                    "skipped: the HTTP hook has no `url`".to_owned(),
-                );
-                return None;
-            }
-        };
-        let env: Vec<String> = match hook.get("allowedEnvVars") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(names)) => {
-                let mut env = Vec::new();
-                for name in names {
-                    match name.as_str() {
-                        Some(n) if hooks_schema::valid_env_name(n) => env.push(n.to_owned()),
-                        _ => self.warn(
-                            path,
-                            Some("allowedEnvVars"),
-                            format!("ignored `allowedEnvVars` entry {name}: not a variable name"),
-                        ),
-                    }
-                }
-                env
-            }
-            Some(other) => {
-                self.warn(
-                    path,
-                    Some("allowedEnvVars"),
-                    format!("ignored `allowedEnvVars` {other}: expected a list of variable names"),
-                );
-                Vec::new()
-            }
-        };
-        let mut headers = BTreeMap::new();
-        match hook.get("headers") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(map)) => {
-                for (name, value) in map {
-                    let Some(value) = value.as_str() else {
-                        self.warn(
-                            path,
-                            Some("headers"),
-                            format!("ignored header `{name}`: its value is not a string"),
-                        );
-                        continue;
-                    };
-                    let (value, dropped) = claude_header_value(value, &env);
-                    for var in dropped {
-                        self.warn(
-                            path,
-                            Some("headers"),
-                            format!("header `{name}` references `{var}`, which `allowedEnvVars` does not list: Claude Code sends it empty, and so does the converted hook"),
-                        );
-                    }
-                    headers.insert(name.clone(), value);
-                }
-            }
-            Some(other) => {
-                self.warn(
-                    path,
-                    Some("headers"),
-                    format!(
-                        "ignored `headers` {other}: expected a mapping of header names to values"
-                    ),
-                );
-            }
-        }
-        Some(Program::Http { url, headers, env })
-    }
-
-    /// The failure policy of a hook with Claude Code's `onFailure` `value`
-    /// on `phase`: `block` (fail closed) where the phase allows it, else
-    /// `warn` (Claude Code's default, `continue`), with a warning when the
-    /// value cannot be honoured.
-    fn failure_policy(&mut self, value: Option<&Value>, path: &str, phase: &str) -> &'static str {
-        let warn = FailurePolicy::Warn.as_str();
-        match value.map(|v| (v, v.as_str())) {
-            None | Some((Value::Null, _)) | Some((_, Some("continue"))) => warn,
-            Some((_, Some("block"))) => {
-                let allowed = Phase::from_name(phase)
-                    .is_some_and(|p| p.capabilities().allows_failure_policy(FailurePolicy::Block));
-                if allowed {
-                    FailurePolicy::Block.as_str()
-                } else {
-                    self.warn(
-                        path,
-                        Some("onFailure"),
-                        format!("`onFailure: \"block\"` has no equivalent on `{phase}` (failure policy `block` skips a tool call); the hook fails open with `failure_policy: warn`"),
-                    );
-                    warn
-                }
-            }
-            Some((other, _)) => {
-                self.warn(
-                    path,
-                    Some("onFailure"),
-                    format!("unknown `onFailure` {other}, expected `\"block\"` or `\"continue\"`; the hook fails open with `failure_policy: warn`"),
-                );
-                warn
-            }
-        }
-    }
-
-    /// A VS Code handler's `cwd` and `env` (`None`, with a warning, when
-    /// the hook is skipped).
-    fn vscode_extras(
-        &mut self,
-        hook: &Map<String, Value>,
-        path: &str,
-    ) -> Option<(Option<String>, BTreeMap<String, String>)> {
-        if hook.contains_key("windows") {
-            self.warn(
-                path,
-                Some("windows"),
-                "ignored key `windows`: agent-hooks runs the Unix command".to_owned(),
-            );
-        }
-        let cwd = match hook.get("cwd") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(dir)) if hooks_schema::cwd_problem(dir).is_none() => {
-                Some(dir.clone())
-            }
-            Some(other) => {
-                self.warn(
-                    path,
-                    Some("cwd"),
-                    format!("skipped: `cwd` {other} must be a directory relative to the repository root that stays inside it"),
-                );
-                return None;
-            }
-        };
-        let mut env = BTreeMap::new();
-        match hook.get("env") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(vars)) => {
-                for (name, value) in vars {
-                    match value.as_str() {
-                        Some(v) if hooks_schema::valid_env_name(name) => {
-                            env.insert(name.clone(), v.to_owned());
-                        }
-                        _ => {
-                            self.warn(
-                                path,
-                                Some("env"),
-                                format!("skipped: `env` entry `{name}` must be a string variable `[A-Za-z_][A-Za-z0-9_]*`"),
-                            );
-                            return None;
-                        }
-                    }
-                }
-            }
-            Some(other) => {
-                self.warn(
-                    path,
-                    Some("env"),
-                    format!(
-                        "skipped: `env` must be an object of variables, found {}",
-                        type_name(other)
-                    ),
-                );
-                return None;
-            }
-        }
-        Some((cwd, env))
-    }
-
-    /// Claude Code's timeout (seconds) as an agent-hooks duration; `None`
-    /// (with a warning) when the hook is skipped.
-    fn timeout(&mut self, value: Option<&Value>, path: &str) -> Option<String> {
-        let millis = match value {
-            None | Some(Value::Null) => self.options.dialect.default_timeout_secs() * 1000,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(secs) if secs > 0.0 && secs.is_finite() => {
-                    let ms = (secs * 1000.0).round();
-                    if ms > MAX_TIMEOUT_MS as f64 {
-                        self.warn(
-                            path,
-                            Some("timeout"),
-                            format!("`timeout` {n} s is longer than agent-hooks' maximum of 10 minutes; clamped to `600s`"),
-                        );
-                        MAX_TIMEOUT_MS
-                    } else {
-                        // In range 0..=600_000 after the check above.
-                        (ms as u64).max(1)
-                    }
-                }
-                _ => {
-                    self.warn(
-                        path,
-                        Some("timeout"),
-                        format!(
-                            "skipped: `timeout` must be a positive number of seconds, found {n}"
-                        ),
-                    );
-                    return None;
-                }
-            },
-            Some(other) => {
-                self.warn(
-                    path,
-                    Some("timeout"),
-                    format!(
-                        "skipped: `timeout` must be a number of seconds, found {}",
-                        type_name(other)
-                    ),
-                );
-                return None;
-            }
-        };
-        Some(duration_text(millis))
-    }
 }
 
 /// What a matcher group gives each of its hooks.
-struct HookCtx<'a> {
-    base: &'a str,
-    phase: &'static str,
-    tools: &'a ToolMatch,
-    outcome: Option<&'a When>,
-    description: Option<&'a str>,
-    origin: String,
+pub(super) struct HookCtx<'a> {
+    /// The id base (`pre-tool-use-bash`).
+    pub(super) base: &'a str,
+    /// The phase.
+    pub(super) phase: &'static str,
+    /// The tools the group's matcher selects.
+    pub(super) tools: &'a ToolMatch,
+    /// The outcome filter of the event (`PostToolUse`, `PostToolUseFailure`).
+    pub(super) outcome: Option<&'a When>,
+    /// The group's `description`.
+    pub(super) description: Option<&'a str>,
+    /// Where the hook came from, for its comment.
+    pub(super) origin: String,
 }
 
 /// A label matcher (notification type, agent type, compaction trigger) as a
@@ -888,33 +470,6 @@ fn label_when(matcher: &str) -> Option<Option<When>> {
         pointer: "",
         matches: matcher.to_owned(),
     }))
-}
-
-/// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.
-fn duration_text(millis: u64) -> String {
-    if millis.is_multiple_of(1000) {
-        format!("{}s", millis / 1000)
-    } else {
-        format!("{millis}ms")
-    }
-}
-
-/// `Bash(PREFIX:*)` → (`Bash`, a `when` leaf: the command starts with
-/// `PREFIX` as a word).
-fn if_rule(rule: &str) -> Option<(String, When)> {
-    let inner = rule.strip_prefix("Bash(")?.strip_suffix(')')?;
-    let prefix = inner.strip_suffix(":*")?;
-    if prefix.trim().is_empty() {
-        return None;
-    }
-    let pattern = format!("^{}(\\s|$)", regex_syntax::escape(prefix));
-    Some((
-        "Bash".to_owned(),
-        When::Matches {
-            pointer: "/command",
-            matches: pattern,
-        },
-    ))
 }
 
 /// `PreToolUse` → `pre-tool-use`.
@@ -971,44 +526,6 @@ pub(super) fn type_name(value: &Value) -> &'static str {
     }
 }
 
-/// A Claude Code header value with its `$NAME` and `${NAME}` references
-/// written as agent-hooks' `${NAME}`; references to variables not in `env`
-/// are dropped (Claude Code resolves them to nothing) and returned.
-fn claude_header_value(value: &str, env: &[String]) -> (String, Vec<String>) {
-    let mut out = String::new();
-    let mut dropped = Vec::new();
-    let mut rest = value;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, tail) = match after.strip_prefix('{') {
-            Some(inner) => match inner.find('}') {
-                Some(end) => (&inner[..end], &inner[end + 1..]),
-                None => ("", after),
-            },
-            None => {
-                let end = after
-                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                    .unwrap_or(after.len());
-                (&after[..end], &after[end..])
-            }
-        };
-        if name.is_empty() || !hooks_schema::valid_env_name(name) {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        if env.iter().any(|e| e == name) {
-            out.push_str(&format!("${{{name}}}"));
-        } else {
-            dropped.push(name.to_owned());
-        }
-        rest = tail;
-    }
-    out.push_str(rest);
-    (out, dropped)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1024,24 +541,5 @@ mod tests {
             "bash-mcp-read-view-cat-file"
         );
         assert!(slug("Aaaaaaaaaa|Bbbbbbbbbb|Cccccccccc|Dddddddddd").len() <= 32);
-    }
-
-    #[test]
-    fn durations_use_the_largest_exact_unit() {
-        assert_eq!(duration_text(60_000), "60s");
-        assert_eq!(duration_text(600_000), "600s");
-        assert_eq!(duration_text(1_500), "1500ms");
-    }
-
-    #[test]
-    fn claude_header_references_become_braced_and_unlisted_ones_drop() {
-        let env = vec!["TOKEN".to_owned()];
-        assert_eq!(
-            claude_header_value("Bearer $TOKEN/${TOKEN} $5 ${NOPE}!", &env),
-            (
-                "Bearer ${TOKEN}/${TOKEN} $5 !".to_owned(),
-                vec!["NOPE".to_owned()]
-            )
-        );
     }
 }

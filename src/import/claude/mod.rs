@@ -131,6 +131,7 @@
 
 mod emit;
 mod env;
+mod hook;
 mod map;
 mod matcher;
 mod read;

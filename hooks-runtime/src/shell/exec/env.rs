@@ -61,10 +61,7 @@ pub(crate) fn build_env(
 }
 
 fn check_name(name: &str) -> Result<(), PreflightError> {
-    let valid = !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if valid {
+    if hooks_schema::valid_env_name(name) {
         Ok(())
     } else {
         Err(PreflightError::InvalidEnvName {

@@ -94,13 +94,16 @@ use super::{
 };
 use crate::{Captured, ContextItem, Flow, HookContext, StepEvent, ToolOutcome};
 
-/// Claude Code's `hook_event_name` for `phase` (see the module table; an
-/// `after_tool` event of a failed tool is `PostToolUseFailure`, see
-/// [`hook_event_name`]).
+/// Claude Code's `hook_event_name` for `phase`
+/// ([`Phase::claude_event`]; an `after_tool` event of a failed tool is
+/// `PostToolUseFailure`, see [`hook_event_name`]). A phase Claude Code has
+/// no event for is named in the same style: `before_completion` →
+/// `BeforeCompletion`.
 pub(crate) fn event_name(phase: Phase) -> &'static str {
+    if let Some(name) = phase.claude_event() {
+        return name;
+    }
     match phase {
-        Phase::RunStart => "SessionStart",
-        Phase::UserPrompt => "UserPromptSubmit",
         Phase::BeforeCompletion => "BeforeCompletion",
         Phase::AfterCompletion => "AfterCompletion",
         Phase::TextDelta => "TextDelta",
@@ -108,18 +111,9 @@ pub(crate) fn event_name(phase: Phase) -> &'static str {
         Phase::StreamFinish => "StreamFinish",
         Phase::AfterReasoning => "AfterReasoning",
         Phase::AfterAssistant => "AfterAssistant",
-        Phase::BeforeTool => "PreToolUse",
-        Phase::PermissionRequest => "PermissionRequest",
-        Phase::AfterTool => "PostToolUse",
-        Phase::AfterToolBatch => "PostToolBatch",
         Phase::InvalidToolCall => "InvalidToolCall",
-        Phase::Stop => "Stop",
-        Phase::Notification => "Notification",
-        Phase::SubagentStart => "SubagentStart",
-        Phase::SubagentStop => "SubagentStop",
-        Phase::BeforeCompaction => "PreCompact",
-        Phase::AfterCompaction => "PostCompact",
-        Phase::RunEnd | Phase::RunError => "SessionEnd",
+        // Every other phase has a Claude Code event.
+        other => other.as_str(),
     }
 }
 
