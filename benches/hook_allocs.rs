@@ -62,7 +62,9 @@ fn main() {
     std::fs::write(root.path().join("bench.rego"), POLICY).expect("the policy file");
     let url = serve();
     let hook = |action: &str| {
-        format!("version: 1\nhooks:\n  - id: h\n    phase: before_tool\n    failure_policy: warn\n    {action}\n")
+        format!(
+            "version: 1\nhooks:\n  - id: h\n    phase: before_tool\n    failure_policy: warn\n    {action}\n"
+        )
     };
     let tables: [(&str, TableRef); 4] = [
         ("declarative block", TableRef::Static(Blocks::table())),
@@ -72,7 +74,10 @@ fn main() {
         ),
         (
             "http (loopback)",
-            TableRef::Shared(loaded(root.path(), &hook(&format!("http: {{ url: \"{url}\" }}")))),
+            TableRef::Shared(loaded(
+                root.path(),
+                &hook(&format!("http: {{ url: \"{url}\" }}")),
+            )),
         ),
         (
             "policy (Rego)",
