@@ -361,7 +361,7 @@ fn workers(c: &mut Criterion) {
             Phase::BeforeTool,
             CommandForm::Exec(argv),
         );
-        spec.worker = Some(1);
+        spec.process_mut().expect("a run hook").worker = Some(1);
         let worker = ShellHook::new(spec, Arc::clone(&bench.runtime));
         bench.invoke(&worker, &small); // start it
         group.bench_function("worker_round_trip", |b| {

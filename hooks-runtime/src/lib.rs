@@ -161,13 +161,13 @@ pub use crate::shell::exec::{
     ExecRequest, ExecStatus, Executor, NEVER_INHERITED, PreflightError,
 };
 
-// Shell hooks: the runtime `run` and `http` rules execute through, records,
-// redaction.
+// Hooks outside the agent's code: the runtime `run`, `http` and `policy`
+// rules execute through (one spec, one target enum), records, redaction.
 pub use crate::http::{HttpTarget, install_tls_provider};
 pub use crate::shell::activity::{ActivityEvent, ActivitySink};
 pub use crate::shell::invoke::{
-    CLAUDE_PROJECT_DIR, HookLimits, Invocation, ShellHook, ShellHookSpec, ShellRuntime,
-    run_shell_hooks,
+    CLAUDE_PROJECT_DIR, HookLimits, HookTarget, Invocation, ProcessTarget, ShellHook,
+    ShellHookSpec, ShellRuntime, run_shell_hooks,
 };
 pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, ToolPathSettings};
 

@@ -125,7 +125,7 @@ async fn a_non_ascii_payload_round_trips_byte_for_byte() {
         root: &root,
         limits: hooks_runtime::PayloadLimits::default(),
     };
-    let mut expected = build_payload(&event, &input).unwrap().stdin;
+    let mut expected = build_payload(&event, &input).unwrap().stdin();
     expected.push(b'\n');
     let got = std::fs::read(fx.path("stdin.bin")).unwrap();
     assert_eq!(got, expected);

@@ -35,7 +35,7 @@ async fn a_write_outside_the_root_is_refused_unrun_and_recorded() {
     let fx = Fixture::new();
     std::fs::create_dir(fx.path("sub")).unwrap();
     let mut spec = keeping_stdin(writer(false), Phase::BeforeTool);
-    spec.cwd = Some("sub".into());
+    spec.process_mut().expect("a run hook").cwd = Some("sub".into());
     let args = json!({"path": "../../etc/passwd"});
     let inv = fx
         .invoke(spec, before_tool("write_file", "c1", &args))

@@ -25,7 +25,7 @@ async fn secrets_from_env_command_line_and_stderr_never_reach_records_or_diagnos
     );
     for policy in [FailurePolicy::Warn, FailurePolicy::Block] {
         let mut spec = sh("deploy-guard", Phase::BeforeTool, &command);
-        spec.env.set = vec![
+        spec.process_mut().expect("a run hook").env.set = vec![
             ("GITHUB_TOKEN".to_owned(), GITHUB_TOKEN.to_owned()),
             ("DEPLOY_API_KEY".to_owned(), OPAQUE.to_owned()),
         ];
@@ -49,7 +49,8 @@ async fn secrets_from_env_command_line_and_stderr_never_reach_records_or_diagnos
         Phase::BeforeTool,
         "echo \"denied: $DEPLOY_API_KEY\" >&2; exit 2",
     );
-    spec.env.set = vec![("DEPLOY_API_KEY".to_owned(), OPAQUE.to_owned())];
+    spec.process_mut().expect("a run hook").env.set =
+        vec![("DEPLOY_API_KEY".to_owned(), OPAQUE.to_owned())];
     let inv = fx
         .hook(spec)
         .invoke(&ctx, before_tool("bash", "c1", &args))

@@ -26,7 +26,7 @@ const LOOP: &str = r#"echo $$ >> pids; n=0; while IFS= read -r line; do n=$((n+1
 /// A worker spec running `LOOP` then `body`, then `done`.
 fn worker(id: &str, body: &str) -> ShellHookSpec {
     let mut spec = sh(id, Phase::BeforeTool, &format!("{LOOP}{body} done"));
-    spec.worker = Some(1);
+    spec.process_mut().expect("a run hook").worker = Some(1);
     spec.failure_policy = FailurePolicy::Block;
     spec.timeout = Duration::from_secs(5);
     spec
@@ -225,7 +225,7 @@ async fn a_line_over_the_cap_is_output_too_large() {
 async fn a_worker_that_exits_at_start_is_restarted_up_to_the_limit() {
     let fx = Fixture::build(HookLimits::default(), |rt| rt.with_worker_restart_limit(2));
     let mut spec = sh("dead", Phase::BeforeTool, "echo $$ >> pids; exit 3");
-    spec.worker = Some(1);
+    spec.process_mut().expect("a run hook").worker = Some(1);
     spec.failure_policy = FailurePolicy::Block;
     let invs = requests(&fx, spec, 4).await;
     for inv in &invs[..3] {
@@ -322,7 +322,7 @@ async fn an_idle_worker_dies_with_its_runtime_and_on_cancellation() {
 async fn a_pool_serves_requests_concurrently() {
     let fx = Fixture::new();
     let mut spec = worker("pool", &format!("sleep 0.3; {ANSWER}"));
-    spec.worker = Some(2);
+    spec.process_mut().expect("a run hook").worker = Some(2);
     let hook = fx.hook(spec);
     let ctx = HookContext::new("run-1");
     let args = json!({"command": "ls"});

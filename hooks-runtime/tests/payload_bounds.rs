@@ -112,9 +112,9 @@ struct Built {
 impl Built {
     fn check(built: BuiltPayload, limits: PayloadLimits, what: &str) -> Built {
         assert!(
-            built.stdin.len() <= limits.stdin_cap,
+            built.stdin().len() <= limits.stdin_cap,
             "{what}: stdin payload of {} bytes over the cap of {}",
-            built.stdin.len(),
+            built.stdin().len(),
             limits.stdin_cap
         );
         let spilled = built.spill.as_ref().map(|s| {
@@ -128,9 +128,9 @@ impl Built {
             len
         });
         // Whatever went in, the hook reads well-formed UTF-8 JSON.
-        let stdin = serde_json::from_slice(&built.stdin).expect("stdin is one JSON document");
+        let stdin = serde_json::from_slice(&built.stdin()).expect("stdin is one JSON document");
         Built {
-            stdin_len: built.stdin.len(),
+            stdin_len: built.stdin().len(),
             stdin,
             spilled,
             diagnostics: built.diagnostics,

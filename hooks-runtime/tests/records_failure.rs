@@ -77,7 +77,8 @@ async fn check_failures_are_visible(writer: RecordWriter, os_error: &str) {
     // Secrets in the hook's environment never reach the diagnostic, and the
     // count goes on.
     let mut secret_spec = spec("deny", "echo no >&2; exit 2");
-    secret_spec.env.set = vec![("DEPLOY_TOKEN".to_owned(), "opaque-secret-value".to_owned())];
+    secret_spec.process_mut().expect("a run hook").env.set =
+        vec![("DEPLOY_TOKEN".to_owned(), "opaque-secret-value".to_owned())];
     let inv = ShellHook::new(secret_spec, Arc::clone(&runtime))
         .invoke(&ctx, event)
         .await;

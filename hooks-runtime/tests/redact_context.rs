@@ -33,7 +33,9 @@ fn prelude() -> String {
 /// A spec running `body` after [`prelude`] with `DEPLOY_TOKEN` set.
 fn spec(id: &str, phase: Phase, protocol: Protocol, body: &str) -> ShellHookSpec {
     let mut spec = sh(id, phase, &format!("{}{body}", prelude()));
-    spec.env
+    spec.process_mut()
+        .expect("a run hook")
+        .env
         .set
         .push(("DEPLOY_TOKEN".to_owned(), SECRET.to_owned()));
     spec.protocol = protocol;
@@ -470,7 +472,11 @@ async fn a_passed_env_secret_is_redacted() {
         Phase::AfterTool,
         &format!(r#"echo "deploy key is ${NAME}" >&2; exit 2"#),
     );
-    spec.env.pass.push(NAME.to_owned());
+    spec.process_mut()
+        .expect("a run hook")
+        .env
+        .pass
+        .push(NAME.to_owned());
     let inv = fx.invoke(spec, after_tool_event(&args, &result, &ok)).await;
     assert_eq!(context(&inv.flow), [format!("deploy key is {REDACTED}")]);
     assert_invocation_clean(&fx, "env.pass", &inv);

@@ -257,7 +257,8 @@ impl Soak {
         let mut spec = sh(id, Phase::BeforeTool, &command);
         spec.protocol = protocol;
         spec.failure_policy = FailurePolicy::Warn;
-        spec.env.set = vec![(MARKER_VAR.to_owned(), self.marker.clone())];
+        spec.process_mut().expect("a run hook").env.set =
+            vec![(MARKER_VAR.to_owned(), self.marker.clone())];
         spec.timeout = match fault {
             Fault::Timeout | Fault::TimeoutIgnoringTerm => {
                 Duration::from_millis(rng.random_range(50..150u64))

@@ -18,7 +18,6 @@ use smallvec::SmallVec;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::flow::{FlowKind, Text};
 use crate::core::id::HookId;
-use crate::shell::exec::{Captured, ExecOutcome};
 
 /// The reports of one fold, one per consulted hook, in order: up to 16
 /// inline (like [`ProvenanceList`](crate::ProvenanceList)), spilling to the
@@ -76,6 +75,19 @@ pub struct HookReport {
     pub output: Option<OutputSizes>,
 }
 
+/// One captured output stream, bounded by a byte cap: a process's stdout
+/// or stderr (the executor's), or an `http` hook's response body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// The first bytes of the stream, at most the cap (bytes).
+    pub bytes: Vec<u8>,
+    /// The true number of bytes written to the stream (bytes), including
+    /// those past the cap that were read and dropped.
+    pub total_len: u64,
+    /// True when `total_len` exceeds `bytes.len()`: bytes were dropped.
+    pub truncated: bool,
+}
+
 /// What a shell hook's process wrote to one output stream (stdout or
 /// stderr), in a [`HookReport`] and a record.
 ///
@@ -115,15 +127,6 @@ impl OutputSizes {
     /// Whether either stream was cut at its cap.
     pub const fn truncated(&self) -> bool {
         self.stdout.truncated || self.stderr.truncated
-    }
-}
-
-impl From<&ExecOutcome> for OutputSizes {
-    fn from(out: &ExecOutcome) -> Self {
-        OutputSizes {
-            stdout: StreamSize::from(&out.stdout),
-            stderr: StreamSize::from(&out.stderr),
-        }
     }
 }
 

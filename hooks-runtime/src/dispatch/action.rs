@@ -9,15 +9,13 @@ use serde_json::Map;
 
 use hooks_schema::plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
 
-use super::table::Table;
 use crate::HttpTarget;
 use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, FlowKind};
 use crate::core::patch::{History, RequestPatch, ToolChoice};
 use crate::rego::RegoPolicy;
 use crate::shell::exec::{CommandForm, EnvSpec};
-use crate::shell::invoke::ShellHookSpec;
-use crate::shell::payload::ToolPathSettings;
+use crate::shell::invoke::{HookTarget, ProcessTarget, ShellHookSpec};
 use crate::shell::policy::apply_failure_policy;
 
 /// What the runtime does with a plan's [`Rule`]: its declarative flow, its
@@ -26,9 +24,10 @@ pub(crate) trait RuleActions {
     /// The flow of this rule's declarative action on `event` (which the rule
     /// matched), before `mode` is applied; `None` for `run` actions.
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow>;
-    /// The shell hook spec of a `run` or `policy` rule (`None` for other actions), with
-    /// the `tool_settings` of the event's tool from `table`.
-    fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec>;
+    /// The hook spec of a `run`, `http` or `policy` rule (`None` for other
+    /// actions), naming `config` as its source; the event's tool's settings
+    /// are looked up per event (`Table::tool_view`).
+    fn hook_spec(&self, config: &Arc<str>) -> Option<ShellHookSpec>;
     /// The kind of flow this rule's declarative action yields on its phase
     /// (what `mode: audit` records it would have done); `None` for `run`.
     fn declarative_kind(&self) -> Option<FlowKind>;
@@ -67,9 +66,10 @@ impl RuleActions for Rule {
         })
     }
 
-    /// The shell hook spec of a `run`, `http` or `policy` rule (`None` for other
-    /// actions), with the `tool_settings` of the event's tool from `table`.
-    fn shell_spec(&self, table: &Table, tool: Option<&str>) -> Option<ShellHookSpec> {
+    /// The hook spec of a `run`, `http` or `policy` rule (`None` for other
+    /// actions): its target and what every target shares, built once per
+    /// table (`Table::hook_spec`).
+    fn hook_spec(&self, config: &Arc<str>) -> Option<ShellHookSpec> {
         let id = Arc::<str>::from(&*self.id);
         let mut spec = match &self.action {
             ActionSpec::Run(run) => {
@@ -79,20 +79,23 @@ impl RuleActions for Rule {
                         CommandForm::Exec(argv.iter().map(|a| a.to_string()).collect())
                     }
                 };
-                let mut spec = ShellHookSpec::new(id, self.phase, form);
-                spec.cwd = run.cwd.as_deref().map(PathBuf::from);
-                spec.env = EnvSpec {
-                    pass: run.pass.iter().map(|p| p.to_string()).collect(),
-                    set: run
-                        .set
-                        .iter()
-                        .map(|(k, v)| (k.to_string(), v.to_string()))
-                        .collect(),
+                let process = ProcessTarget {
+                    form,
+                    cwd: run.cwd.as_deref().map(PathBuf::from),
+                    env: EnvSpec {
+                        pass: run.pass.iter().map(|p| p.to_string()).collect(),
+                        set: run
+                            .set
+                            .iter()
+                            .map(|(k, v)| (k.to_string(), v.to_string()))
+                            .collect(),
+                    },
+                    worker: run.worker,
                 };
+                let mut spec = ShellHookSpec::of(id, self.phase, HookTarget::Process(process));
                 spec.timeout = Duration::from_millis(run.timeout_ms);
                 spec.payload = run.payload;
                 spec.protocol = run.protocol;
-                spec.worker = run.worker;
                 spec
             }
             ActionSpec::Http(http) => {
@@ -117,20 +120,10 @@ impl RuleActions for Rule {
             }
             _ => return None,
         };
-        spec.config = Some(Arc::from(table.source()));
+        spec.config = Some(Arc::clone(config));
         spec.failure_policy = self.failure_policy;
         spec.mode = self.mode;
         spec.show_in_tui = self.show_in_tui;
-        spec.rewrite_schema = tool
-            .and_then(|t| table.rewrite_schema(self.phase, t))
-            .cloned();
-        spec.tool_paths = tool
-            .and_then(|t| table.tool_paths(t))
-            .map(|t| ToolPathSettings {
-                path_pointers: t.path_pointers.iter().map(|p| p.to_string()).collect(),
-                allow_absolute: t.allow_absolute,
-                writes: t.writes,
-            });
         Some(spec)
     }
 

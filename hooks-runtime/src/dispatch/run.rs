@@ -24,9 +24,7 @@ use crate::core::report::{HookFailure, HookReport, Verdict};
 use crate::core::telemetry;
 use crate::shell::activity::ActivityEvent;
 use crate::shell::exec::Executor;
-use crate::shell::invoke::{
-    HookLimits, MESSAGE_MAX_CHARS, ShellHook, ShellRuntime, run_shell_hooks,
-};
+use crate::shell::invoke::{HookLimits, MESSAGE_MAX_CHARS, ShellRuntime};
 use crate::shell::policy::apply_failure_policy;
 use crate::shell::records::{HookRecord, Record, RecordStatus};
 use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
@@ -134,12 +132,12 @@ impl Table {
     /// observe-only phase (`run_start`, deltas, `after_completion`,
     /// `after_reasoning`, `after_assistant`, `stream_finish`, `run_end`,
     /// `run_error`) the matching `run` rules run concurrently
-    /// ([`run_shell_hooks`]) and every flow is then folded in declared order,
+    /// ([`run_shell_hooks`](crate::run_shell_hooks)) and every flow is then folded in declared order,
     /// so the result does not depend on which process finished first.
     ///
     /// # Records
     ///
-    /// `run` rules write their own records (see [`ShellHook::invoke`]). When
+    /// `run` rules write their own records (see [`ShellHook::invoke`](crate::ShellHook::invoke)). When
     /// `shell` has a record writer, each consulted declarative rule writes
     /// one too: status `decision` with the flow's kind and, for `block` /
     /// `terminate`, its reason as the message (redacted with the runtime's
@@ -152,12 +150,12 @@ impl Table {
     /// Each consulted rule has a [`HookReport`] in the outcome, in declared
     /// order: a declarative rule with its verdict and evaluation time, a
     /// `run` rule with its invocation's verdict, failure, elapsed time,
-    /// message and diagnostics (see [`ShellHook::invoke`]).
+    /// message and diagnostics (see [`ShellHook::invoke`](crate::ShellHook::invoke)).
     ///
     /// # Cancel safety
     ///
     /// Dropping the future stops the fold; a running shell rule's process
-    /// group is killed (see [`ShellHook::invoke`]); nothing is applied and no
+    /// group is killed (see [`ShellHook::invoke`](crate::ShellHook::invoke)); nothing is applied and no
     /// declarative rule's record is written.
     pub async fn fold(
         &self,
@@ -188,13 +186,11 @@ impl Table {
                     }
                 },
                 (None, Some(rt)) => {
-                    let Some(spec) = rule.shell_spec(self, current.tool_name()) else {
+                    // The hook applies the mode itself (and records it).
+                    let Some(invocation) = self.invoke_rule(i as usize, rt, ctx, current).await
+                    else {
                         continue;
                     };
-                    // The shell hook applies the mode itself (and records it).
-                    let invocation = ShellHook::new(spec, Arc::clone(rt))
-                        .invoke(ctx, current)
-                        .await;
                     if invocation.fold_into(&mut fold).is_break() {
                         break;
                     }
@@ -225,12 +221,10 @@ impl Table {
             .matching(facts(&event))
             .map(|i| i as usize)
             .collect();
-        let hooks: Vec<ShellHook> = matched
-            .iter()
-            .filter_map(|&i| self.rules()[i].shell_spec(self, event.tool_name()))
-            .map(|spec| ShellHook::new(spec, Arc::clone(rt)))
-            .collect();
-        let mut ran = run_shell_hooks(&hooks, ctx, event).await.into_iter();
+        let mut ran = self
+            .invoke_rules(&matched, rt, ctx, event)
+            .await
+            .into_iter();
         let mut fold = Fold::new(event);
         let mut records = InProcessRecords::new(Some(rt));
         for i in matched {

@@ -1,15 +1,21 @@
 //! The dispatch table: a config's [`Plan`] plus what the runtime keeps per
-//! table (hook ids for provenance), built from static data (`hooks!`) or by
-//! loading a config at run time. Both go through the one lowering,
-//! [`hooks_schema::plan::lower`].
+//! table (hook ids for provenance, the specs of its `run`, `http` and
+//! `policy` rules, the tools' path settings), built from static data
+//! (`hooks!`) or by loading a config at run time. Both go through the one
+//! lowering, [`hooks_schema::plan::lower`].
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use hooks_schema::plan::{DfaCache, Plan, Rule, ToolPaths};
 use hooks_schema::{Config, Diagnostics, Limits, Phase};
 
+use super::action::RuleActions;
+use crate::core::context::HookContext;
+use crate::core::event::StepEvent;
 use crate::core::id::HookId;
+use crate::shell::invoke::{self, Invocation, ShellHookSpec, ShellRuntime, ToolView};
+use crate::shell::payload::ToolPathSettings;
 
 /// Why a table could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +47,16 @@ pub struct Table {
     plan: Plan,
     ids: OnceLock<Box<[HookId]>>,
     schemas: OnceLock<crate::dispatch::schemas::Schemas>,
+    hooks: OnceLock<Hooks>,
+}
+
+/// What a table builds once for its `run`, `http` and `policy` rules: each
+/// rule's spec (by rule index; `None` for declarative rules) and each
+/// tool's path settings (by index in the plan's `tool_paths`).
+#[derive(Debug)]
+struct Hooks {
+    specs: Box<[Option<ShellHookSpec>]>,
+    tool_paths: Box<[ToolPathSettings]>,
 }
 
 impl Table {
@@ -50,6 +66,7 @@ impl Table {
             plan,
             ids: OnceLock::new(),
             schemas: OnceLock::new(),
+            hooks: OnceLock::new(),
         }
     }
 
@@ -165,5 +182,101 @@ impl Table {
                 .map(|r| HookId::new(&*r.id))
                 .collect()
         })
+    }
+
+    /// The specs of the table's `run`, `http` and `policy` rules and the
+    /// tools' path settings, built on the first call (once per table: no
+    /// event copies a command, a URL or a policy's text).
+    fn hooks(&self) -> &Hooks {
+        self.hooks.get_or_init(|| {
+            let config: Arc<str> = Arc::from(self.source());
+            Hooks {
+                specs: self
+                    .plan
+                    .rules
+                    .iter()
+                    .map(|r| r.hook_spec(&config))
+                    .collect(),
+                tool_paths: self
+                    .plan
+                    .tool_paths
+                    .iter()
+                    .map(|t| ToolPathSettings {
+                        path_pointers: t.path_pointers.iter().map(|p| p.to_string()).collect(),
+                        allow_absolute: t.allow_absolute,
+                        writes: t.writes,
+                    })
+                    .collect(),
+            }
+        })
+    }
+
+    /// The spec of rule `index` (in declared order) when it is a `run`,
+    /// `http` or `policy` rule, built once per table.
+    pub(crate) fn hook_spec(&self, index: usize) -> Option<&ShellHookSpec> {
+        self.hooks().specs.get(index)?.as_ref()
+    }
+
+    /// What a hook of `phase` reads about `tool` besides its spec: the
+    /// tool's path settings and the catalogue schema its rewrites must fit.
+    pub(crate) fn tool_view(&self, phase: Phase, tool: Option<&str>) -> ToolView<'_> {
+        let Some(tool) = tool else {
+            return ToolView::default();
+        };
+        let paths = self
+            .plan
+            .tool_paths
+            .iter()
+            .position(|t| t.tool == tool)
+            .and_then(|i| self.hooks().tool_paths.get(i));
+        ToolView {
+            paths,
+            rewrite: self.rewrite_schema(phase, tool),
+        }
+    }
+
+    /// Runs rule `index` (a `run`, `http` or `policy` rule; `None` for
+    /// another) on `event` through `shell`, with the spec the table built
+    /// for it.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`ShellHook::invoke`](crate::ShellHook::invoke).
+    pub(crate) async fn invoke_rule(
+        &self,
+        index: usize,
+        shell: &ShellRuntime,
+        ctx: &HookContext,
+        event: StepEvent<'_>,
+    ) -> Option<Invocation> {
+        let spec = self.hook_spec(index)?;
+        let tools = self.tool_view(spec.phase, event.tool_name());
+        Some(invoke::invoke(spec, shell, tools, ctx, event).await)
+    }
+
+    /// [`Table::invoke_rule`] for each of `indices` on the same `event`,
+    /// concurrently; the invocations in the order of `indices` (rules that
+    /// are not `run`, `http` or `policy` rules left out).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future kills every running hook's process group.
+    pub(crate) async fn invoke_rules(
+        &self,
+        indices: &[usize],
+        shell: &ShellRuntime,
+        ctx: &HookContext,
+        event: StepEvent<'_>,
+    ) -> Vec<Invocation> {
+        let runs = indices
+            .iter()
+            .filter(|&&i| self.hook_spec(i).is_some())
+            .map(|&i| self.invoke_rule(i, shell, ctx, event))
+            .collect();
+        invoke::join_in_order(runs)
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }

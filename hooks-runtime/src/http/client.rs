@@ -7,7 +7,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Captured, FailureKind};
+use crate::core::report::{Captured, FailureKind};
 
 /// What the server answered: its status and the body, capped.
 #[derive(Debug, Clone, PartialEq, Eq)]

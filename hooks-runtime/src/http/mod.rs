@@ -2,12 +2,15 @@
 //! the output protocols of a `run` hook's stdout.
 //!
 //! An `http` hook is a [`ShellHookSpec`](crate::ShellHookSpec) whose
-//! [`http`](crate::ShellHookSpec::http) names an [`HttpTarget`]: it shares
-//! the shell hooks' pipeline (payload, protocol parsing, failure policy,
-//! mode, context cap, records, redaction), and only the exchange differs:
-//! [`post`] sends the payload with a deadline on the agent's clock and reads
-//! at most the stdout cap of the body. `protocol: opa` wraps the payload as
-//! OPA's `{"input": ...}` and unwraps `result` ([`opa`]).
+//! target is [`HookTarget::Http`](crate::HookTarget::Http): it shares the
+//! other hooks' pipeline (payload, protocol, failure policy, mode, context
+//! cap, records, redaction), and only the exchange differs: [`post`] sends
+//! the payload with a deadline on the agent's clock and reads at most the
+//! stdout cap of the body, which the protocol reads as the hook's output
+//! document. `protocol: opa` wraps the payload as OPA's `{"input": ...}`
+//! and reads `result` as a JSON value ([`opa`]).
+//!
+//! Depends on the core only (failure kinds, [`Captured`](crate::Captured)).
 
 mod client;
 pub(crate) mod opa;

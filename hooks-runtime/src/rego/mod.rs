@@ -4,26 +4,28 @@
 //! policy: the query, the Rego files (their text, as checked when the
 //! config was built) and the policy's identity (a digest of the files,
 //! [`hooks_schema::policy::policy_digest`]). A `policy` hook runs through
-//! the same pipeline as a `run` hook ([`ShellHook::invoke`](crate::ShellHook::invoke)):
-//! the payload a `run` hook would get on stdin is the policy's `input`, and
-//! the query's value is read by the native output protocol exactly like a
-//! `run` hook's stdout object; an undefined value is `continue`. A failing
+//! the same pipeline as a `run` hook ([`ShellHook::invoke`](crate::ShellHook::invoke))
+//! as target [`HookTarget::Policy`](crate::HookTarget::Policy): the
+//! payload document a `run` hook would get on stdin is the policy's
+//! `input`, and the query's value is read by the native output protocol as
+//! a JSON value, like a `run` hook's stdout object; an undefined value is
+//! `continue`. A failing
 //! evaluation is a [`FailureKind::PolicyFailed`](crate::FailureKind::PolicyFailed)
 //! failure under the hook's failure policy. Records carry the policy's
 //! query and digest ([`PolicyIdentity`](crate::PolicyIdentity)).
 //!
-//! Engines are compiled once per process and policy (keyed by digest and
-//! query) and cloned for each evaluation, so concurrent hooks never share
-//! one engine's state.
+//! A policy is compiled once, on its first evaluation, and its clones share
+//! the compiled engine: each evaluation takes an engine of the policy's
+//! pool (a copy of the compiled one the first time it is needed, so that
+//! concurrent hooks never share one engine's state) and puts it back. The
+//! payload is the engine's `input` as a value and the query's value comes
+//! back as one: nothing is serialized or parsed in between.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use hooks_schema::plan::PolicySpec;
-
-/// Compiled engines by (digest, query).
-type Engines = HashMap<(Arc<str>, Arc<str>), regorus::Engine>;
+use serde_json::Value;
 
 /// One `policy` hook's policy: query, Rego files and identity.
 #[derive(Clone)]
@@ -31,6 +33,15 @@ pub struct RegoPolicy {
     query: Arc<str>,
     digest: Arc<str>,
     modules: Arc<[(Arc<str>, Arc<str>)]>,
+    engines: Arc<Engines>,
+}
+
+/// A policy's compiled engine (or why it does not compile), and the idle
+/// copies evaluations reuse.
+#[derive(Default)]
+struct Engines {
+    compiled: OnceLock<Result<regorus::Engine, String>>,
+    idle: Mutex<Vec<regorus::Engine>>,
 }
 
 impl RegoPolicy {
@@ -50,6 +61,7 @@ impl RegoPolicy {
             query: query.into(),
             digest,
             modules,
+            engines: Arc::default(),
         }
     }
 
@@ -63,6 +75,7 @@ impl RegoPolicy {
                 .iter()
                 .map(|m| (Arc::from(&*m.path), Arc::from(&*m.source)))
                 .collect(),
+            engines: Arc::default(),
         }
     }
 
@@ -76,9 +89,8 @@ impl RegoPolicy {
         &self.digest
     }
 
-    /// Evaluates the query with `input` (a JSON document: the hook
-    /// payload). Returns the query's value as JSON text, or `None` when it
-    /// is undefined.
+    /// Evaluates the query with `input` (the hook payload) as the policy's
+    /// `input`. Returns the query's value, or `None` when it is undefined.
     ///
     /// Synchronous and CPU-bound; a policy is a pure function of its input
     /// and files (no network, no file access by this engine's builtins).
@@ -86,52 +98,55 @@ impl RegoPolicy {
     /// # Errors
     ///
     /// A message when the policy does not compile (a table built from a
-    /// checked config never has one), the input is not JSON, or the
-    /// evaluation fails (a rule with conflicting values, a builtin's error).
-    pub fn evaluate(&self, input: &str) -> Result<Option<String>, String> {
+    /// checked config never has one), or the evaluation fails (a rule with
+    /// conflicting values, a builtin's error), or its value has no JSON
+    /// form.
+    pub fn evaluate(&self, input: Value) -> Result<Option<Value>, String> {
         let mut engine = self.engine()?;
-        let input = regorus::Value::from_json_str(input)
-            .map_err(|e| format!("the payload is not JSON: {e}"))?;
-        engine.set_input(input);
-        let value = engine
-            .eval_rule(self.query.to_string())
-            .map_err(|e| format!("evaluating `{}` failed: {e}", self.query))?;
+        engine.set_input(regorus::Value::from(input));
+        let value = engine.eval_rule(self.query.to_string());
+        self.engines
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(engine);
+        let value = value.map_err(|e| format!("evaluating `{}` failed: {e}", self.query))?;
         if value == regorus::Value::Undefined {
             return Ok(None);
         }
-        value
-            .to_json_str()
+        serde_json::to_value(&value)
             .map(Some)
             .map_err(|e| format!("the value of `{}` is not JSON: {e}", self.query))
     }
 
-    /// A fresh copy of this policy's compiled engine (compiled on first use).
+    /// An idle engine of this policy, or a copy of its compiled engine
+    /// (compiled on first use).
     fn engine(&self) -> Result<regorus::Engine, String> {
-        static ENGINES: LazyLock<Mutex<Engines>> = LazyLock::new(Mutex::default);
-        let key = (Arc::clone(&self.digest), Arc::clone(&self.query));
-        if let Some(engine) = ENGINES
+        if let Some(engine) = self
+            .engines
+            .idle
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&key)
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
         {
-            return Ok(engine.clone());
+            return Ok(engine);
         }
-        let engine = hooks_schema::policy::compile_policy(
-            self.modules.iter().map(|(p, t)| (&**p, &**t)),
-            &self.query,
-        )
-        .map_err(|e| match e.file {
-            Some(file) => format!(
-                "the policy does not compile: {file}:{}:{}: {}",
-                e.line, e.column, e.message
-            ),
-            None => format!("the policy does not compile: {}", e.message),
-        })?;
-        ENGINES
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key, engine.clone());
-        Ok(engine)
+        self.engines
+            .compiled
+            .get_or_init(|| {
+                hooks_schema::policy::compile_policy(
+                    self.modules.iter().map(|(p, t)| (&**p, &**t)),
+                    &self.query,
+                )
+                .map_err(|e| match e.file {
+                    Some(file) => format!(
+                        "the policy does not compile: {file}:{}:{}: {}",
+                        e.line, e.column, e.message
+                    ),
+                    None => format!("the policy does not compile: {}", e.message),
+                })
+            })
+            .clone()
     }
 }
 

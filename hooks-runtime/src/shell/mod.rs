@@ -4,7 +4,9 @@
 //! redaction every user-visible text passes through. [`invoke`] runs one hook
 //! as a short pipeline of these steps.
 //!
-//! Depends on the core (events, flows, reports), never on the dispatch table.
+//! Depends on the core (events, flows, reports), the HTTP client
+//! ([`crate::http`]) and the Rego engine ([`crate::rego`]), never on the
+//! dispatch table.
 
 pub(crate) mod activity;
 pub(crate) mod exec;

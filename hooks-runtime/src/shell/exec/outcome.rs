@@ -4,7 +4,8 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::core::event::{ToolFailure, ToolOutcome};
-use crate::core::report::FailureKind;
+pub use crate::core::report::Captured;
+use crate::core::report::{FailureKind, OutputSizes, StreamSize};
 
 /// A failure of one invocation: its kind plus a short, human-readable detail.
 ///
@@ -99,18 +100,6 @@ impl ExecStatus {
     }
 }
 
-/// One captured output stream (stdout or stderr), bounded by a byte cap.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Captured {
-    /// The first bytes of the stream, at most the request's cap (bytes).
-    pub bytes: Vec<u8>,
-    /// The true number of bytes the process wrote to the stream (bytes),
-    /// including those past the cap that were read and dropped.
-    pub total_len: u64,
-    /// True when `total_len` exceeds `bytes.len()`: bytes were dropped.
-    pub truncated: bool,
-}
-
 /// The result of [`Executor::run`](super::Executor::run).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecOutcome {
@@ -150,6 +139,15 @@ impl From<&ExecOutcome> for ToolOutcome {
                 },
                 message: Some(failure.to_string()),
             },
+        }
+    }
+}
+
+impl From<&ExecOutcome> for OutputSizes {
+    fn from(out: &ExecOutcome) -> Self {
+        OutputSizes {
+            stdout: StreamSize::from(&out.stdout),
+            stderr: StreamSize::from(&out.stderr),
         }
     }
 }

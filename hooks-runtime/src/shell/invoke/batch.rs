@@ -32,7 +32,7 @@ pub async fn run_shell_hooks(
 }
 
 /// Polls all futures concurrently on the current task; results in input order.
-async fn join_in_order<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+pub(crate) async fn join_in_order<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
     let mut futures: Vec<std::pin::Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
     let mut results: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {

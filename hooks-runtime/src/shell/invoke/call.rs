@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use hooks_schema::{PathDiagnostic, Phase};
 
-use super::{Invocation, ShellHook, ShellHookSpec, ShellRuntime};
+use super::spec::HookTarget;
+use super::{Invocation, ShellHookSpec, ShellRuntime, ToolView};
 use crate::core::diagnostic::Diagnostic;
 use crate::core::flow::Text;
 use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
@@ -24,6 +25,8 @@ use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 pub(super) struct Call<'a> {
     pub(super) spec: &'a ShellHookSpec,
     pub(super) rt: &'a ShellRuntime,
+    /// The event's tool: its path settings and rewrite schema.
+    pub(super) tools: ToolView<'a>,
     pub(super) ctx: &'a HookContext,
     /// The event's phase.
     pub(super) phase: Phase,
@@ -63,14 +66,21 @@ pub(super) struct Settled {
 }
 
 impl<'a> Call<'a> {
-    /// Starts the clock and gathers what the steps share for `hook` called
-    /// with `event`; returns the call with no diagnostics yet.
-    pub(super) fn begin(hook: &'a ShellHook, ctx: &'a HookContext, event: &StepEvent<'_>) -> Self {
+    /// Starts the clock and gathers what the steps share for `spec` on
+    /// `rt` called with `event` (`tools`: its tool's settings); returns the
+    /// call with no diagnostics yet.
+    pub(super) fn begin(
+        spec: &'a ShellHookSpec,
+        rt: &'a ShellRuntime,
+        tools: ToolView<'a>,
+        ctx: &'a HookContext,
+        event: &StepEvent<'_>,
+    ) -> Self {
         let start = Instant::now();
-        let (spec, rt) = (&hook.spec, &*hook.runtime);
         Call {
             spec,
             rt,
+            tools,
             ctx,
             phase: event.kind(),
             turn: ctx.turn(),
@@ -118,7 +128,9 @@ impl<'a> Call<'a> {
         } = settled;
         let elapsed = self.start.elapsed();
         record.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
-        self.write(&Record::Hook(record.clone()));
+        if self.rt.records.is_some() {
+            self.write(&Record::Hook(record.clone()));
+        }
         self.emit_finished(&record);
         let report = HookReport {
             verdict,
@@ -183,12 +195,13 @@ impl<'a> Call<'a> {
             output: self.output,
             path_diagnostics: self.path_diagnostics.clone(),
             http: self.http.clone(),
-            rego: self.spec.rego.as_ref().map(|p| {
-                Box::new(PolicyIdentity {
+            rego: match &self.spec.target {
+                HookTarget::Policy(p) => Some(Box::new(PolicyIdentity {
                     query: p.query().to_owned(),
                     digest: p.digest().to_owned(),
-                })
-            }),
+                })),
+                HookTarget::Process(_) | HookTarget::Http(_) => None,
+            },
         }
     }
 
@@ -223,18 +236,24 @@ impl<'a> Call<'a> {
 /// an `http` hook's headers may reference (its `env`).
 fn hook_secrets(spec: &ShellHookSpec, rt: &ShellRuntime) -> SecretSet {
     let mut secrets = rt.secrets.clone();
-    if let Some(target) = &spec.http {
-        for (_, value) in target.env_values() {
-            secrets.add(value);
+    match &spec.target {
+        HookTarget::Http(target) => {
+            for (_, value) in target.env_values() {
+                secrets.add(value);
+            }
         }
-    }
-    secrets.add_env(spec.env.set.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    for name in &spec.env.pass {
-        if is_credential_name(name)
-            && let Ok(value) = std::env::var(name)
-        {
-            secrets.add(value);
+        HookTarget::Process(process) => {
+            let env = &process.env;
+            secrets.add_env(env.set.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            for name in &env.pass {
+                if is_credential_name(name)
+                    && let Ok(value) = std::env::var(name)
+                {
+                    secrets.add(value);
+                }
+            }
         }
+        HookTarget::Policy(_) => {}
     }
     secrets
 }

@@ -1,18 +1,18 @@
-//! Running the hook: [`Call::build_payload`] → [`Call::spawn`] →
-//! [`Call::parse_output`].
+//! Running the hook: [`Call::build_payload`], then its target: a process
+//! ([`Call::spawn`] → [`Call::read_exit`]) or a policy
+//! ([`Call::evaluate`]); an `http` hook's exchange is in `http.rs`.
 
 use hooks_schema::Protocol;
 
 use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;
-use super::spec::CLAUDE_PROJECT_DIR;
+use super::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget};
 use crate::core::report::OutputSizes;
+use crate::rego::RegoPolicy;
 use crate::shell::exec::preflight::missing_script;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, SpillFile};
 use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
-use crate::{
-    Captured, CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent,
-};
+use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent};
 
 impl Call<'_> {
     /// Builds the stdin payload of `event` (cwd, payload mode, protocol,
@@ -32,10 +32,13 @@ impl Call<'_> {
             cwd: &cwd,
             mode: spec.payload,
             protocol: spec.protocol,
-            tool_paths: spec.tool_paths.as_ref(),
+            tool_paths: self.tools.paths,
             secrets: &self.secrets,
             // Only a process reads its payload from a file.
-            session_dir: rt.session_dir.as_deref().filter(|_| spec.runs_process()),
+            session_dir: rt
+                .session_dir
+                .as_deref()
+                .filter(|_| matches!(spec.target, HookTarget::Process(_))),
             root,
             limits: rt.limits.payload,
         };
@@ -53,13 +56,13 @@ impl Call<'_> {
         }
     }
 
-    /// The hook's working directory: its `cwd` joined to the workspace root
-    /// and canonicalized, else the root.
+    /// The hook's working directory: a process's `cwd` joined to the
+    /// workspace root and canonicalized, else the root.
     fn cwd(&self) -> std::path::PathBuf {
         let root = self.rt.executor.workspace_root();
         self.spec
-            .cwd
-            .as_ref()
+            .process()
+            .and_then(|p| p.cwd.as_ref())
             .map(|c| root.join(c))
             .and_then(|c| c.canonicalize().ok())
             .unwrap_or_else(|| root.to_path_buf())
@@ -78,37 +81,42 @@ impl Call<'_> {
     /// (`preflight::missing_script`), so the hook's failure policy decides,
     /// not the interpreter's exit code.
     pub(super) fn check_script(&self) -> Result<(), (FailureKind, String)> {
-        if !self.spec.runs_process() {
+        let Some(process) = self.spec.process() else {
             return Ok(()); // an `http` or `policy` hook runs no script
-        }
-        match missing_script(&self.spec.form, &self.cwd()) {
+        };
+        match missing_script(&process.form, &self.cwd()) {
             Some(detail) => Err((FailureKind::SpawnFailed, detail)),
             None => Ok(()),
         }
     }
 
-    /// Runs the command through the session's executor with `built` on
+    /// Runs `process` through the session's executor with `built` on
     /// stdin, under the session's cancellation token (a worker hook sends
     /// it as one request to its pool instead, see
-    /// [`ShellHookSpec::worker`](super::ShellHookSpec::worker)), then removes the
+    /// [`ProcessTarget::worker`]), then removes the
     /// payload-ref file (a failure to is a diagnostic). Keeps the output
     /// sizes for the record and report; returns what the executor saw.
     ///
     /// Cancel safety: the payload-ref file lives across the await, so
     /// dropping the future removes it (and the executor kills the group).
-    pub(super) async fn spawn(&mut self, built: BuiltPayload) -> ExecOutcome {
-        let BuiltPayload { stdin, spill, .. } = built;
-        let out = match self.spec.worker {
+    pub(super) async fn spawn(
+        &mut self,
+        process: &ProcessTarget,
+        built: BuiltPayload,
+    ) -> ExecOutcome {
+        let stdin = built.stdin();
+        let spill = built.spill;
+        let out = match process.worker {
             Some(size) => {
                 let deadline = tokio::time::Instant::now() + self.spec.timeout;
-                let pool = self
-                    .rt
-                    .worker_pool(&self.spec.id, size, || self.exec_request(Vec::new(), None));
+                let pool = self.rt.worker_pool(&self.spec.id, size, || {
+                    self.exec_request(process, Vec::new(), None)
+                });
                 let cap = self.rt.limits.stdout_cap;
                 pool.request(&self.rt.executor, &stdin, deadline, cap).await
             }
             None => {
-                let req = self.exec_request(stdin, spill.as_ref());
+                let req = self.exec_request(process, stdin, spill.as_ref());
                 self.rt.executor.run(&req, &self.rt.cancel).await
             }
         };
@@ -119,15 +127,20 @@ impl Call<'_> {
         out
     }
 
-    /// The executor request of the spec: command, cwd, env (plus
+    /// The executor request of `process`: command, cwd, env (plus
     /// [`CLAUDE_PROJECT_DIR`] for `protocol: claude` unless `env.set` names
     /// it, and [`PAYLOAD_REF_ENV`] when the payload spilled), timeout,
     /// output caps and `stdin`.
-    fn exec_request(&self, stdin: Vec<u8>, spill: Option<&SpillFile>) -> ExecRequest {
+    fn exec_request(
+        &self,
+        process: &ProcessTarget,
+        stdin: Vec<u8>,
+        spill: Option<&SpillFile>,
+    ) -> ExecRequest {
         let (spec, limits) = (self.spec, &self.rt.limits);
-        let mut req = ExecRequest::new(spec.form.clone());
-        req.cwd = spec.cwd.clone();
-        req.env = spec.env.clone();
+        let mut req = ExecRequest::new(process.form.clone());
+        req.cwd = process.cwd.clone();
+        req.env = process.env.clone();
         req.timeout = spec.timeout;
         req.stdout_cap = limits.stdout_cap;
         req.stderr_cap = limits.stderr_cap;
@@ -164,17 +177,23 @@ impl Call<'_> {
         }
     }
 
-    /// Reads the executor's outcome: an executor failure, or exit 126/127 of
-    /// a shell-form command (the shell could not run it), is a failure;
-    /// otherwise the exit code and output go through the spec's protocol.
-    /// Returns the decision, its flow redacted ([`redact_flow`]) before the
-    /// context cap counts it, or the protocol's failure.
-    pub(super) fn parse_output(&self, event: &StepEvent<'_>, out: ExecOutcome) -> Outcome {
+    /// Reads the executor's outcome of `process`: an executor failure, or
+    /// exit 126/127 of a shell-form command (the shell could not run it),
+    /// is a failure; otherwise the exit code, stdout and stderr go through
+    /// the spec's protocol. Returns the decision, its flow redacted
+    /// ([`redact_flow`]) before the context cap counts it, or the
+    /// protocol's failure.
+    pub(super) fn read_exit(
+        &self,
+        event: &StepEvent<'_>,
+        process: &ProcessTarget,
+        out: ExecOutcome,
+    ) -> Outcome {
         let spec = self.spec;
         let code = match out.status {
             ExecStatus::Failed(f) => return Outcome::Failed(f.kind, f.detail),
             ExecStatus::Exited(code @ (126 | 127))
-                if matches!(spec.form, CommandForm::Shell(_)) =>
+                if matches!(process.form, CommandForm::Shell(_)) =>
             {
                 let why = if code == 127 {
                     "command not found"
@@ -199,45 +218,37 @@ impl Call<'_> {
         self.read_decision(parsed)
     }
 
-    /// Evaluates a `policy` hook's Rego `policy` with the payload `built`
-    /// as `input` (the payload-ref file, if the payload spilled, is
-    /// removed: the policy gets the payload as a `run` hook's stdin does).
-    /// The query's value is read by the native protocol exactly as a `run`
-    /// hook's stdout with exit code 0 (undefined: empty stdout, `continue`);
-    /// a failed evaluation is a `policy_failed` failure.
-    pub(super) fn evaluate(&mut self, policy: &crate::RegoPolicy, built: BuiltPayload) -> Outcome {
-        let BuiltPayload { stdin, spill, .. } = built;
-        if let Some(spill) = spill {
-            self.remove_spill(spill);
+    /// Evaluates a `policy` hook's Rego `policy` with the payload document
+    /// of `built` as `input` (a value: nothing is serialized; a payload
+    /// over the stdin cap is the elided envelope, as a `run` hook's stdin
+    /// would be). The query's value is read by the native protocol as a
+    /// JSON value (undefined: `continue`), capped like a process's stdout
+    /// (its JSON text's length); a failed evaluation is a `policy_failed`
+    /// failure.
+    pub(super) fn evaluate(&mut self, policy: &RegoPolicy, built: BuiltPayload) -> Outcome {
+        let value = match policy.evaluate(built.document) {
+            Err(detail) => return Outcome::Failed(FailureKind::PolicyFailed, detail),
+            Ok(value) => value,
+        };
+        // The value is capped like a process's stdout.
+        let cap = self.rt.limits.stdout_cap;
+        if let Some(len) = value.as_ref().map(protocol::json_len)
+            && len > cap
+        {
+            return Outcome::Failed(
+                FailureKind::OutputTooLarge,
+                format!("stdout was {len} bytes, over the cap of {cap} bytes"),
+            );
         }
-        let input = String::from_utf8_lossy(&stdin);
-        match policy.evaluate(input.trim_end()) {
-            Err(detail) => Outcome::Failed(FailureKind::PolicyFailed, detail),
-            Ok(value) => {
-                // The value is capped like a process's stdout.
-                let mut bytes = value.unwrap_or_default().into_bytes();
-                let total_len = bytes.len() as u64;
-                let truncated = bytes.len() > self.rt.limits.stdout_cap;
-                bytes.truncate(self.rt.limits.stdout_cap);
-                let stdout = Captured {
-                    bytes,
-                    total_len,
-                    truncated,
-                };
-                self.read_decision(protocol::native::parse(
-                    self.phase,
-                    0,
-                    &stdout,
-                    &Captured::default(),
-                    &self.spec.id,
-                ))
-            }
-        }
+        self.read_decision(protocol::native::read_value(self.phase, value))
     }
 
     /// The outcome of a parsed output: the decision with every text it
     /// carries redacted, or the protocol's failure.
-    fn read_decision(&self, parsed: Result<ProtocolDecision, ProtocolFailure>) -> Outcome {
+    pub(super) fn read_decision(
+        &self,
+        parsed: Result<ProtocolDecision, ProtocolFailure>,
+    ) -> Outcome {
         match parsed {
             // Every text the hook's output put in the flow reaches the model
             // or the records: redact it here, before the context byte cap

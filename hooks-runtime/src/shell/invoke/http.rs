@@ -1,14 +1,15 @@
 //! The exchange of an `http` hook: [`Call::post`] → [`Call::read_answer`],
-//! in place of [`Call::spawn`] → [`Call::parse_output`] for a process.
+//! in place of [`Call::spawn`] → [`Call::read_exit`] for a process.
 
-use hooks_schema::HttpProtocol;
+use hooks_schema::{HttpProtocol, Protocol};
 
 use super::call::{Call, Outcome};
 use crate::core::report::StreamSize;
-use crate::http::{self, Answer, opa};
+use crate::http::{self, Answer, HttpTarget, opa};
 use crate::shell::payload::BuiltPayload;
+use crate::shell::protocol;
 use crate::shell::records::HttpExchange;
-use crate::{Captured, ExecOutcome, ExecStatus, FailureKind, HttpTarget, StepEvent};
+use crate::{FailureKind, StepEvent};
 
 impl Call<'_> {
     /// POSTs the payload `built` to `target` (wrapped as `{"input": ...}`
@@ -29,10 +30,8 @@ impl Call<'_> {
             )
         })?;
         let body = match target.protocol {
-            HttpProtocol::Opa => {
-                opa::request(&built.stdin).map_err(|e| (FailureKind::SpawnFailed, e))?
-            }
-            HttpProtocol::Native | HttpProtocol::Claude => built.stdin,
+            HttpProtocol::Opa => opa::request(&built.document),
+            HttpProtocol::Native | HttpProtocol::Claude => built.stdin(),
         };
         http::post(
             &target.url,
@@ -48,10 +47,11 @@ impl Call<'_> {
 
     /// Reads the server's answer: a failure stays one; a status other than
     /// 2xx is an `http_status` failure (a 3xx names `follow_redirects`); a
-    /// 2xx body goes through the spec's protocol like a process's stdout
-    /// with exit code 0 (under `protocol: opa`, the answer's `result`,
-    /// empty when undefined). Keeps status, body size and OPA's decision id
-    /// for the record.
+    /// 2xx body is the hook's output document, read by the spec's protocol
+    /// (under `protocol: opa`, the answer's `result` is read as a JSON
+    /// value, undefined: `continue`). Keeps status, body size and OPA's
+    /// decision id for the record. Returns the decision, its flow
+    /// redacted, or the failure.
     pub(super) fn read_answer(
         &mut self,
         event: &StepEvent<'_>,
@@ -78,29 +78,18 @@ impl Call<'_> {
                 format!("the server answered with status {}{hint}", answer.status),
             );
         }
-        let stdout = match target.protocol {
-            HttpProtocol::Opa if answer.body.truncated => answer.body,
-            HttpProtocol::Opa => match opa::answer(&answer.body.bytes) {
+        let body = &answer.body;
+        let parsed = match (target.protocol, self.spec.protocol) {
+            (HttpProtocol::Opa, _) if !body.truncated => match opa::answer(&body.bytes) {
                 Ok(opa) => {
                     exchange.decision_id = opa.decision_id;
-                    let len = opa.output.len() as u64;
-                    Captured {
-                        bytes: opa.output,
-                        total_len: len,
-                        truncated: false,
-                    }
+                    protocol::native::read_value(self.phase, opa.result)
                 }
                 Err(detail) => return Outcome::Failed(FailureKind::InvalidOutput, detail),
             },
-            HttpProtocol::Native | HttpProtocol::Claude => answer.body,
+            (_, Protocol::Native) => protocol::native::read_output(self.phase, body),
+            (_, Protocol::Claude) => protocol::claude::read_output(event, body, &self.spec.id),
         };
-        let out = ExecOutcome {
-            status: ExecStatus::Exited(0),
-            stdout,
-            stderr: Captured::default(),
-            elapsed: std::time::Duration::ZERO,
-            pid: None,
-        };
-        self.parse_output(event, out)
+        self.read_decision(parsed)
     }
 }

@@ -1,19 +1,24 @@
-//! Shell hooks: one invocation is payload → executor → protocol → policy →
-//! record → [`Flow`].
+//! Hooks outside the agent's code: one invocation is payload → target →
+//! protocol → policy → record → [`Flow`].
 //!
 //! A [`ShellHook`] is a [`ShellHookSpec`] (what the config says about one
-//! `run` hook) bound to a shared [`ShellRuntime`] (the executor, records
-//! writer, activity sink, session directory, limits and cancellation of a
-//! session). It implements [`AgentHook`], so it stacks with in-process hooks
-//! in a [`HookStack`](crate::HookStack); [`run_shell_hooks`] runs several
-//! shell hooks of one event directly — concurrently on observe-only phases.
+//! `run`, `http` or `policy` hook: what every target shares, and its
+//! [`HookTarget`]) bound to a shared [`ShellRuntime`] (the executor,
+//! records writer, activity sink, session directory, limits and
+//! cancellation of a session). It implements [`AgentHook`], so it stacks
+//! with in-process hooks in a [`HookStack`](crate::HookStack);
+//! [`run_shell_hooks`] runs several of one event directly — concurrently on
+//! observe-only phases. A dispatch table builds its rules' specs once and
+//! invokes them without a `ShellHook`.
 //!
 //! [`ShellHook::invoke`] is a pipeline of named steps on one `Call`:
 //! `call` (begin, activity, record, report), `execute` (script check,
-//! payload, executor, protocol), `decide` (context cap, failure policy,
-//! mode); `redact_flow` redacts what the output asked for. The stop-resume
-//! cap is the driver's ([`HookStack::stop`](crate::HookStack::stop)): it
-//! counts per user turn for every kind of hook.
+//! payload, then the target: a process read by its exit code, stdout and
+//! stderr, or a policy read by its value), `http` (an HTTP exchange, its
+//! body read as the output document), `decide` (context cap, failure
+//! policy, mode); `redact_flow` redacts what the output asked for. The
+//! stop-resume cap is the driver's ([`HookStack::stop`](crate::HookStack::stop)):
+//! it counts per user turn for every kind of hook.
 
 mod batch;
 mod call;
@@ -28,18 +33,22 @@ mod validate;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+pub(crate) use self::batch::join_in_order;
 pub use self::batch::run_shell_hooks;
 pub(crate) use self::decide::MESSAGE_MAX_CHARS;
 pub use self::runtime::{HookLimits, ShellRuntime};
-pub use self::spec::{CLAUDE_PROJECT_DIR, ShellHookSpec};
+pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
+pub use self::validate::RewriteSchema;
 use crate::core::fold::Fold;
 use crate::core::report::HookReport;
 use crate::core::telemetry;
+use crate::shell::payload::ToolPathSettings;
 use crate::shell::records::HookRecord;
 use crate::{
     AgentHook, ContextList, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind,
 };
 use call::{Call, Outcome};
+use spec::HookTarget as Target;
 use tracing::Instrument;
 
 /// The result of one shell hook invocation.
@@ -130,51 +139,88 @@ impl ShellHook {
     /// [`Executor::run`](crate::Executor::run)); the payload-ref file, if
     /// any, is removed; no record is written.
     pub async fn invoke(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
-        if event.kind() != self.spec.phase {
-            return Call::begin(self, ctx, &event).not_observed();
-        }
-        let action = self.spec.action_name();
-        let config = self.spec.config.as_deref().unwrap_or_default();
-        let span = telemetry::hook_span(config, event.kind(), &self.spec.id, action);
-        let invocation = self.run(ctx, event).instrument(span.clone()).await;
-        // The record's message is redacted with the hook's secrets.
-        let message = invocation.record.message.as_deref();
-        telemetry::finish(&span, &invocation.report, invocation.flow.kind(), message);
-        invocation
-    }
-
-    /// [`ShellHook::invoke`] on an event of the spec's phase, in its span.
-    async fn run(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
-        let mut call = Call::begin(self, ctx, &event);
-        call.emit_started();
-        let outcome = match call
-            .check_script()
-            .and_then(|()| call.build_payload(&event))
-        {
-            Ok(mut built) => match (built.refusal.take(), &self.spec.http, &self.spec.rego) {
-                // A write outside the workspace root: refused unrun.
-                (Some(reason), _, _) => call.refuse(&reason),
-                (None, Some(target), _) => {
-                    let answer = call.post(target, built).await;
-                    let outcome = call.read_answer(&event, target, answer);
-                    call.check_rewrite(outcome)
-                }
-                (None, None, Some(policy)) => {
-                    let outcome = call.evaluate(policy, built);
-                    call.check_rewrite(outcome)
-                }
-                (None, None, None) => {
-                    let out = call.spawn(built).await;
-                    call.check_rewrite(call.parse_output(&event, out))
-                }
-            },
-            Err((kind, detail)) => Outcome::Failed(kind, detail),
+        let tools = ToolView {
+            paths: self.spec.tool_paths.as_ref(),
+            rewrite: self.spec.rewrite_schema.as_ref(),
         };
-        let outcome = call.cap_context(outcome);
-        let settled = call.apply_failure_policy(outcome);
-        let (settled, verdict) = call.apply_mode(settled);
-        call.finish(settled, verdict)
+        invoke(&self.spec, &self.runtime, tools, ctx, event).await
     }
+}
+
+/// What an invocation reads about the event's tool besides its spec: the
+/// tool's path settings and the catalogue schema its rewrites must fit. A
+/// [`ShellHook`] takes them from its spec; a dispatch table looks them up
+/// per event, for the event's tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ToolView<'a> {
+    /// The tool's path settings (affected paths).
+    pub(crate) paths: Option<&'a ToolPathSettings>,
+    /// The schema a rewrite of the tool's arguments or result must fit.
+    pub(crate) rewrite: Option<&'a RewriteSchema>,
+}
+
+/// [`ShellHook::invoke`] of `spec` on `runtime`, with `tools` for the
+/// event's tool: what a dispatch table calls with the spec it built once
+/// for a rule.
+///
+/// # Cancel safety
+///
+/// As [`ShellHook::invoke`].
+pub(crate) async fn invoke(
+    spec: &ShellHookSpec,
+    runtime: &ShellRuntime,
+    tools: ToolView<'_>,
+    ctx: &HookContext,
+    event: StepEvent<'_>,
+) -> Invocation {
+    let call = Call::begin(spec, runtime, tools, ctx, &event);
+    if event.kind() != spec.phase {
+        return call.not_observed();
+    }
+    let action = spec.target.action_name();
+    let config = spec.config.as_deref().unwrap_or_default();
+    let span = telemetry::hook_span(config, event.kind(), &spec.id, action);
+    let invocation = run(call, event).instrument(span.clone()).await;
+    // The record's message is redacted with the hook's secrets.
+    let message = invocation.record.message.as_deref();
+    telemetry::finish(&span, &invocation.report, invocation.flow.kind(), message);
+    invocation
+}
+
+/// [`invoke`] on an event of the spec's phase, in its span: payload, then
+/// the target (a process, an HTTP exchange, a policy), each read by the
+/// protocol from what it produced, then the failure policy, the mode and
+/// the record.
+async fn run(mut call: Call<'_>, event: StepEvent<'_>) -> Invocation {
+    call.emit_started();
+    let outcome = match call
+        .check_script()
+        .and_then(|()| call.build_payload(&event))
+    {
+        Ok(mut built) => match built.refusal.take() {
+            // A write outside the workspace root: refused unrun.
+            Some(reason) => call.refuse(&reason),
+            None => {
+                let outcome = match &call.spec.target {
+                    Target::Process(process) => {
+                        let out = call.spawn(process, built).await;
+                        call.read_exit(&event, process, out)
+                    }
+                    Target::Http(target) => {
+                        let answer = call.post(target, built).await;
+                        call.read_answer(&event, target, answer)
+                    }
+                    Target::Policy(policy) => call.evaluate(policy, built),
+                };
+                call.check_rewrite(outcome)
+            }
+        },
+        Err((kind, detail)) => Outcome::Failed(kind, detail),
+    };
+    let outcome = call.cap_context(outcome);
+    let settled = call.apply_failure_policy(outcome);
+    let (settled, verdict) = call.apply_mode(settled);
+    call.finish(settled, verdict)
 }
 
 impl AgentHook for ShellHook {

@@ -355,6 +355,24 @@ pub(crate) fn parse(
         2 => return Ok(exit2_flow(phase, blocking_reason(stdout), stderr, hook_id)),
         code => return Err(nonzero_exit(code, stderr)),
     }
+    read_output(event, stdout, hook_id)
+}
+
+/// Reads a Claude Code hook's output document for `event` (its stdout
+/// after exit 0, or an `http` hook's response body): plain text, or one
+/// JSON object (see the module table).
+///
+/// # Errors
+///
+/// [`ProtocolFailure`]: `output_too_large` when the output was cut at its
+/// cap, `invalid_output` for framing errors, known fields of the wrong
+/// type and decision fields on the wrong event.
+pub(crate) fn read_output(
+    event: &StepEvent<'_>,
+    stdout: &Captured,
+    hook_id: &str,
+) -> Result<ProtocolDecision, ProtocolFailure> {
+    let phase = event.kind();
     if stdout.truncated {
         return Err(too_large(stdout));
     }

@@ -1,5 +1,9 @@
-//! Output protocols: how a shell hook's exit code and stdout become a
-//! [`Flow`].
+//! Output protocols: how what a hook's target produced becomes a
+//! [`Flow`]. Each protocol reads either a process's exit code with its
+//! stdout and stderr (`parse`), an output document (`read_output`: stdout
+//! after exit 0, an `http` hook's response body) or, for the native
+//! protocol, a JSON value (`native::read_value`: a policy's value, OPA's
+//! `result`).
 //!
 //! Two protocols share the framing rules of [`frame_json`] and the exit-code
 //! table of [`exit2_flow`]:
@@ -185,6 +189,27 @@ pub(crate) fn frame_json(
             ),
             Some(start),
         )),
+    }
+}
+
+/// The length of `value` serialized as compact JSON (bytes), counted
+/// without building the text: what a value's size is measured by against
+/// a cap (a payload's stdin cap, a policy value's stdout cap).
+pub(crate) fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
     }
 }
 

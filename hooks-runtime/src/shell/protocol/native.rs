@@ -28,10 +28,16 @@
 
 use hooks_schema::{FlowKind, HookOutput, OutputDecision, Phase};
 
-use super::{ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large};
+use serde_json::{Map, Value};
+
+use super::{
+    ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, json_type, nonzero_exit, too_large,
+};
 use crate::{Captured, ContextItem, Flow, RequestPatch};
 
-/// Parses a native hook's result into a [`ProtocolDecision`] flow.
+/// Reads a native hook process's exit code, stdout and stderr into a
+/// [`ProtocolDecision`] flow: exit 0 reads stdout ([`read_output`]), exit 2
+/// is a deny with stderr as its reason.
 ///
 /// `exit_code` is the hook's exit code; `hook_id` names the hook in
 /// generated reasons.
@@ -53,13 +59,60 @@ pub(crate) fn parse(
         2 => return Ok(exit2_flow(phase, None, stderr, hook_id)),
         code => return Err(nonzero_exit(code, stderr)),
     }
-    if stdout.truncated {
-        return Err(too_large(stdout));
+    read_output(phase, stdout)
+}
+
+/// Reads an output document (a process's stdout after exit 0, an `http`
+/// hook's response body): empty, or one framed JSON object
+/// ([`frame_json`]) read by [`read_value`].
+///
+/// # Errors
+///
+/// [`ProtocolFailure`]: `output_too_large` when the output was cut at its
+/// cap, `invalid_output` for framing errors and misplaced fields.
+pub(crate) fn read_output(
+    phase: Phase,
+    output: &Captured,
+) -> Result<ProtocolDecision, ProtocolFailure> {
+    if output.truncated {
+        return Err(too_large(output));
     }
-    let Some(map) = frame_json(&stdout.bytes)? else {
+    read_object(phase, frame_json(&output.bytes)?)
+}
+
+/// Reads a JSON value (a `policy` hook's value, OPA's `result`): `None`
+/// (undefined) is `continue`, an object is read as an output object.
+///
+/// # Errors
+///
+/// [`ProtocolFailure`] `invalid_output` when the value is not an object or
+/// has misplaced fields.
+pub(crate) fn read_value(
+    phase: Phase,
+    value: Option<Value>,
+) -> Result<ProtocolDecision, ProtocolFailure> {
+    match value {
+        None => Ok(ProtocolDecision::default()),
+        Some(Value::Object(map)) => read_object(phase, Some(map)),
+        Some(other) => Err(ProtocolFailure::invalid(
+            format!(
+                "the value must be a JSON object, found {}",
+                json_type(&other)
+            ),
+            None,
+        )),
+    }
+}
+
+/// Reads an output object (`None`: no output, `continue`).
+fn read_object(
+    phase: Phase,
+    map: Option<Map<String, Value>>,
+) -> Result<ProtocolDecision, ProtocolFailure> {
+    let Some(map) = map else {
         return Ok(ProtocolDecision::default());
     };
-    let output: HookOutput = serde_json::from_value(serde_json::Value::Object(map))
+    let output: HookOutput = serde_json::from_value(Value::Object(map))
         .map_err(|e| ProtocolFailure::invalid(format!("invalid output object: {e}"), None))?;
     let flow = to_flow(phase, output).map_err(|d| ProtocolFailure::invalid(d, None))?;
     Ok(ProtocolDecision::flow(flow))

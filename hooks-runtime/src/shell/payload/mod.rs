@@ -4,23 +4,26 @@
 //! modes `full` / `redacted`, and the spill to a payload-ref file over the
 //! stdin cap.
 
-use std::collections::VecDeque;
-use std::ffi::{OsStr, OsString};
-use std::io::{self, Write};
-use std::os::fd::OwnedFd;
-use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+mod paths;
+mod spill;
+
+use std::io;
+use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use hooks_schema::{
-    BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION,
-    PathDiagnostic, PathDiagnosticKind, Payload, PayloadMode, Phase, Protocol,
+    BinaryMeta, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,
+    PayloadMode, Phase, Protocol,
 };
-use rustix::fs::{AtFlags, Mode, OFlags};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::shell::protocol::claude;
+use self::paths::AffectedPaths;
+pub use self::paths::affected_paths;
+use self::paths::describe;
+use self::spill::write_spill;
+pub(crate) use self::spill::{SpillFile, check_session_dir};
+use crate::shell::protocol::{claude, json_len};
 use crate::shell::redact::{SecretSet, redact_json, redact_sensitive_text};
 use crate::{FlowKind, HookContext, StepEvent, ToolOutcome};
 
@@ -95,30 +98,6 @@ pub enum PayloadError {
     },
 }
 
-/// Checks that `session_dir` resolves (symlinks followed) inside `root`;
-/// returns the canonical session directory.
-///
-/// # Errors
-///
-/// [`PayloadError::SessionDirOutsideRoot`] when it does not,
-/// [`PayloadError::Spill`] when it cannot be canonicalized.
-pub(crate) fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathBuf, PayloadError> {
-    let spill_err = |source| PayloadError::Spill {
-        dir: session_dir.to_path_buf(),
-        source,
-    };
-    let root = root.canonicalize().map_err(spill_err)?;
-    let resolved = session_dir.canonicalize().map_err(spill_err)?;
-    if !resolved.starts_with(&root) {
-        return Err(PayloadError::SessionDirOutsideRoot {
-            dir: session_dir.to_path_buf(),
-            resolved,
-            root,
-        });
-    }
-    Ok(resolved)
-}
-
 /// Everything [`build`] needs besides the event.
 #[derive(Debug, Clone, Copy)]
 pub struct PayloadInput<'a> {
@@ -150,8 +129,12 @@ pub struct PayloadInput<'a> {
 /// A built payload.
 #[derive(Debug)]
 pub struct BuiltPayload {
-    /// The bytes for stdin (without the trailing `\n` the executor adds).
-    pub stdin: Vec<u8>,
+    /// The JSON document the hook gets: the whole payload, or the elided
+    /// envelope when the payload was over the stdin cap. A process reads it
+    /// on stdin ([`BuiltPayload::stdin`]), an `http` hook as its request
+    /// body, a `policy` hook as its `input` (the value itself, never
+    /// serialized).
+    pub document: Value,
     /// The payload-ref file, when the payload spilled; remove it with
     /// `SpillFile::remove` when the invocation ends.
     pub spill: Option<SpillFile>,
@@ -169,47 +152,11 @@ pub struct BuiltPayload {
     pub refusal: Option<String>,
 }
 
-/// A payload-ref file: mode 0600, created exclusively (`O_EXCL`,
-/// `O_NOFOLLOW`) in the session directory, which is opened component by
-/// component from the workspace root without following symlinks, so a
-/// symlink swapped in after the check cannot redirect it. Dropping it
-/// removes it (best effort, relative to that directory); [`SpillFile::remove`]
-/// reports a failure.
-#[derive(Debug)]
-pub struct SpillFile {
-    path: PathBuf,
-    /// The session directory as opened, and the file's name in it.
-    entry: Option<(OwnedFd, OsString)>,
-}
-
-impl SpillFile {
-    /// The file's absolute path (also in [`PAYLOAD_REF_ENV`]).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Removes the file.
-    ///
-    /// # Errors
-    ///
-    /// The I/O error of removing it (the caller turns it into a diagnostic).
-    pub fn remove(mut self) -> io::Result<()> {
-        match self.entry.take() {
-            Some((dir, name)) => Ok(rustix::fs::unlinkat(
-                &dir,
-                name.as_os_str(),
-                AtFlags::empty(),
-            )?),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Drop for SpillFile {
-    fn drop(&mut self) {
-        if let Some((dir, name)) = self.entry.take() {
-            let _ = rustix::fs::unlinkat(&dir, name.as_os_str(), AtFlags::empty());
-        }
+impl BuiltPayload {
+    /// The document as stdin bytes (without the trailing `\n` the executor
+    /// adds).
+    pub fn stdin(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.document).unwrap_or_default()
     }
 }
 
@@ -455,10 +402,10 @@ pub fn build(
             v
         }
     };
-    let bytes = serde_json::to_vec(&full).unwrap_or_default();
-    if bytes.len() <= input.limits.stdin_cap {
+    let len = json_len(&full);
+    if len <= input.limits.stdin_cap {
         return Ok(BuiltPayload {
-            stdin: bytes,
+            document: full,
             spill: None,
             diagnostics,
             path_diagnostics,
@@ -466,6 +413,7 @@ pub fn build(
         });
     }
     // Over the stdin cap: spill the whole payload, send an elided envelope.
+    let bytes = serde_json::to_vec(&full).unwrap_or_default();
     let spill = match input.session_dir {
         // A refused call runs nothing: nothing to spill.
         _ if refusal.is_some() => None,
@@ -519,7 +467,7 @@ pub fn build(
         }
     }
     Ok(BuiltPayload {
-        stdin: serde_json::to_vec(&stub).unwrap_or_default(),
+        document: stub,
         spill,
         diagnostics,
         path_diagnostics,
@@ -529,198 +477,6 @@ pub fn build(
 
 fn target_ran(phase: Phase) -> bool {
     phase.is_after_phase()
-}
-
-static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-fn write_spill(
-    dir: &Path,
-    input: &PayloadInput<'_>,
-    bytes: &[u8],
-) -> Result<SpillFile, PayloadError> {
-    let err = |source| PayloadError::Spill {
-        dir: dir.to_path_buf(),
-        source,
-    };
-    let checked = check_session_dir(dir, input.root)?;
-    let root = input.root.canonicalize().map_err(err)?;
-    let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let safe_id: String = input
-        .hook_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
-    let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
-    create_spill(&root, &checked, name.as_ref(), bytes).map_err(err)
-}
-
-/// Creates the payload-ref file `name` (mode 0600) in `dir`, a session
-/// directory already checked to lie in `root` (both canonical), and writes
-/// `bytes` to it. `dir` is opened from `root` one component at a time with
-/// `O_NOFOLLOW`, and the file with `O_CREAT | O_EXCL | O_NOFOLLOW` in that
-/// directory: a component or the file swapped for a symlink since the check
-/// makes this fail instead of writing elsewhere.
-fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<SpillFile> {
-    let rel = dir.strip_prefix(root).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            "the session directory is not inside the workspace root",
-        )
-    })?;
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let mut fd = rustix::fs::open(root, dir_flags, Mode::empty())?;
-    for part in rel.components() {
-        let Component::Normal(part) = part else {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the session directory path is not canonical",
-            ));
-        };
-        fd = rustix::fs::openat(&fd, part, dir_flags | OFlags::NOFOLLOW, Mode::empty())?;
-    }
-    let file_fd = rustix::fs::openat(
-        &fd,
-        name,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
-    )?;
-    let spill = SpillFile {
-        path: dir.join(name),
-        entry: Some((fd, name.to_owned())),
-    };
-    let mut file = std::fs::File::from(file_fd);
-    file.write_all(bytes)?;
-    file.flush()?;
-    Ok(spill)
-}
-
-/// The affected paths of a tool call and the findings about them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AffectedPaths {
-    /// The resolved paths, at most [`MAX_AFFECTED_PATHS`], without duplicates.
-    pub paths: Vec<String>,
-    /// One finding per path outside the root, too long or past the cap.
-    pub diagnostics: Vec<PathDiagnostic>,
-}
-
-/// Resolves the affected paths of a tool call: the strings (or arrays of
-/// strings) at `settings.path_pointers` in `args`, relative ones joined to
-/// `cwd`, each resolved against the real file system (`..` and
-/// the symlinks of every component). A path that resolves outside `root` is
-/// listed and flagged [`PathDiagnosticKind::OutsideRoot`]; paths longer than
-/// 1024 characters and entries past the 16th are left out and flagged.
-pub fn affected_paths(
-    args: &Value,
-    settings: &ToolPathSettings,
-    cwd: &Path,
-    root: &Path,
-) -> AffectedPaths {
-    let root = resolve(root);
-    let mut out = AffectedPaths::default();
-    for pointer in &settings.path_pointers {
-        let raw: Vec<&str> = match args.pointer(pointer) {
-            Some(Value::String(s)) => vec![s.as_str()],
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        for p in raw {
-            let resolved = resolve(&cwd.join(p));
-            let s = resolved.to_string_lossy().into_owned();
-            let finding = |kind| PathDiagnostic {
-                kind,
-                pointer: pointer.clone(),
-                path: s.chars().take(MAX_AFFECTED_PATH_CHARS).collect(),
-            };
-            if s.chars().count() > MAX_AFFECTED_PATH_CHARS {
-                out.diagnostics.push(finding(PathDiagnosticKind::TooLong));
-                continue;
-            }
-            if out.paths.contains(&s) {
-                continue;
-            }
-            if out.paths.len() == MAX_AFFECTED_PATHS {
-                out.diagnostics.push(finding(PathDiagnosticKind::TooMany));
-                continue;
-            }
-            if !resolved.starts_with(&root) {
-                out.diagnostics
-                    .push(finding(PathDiagnosticKind::OutsideRoot));
-            }
-            out.paths.push(s);
-        }
-    }
-    out
-}
-
-/// The operator's text for a path finding.
-fn describe(d: &PathDiagnostic) -> String {
-    let (pointer, path) = (&d.pointer, &d.path);
-    match d.kind {
-        PathDiagnosticKind::OutsideRoot => {
-            format!("affected path at `{pointer}` resolves to `{path}`, outside the workspace root")
-        }
-        PathDiagnosticKind::TooLong => format!(
-            "affected path at `{pointer}` is longer than {MAX_AFFECTED_PATH_CHARS} characters: left out"
-        ),
-        _ => format!(
-            "affected path `{path}` at `{pointer}` is past the first {MAX_AFFECTED_PATHS}: left out"
-        ),
-    }
-}
-
-/// Most symlinks [`resolve`] follows for one path (Linux's limit).
-const MAX_SYMLINKS: usize = 40;
-
-/// Resolves an absolute `path` as the OS would open it: `.` dropped, each
-/// symlink (in any component, dangling or not) replaced by its target, `..`
-/// taken against what the path resolved to so far; the components that do
-/// not exist are kept as written (a `..` after one removes it). After
-/// [`MAX_SYMLINKS`] symlinks the rest is appended lexically. A snapshot: the
-/// file system may change afterwards.
-pub(crate) fn resolve(path: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    let mut todo: VecDeque<OsString> = VecDeque::new();
-    push_front(&mut todo, path);
-    let mut followed = 0;
-    while let Some(part) = todo.pop_front() {
-        if part == ".." {
-            out.pop();
-            continue;
-        }
-        let next = out.join(&part);
-        let link = (followed < MAX_SYMLINKS)
-            .then(|| std::fs::read_link(&next).ok())
-            .flatten();
-        match link {
-            Some(target) => {
-                followed += 1;
-                if target.is_absolute() {
-                    out = PathBuf::from("/");
-                }
-                push_front(&mut todo, &target);
-            }
-            None => out = next,
-        }
-    }
-    out
-}
-
-/// Puts the normal and `..` components of `path` in front of `todo`.
-fn push_front(todo: &mut VecDeque<OsString>, path: &Path) {
-    for c in path.components().rev() {
-        match c {
-            Component::Normal(part) => todo.push_front(part.to_owned()),
-            Component::ParentDir => todo.push_front("..".into()),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
 }
 
 const BINARY_TYPES: [&str; 5] = ["image", "audio", "file", "bytes", "binary"];
@@ -836,151 +592,5 @@ mod tests {
         );
         assert_eq!(out[1].len_bytes, 3);
         assert_eq!(v["content"][0]["text"], "hi");
-    }
-
-    fn settings(pointers: &[&str], writes: bool) -> ToolPathSettings {
-        ToolPathSettings {
-            path_pointers: pointers.iter().map(|p| (*p).to_owned()).collect(),
-            allow_absolute: false,
-            writes,
-        }
-    }
-
-    /// A canonical temporary workspace root.
-    fn workspace() -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        (dir, root)
-    }
-
-    #[test]
-    fn dot_dot_out_of_the_root_is_resolved_and_flagged() {
-        let (_dir, root) = workspace();
-        let cwd = root.join("sub");
-        std::fs::create_dir(&cwd).unwrap();
-        let args = json!({"path": "../../etc/passwd"});
-        let got = affected_paths(&args, &settings(&["/path"], false), &cwd, &root);
-        let want = root.parent().unwrap().join("etc/passwd");
-        assert_eq!(got.paths, vec![want.to_string_lossy().into_owned()]);
-        assert_eq!(
-            got.diagnostics,
-            vec![PathDiagnostic {
-                kind: PathDiagnosticKind::OutsideRoot,
-                pointer: "/path".into(),
-                path: want.to_string_lossy().into_owned(),
-            }]
-        );
-    }
-
-    #[test]
-    fn a_symlinked_parent_is_resolved_and_flagged() {
-        let (_dir, root) = workspace();
-        std::os::unix::fs::symlink("/etc", root.join("linkdir")).unwrap();
-        // Also through a relative link and a link chain.
-        std::fs::create_dir(root.join("d")).unwrap();
-        std::os::unix::fs::symlink("../linkdir", root.join("d/up")).unwrap();
-        let args = json!({"paths": ["linkdir/passwd", "d/up/hosts", "d/../linkdir/x/../y"]});
-        let got = affected_paths(&args, &settings(&["/paths"], false), &root, &root);
-        assert_eq!(got.paths, ["/etc/passwd", "/etc/hosts", "/etc/y"]);
-        assert_eq!(got.diagnostics.len(), 3, "{:?}", got.diagnostics);
-        assert!(
-            got.diagnostics
-                .iter()
-                .all(|d| d.kind == PathDiagnosticKind::OutsideRoot)
-        );
-    }
-
-    #[test]
-    fn a_dangling_symlink_resolves_to_its_target() {
-        let (_dir, root) = workspace();
-        let outside = tempfile::tempdir().unwrap();
-        let target = outside.path().canonicalize().unwrap().join("new.txt");
-        std::os::unix::fs::symlink(&target, root.join("out")).unwrap();
-        let got = affected_paths(&json!({"p": "out"}), &settings(&["/p"], true), &root, &root);
-        assert_eq!(got.paths, vec![target.to_string_lossy().into_owned()]);
-        assert_eq!(got.diagnostics[0].kind, PathDiagnosticKind::OutsideRoot);
-    }
-
-    #[test]
-    fn an_absolute_path_inside_the_root_is_kept_unflagged() {
-        let (_dir, root) = workspace();
-        std::fs::create_dir(root.join("src")).unwrap();
-        std::os::unix::fs::symlink("src", root.join("alias")).unwrap();
-        let abs = root.join("src/lib.rs").to_string_lossy().into_owned();
-        let via_link = root.join("alias/lib.rs").to_string_lossy().into_owned();
-        let args = json!({"paths": [abs, via_link, "src/./new/../lib.rs", "c"]});
-        let got = affected_paths(&args, &settings(&["/paths"], true), &root, &root);
-        let p = |s: &str| root.join(s).to_string_lossy().into_owned();
-        assert_eq!(got.paths, vec![p("src/lib.rs"), p("c")]);
-        assert!(got.diagnostics.is_empty(), "{:?}", got.diagnostics);
-    }
-
-    #[test]
-    fn paths_past_the_cap_or_too_long_are_left_out_and_flagged() {
-        let (_dir, root) = workspace();
-        let many = json!({"paths": (0..20).map(|i| format!("f{i}")).collect::<Vec<_>>()});
-        let got = affected_paths(&many, &settings(&["/paths"], false), &root, &root);
-        assert_eq!(got.paths.len(), MAX_AFFECTED_PATHS);
-        assert_eq!(got.diagnostics.len(), 4);
-        assert!(
-            got.diagnostics
-                .iter()
-                .all(|d| d.kind == PathDiagnosticKind::TooMany)
-        );
-        let long = json!({"p": "x".repeat(2000)});
-        let got = affected_paths(&long, &settings(&["/p"], false), &root, &root);
-        assert!(got.paths.is_empty());
-        assert_eq!(got.diagnostics[0].kind, PathDiagnosticKind::TooLong);
-    }
-
-    #[test]
-    fn a_session_dir_swapped_for_a_symlink_after_the_check_is_not_followed() {
-        let (_dir, root) = workspace();
-        std::fs::create_dir(root.join("session")).unwrap();
-        let checked = check_session_dir(&root.join("session"), &root).unwrap();
-        // Swap: the checked directory becomes a symlink to a directory
-        // outside the root.
-        let outside = tempfile::tempdir().unwrap();
-        std::fs::rename(root.join("session"), root.join("old")).unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.join("session")).unwrap();
-        let got = create_spill(&root, &checked, "p.json".as_ref(), b"{}");
-        assert!(got.is_err(), "{got:?}");
-        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
-        // A parent of the session directory swapped likewise.
-        std::fs::create_dir_all(root.join("a/s")).unwrap();
-        let checked = check_session_dir(&root.join("a/s"), &root).unwrap();
-        std::fs::create_dir(outside.path().join("s")).unwrap();
-        std::fs::rename(root.join("a"), root.join("old-a")).unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.join("a")).unwrap();
-        assert!(create_spill(&root, &checked, "p.json".as_ref(), b"{}").is_err());
-        assert_eq!(
-            std::fs::read_dir(outside.path().join("s")).unwrap().count(),
-            0
-        );
-    }
-
-    #[test]
-    fn a_symlink_planted_at_the_ref_file_name_is_not_followed() {
-        let (_dir, root) = workspace();
-        let session = root.join("session");
-        std::fs::create_dir(&session).unwrap();
-        let outside = tempfile::tempdir().unwrap();
-        let target = outside.path().join("stolen.json");
-        std::os::unix::fs::symlink(&target, session.join("p.json")).unwrap();
-        assert!(create_spill(&root, &session, "p.json".as_ref(), b"{}").is_err());
-        assert!(!target.exists());
-        // Unplanted, the file is created 0600 and removed relative to the
-        // directory it was created in.
-        use std::os::unix::fs::PermissionsExt;
-        let spill = create_spill(&root, &session, "q.json".as_ref(), b"{}").unwrap();
-        let mode = std::fs::metadata(spill.path())
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(std::fs::read(spill.path()).unwrap(), b"{}");
-        let path = spill.path().to_path_buf();
-        spill.remove().unwrap();
-        assert!(!path.exists());
     }
 }

@@ -1,0 +1,124 @@
+//! Heap allocations per steady-state event for each kind of hook target,
+//! through a dispatch table bound to a shell runtime (no record writer):
+//! a declarative `block` rule (a `hooks!` table), a `run` hook (a
+//! one-shot `sh` script answering `{}`), an `http` hook (a loopback
+//! server answering `{}`) and a `policy` hook (a small Rego file). One
+//! warm-up event first (it builds the table's hook ids, the HTTP client
+//! and its connection, the compiled policy), then the mean over the
+//! measured events. Only the allocations of the calling thread count
+//! (`allocation-counter`): the runtime is current-thread, so the hook's
+//! whole pipeline runs there; the loopback server's thread does not count.
+//!
+//! Run with `cargo bench --bench hook_allocs` (add `-- --quick` for fewer
+//! events); figures are in BENCHMARKS.md, "Hook allocations".
+
+#[path = "support/measure.rs"]
+mod measure;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_hooks::shell::Executor;
+use agent_hooks::{Flow, HookContext, StepEvent, Table};
+use hooks_runtime::{Dispatcher, StackOutcome, TableRef};
+use measure::allocations;
+use serde_json::json;
+
+agent_hooks::hooks!(name = Blocks, "hook_allocs.yaml");
+
+/// A loaded table of `config`, `policy` files resolved against `root`.
+fn loaded(root: &Path, config: &str) -> Arc<Table> {
+    let compiled = hooks_schema::Loader::new()
+        .workspace(root)
+        .compile_str(config, "hook_allocs.yaml")
+        .expect("the bench config compiles");
+    Arc::new(Table::from_plan(compiled.plan))
+}
+
+/// A loopback HTTP server answering every POST with `{}` (keep-alive), on
+/// its own thread; returns its URL.
+fn serve() -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").expect("a loopback port");
+    let url = format!("http://{}/hook", server.server_addr());
+    std::thread::spawn(move || {
+        for mut request in server.incoming_requests() {
+            let mut body = Vec::new();
+            let _ = request.as_reader().read_to_end(&mut body);
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json")
+                .expect("a valid header");
+            let _ = request.respond(tiny_http::Response::from_string("{}").with_header(header));
+        }
+    });
+    url
+}
+
+/// The small policy of the `policy` hook: blocks `rm -rf`, else undefined.
+const POLICY: &str = "package bench\n\ndecision := {\"decision\": \"block\", \"reason\": \"no\"} if {\n\tcontains(input.args.command, \"rm -rf\")\n}\n";
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (warm, events) = if quick { (1, 20) } else { (1, 200) };
+    let root = tempfile::tempdir().expect("a workspace root");
+    std::fs::write(root.path().join("bench.rego"), POLICY).expect("the policy file");
+    let url = serve();
+    let hook = |action: &str| {
+        format!(
+            "version: 1\nhooks:\n  - id: h\n    phase: before_tool\n    failure_policy: warn\n    {action}\n"
+        )
+    };
+    let tables: [(&str, TableRef); 4] = [
+        ("declarative block", TableRef::Static(Blocks::table())),
+        (
+            "run (sh, one-shot)",
+            TableRef::Shared(loaded(root.path(), &hook("run: { command: \"echo {}\" }"))),
+        ),
+        (
+            "http (loopback)",
+            TableRef::Shared(loaded(
+                root.path(),
+                &hook(&format!("http: {{ url: \"{url}\" }}")),
+            )),
+        ),
+        (
+            "policy (Rego)",
+            TableRef::Shared(loaded(
+                root.path(),
+                &hook("policy: { rego: [bench.rego], query: data.bench.decision }"),
+            )),
+        ),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let ctx = HookContext::new("bench");
+    let args = json!({"command": "rm -rf build"});
+    let event = StepEvent::BeforeTool {
+        tool_name: "bash",
+        call_id: "c1",
+        args: &args,
+    };
+    println!("hook allocations per steady-state event ({events} events after {warm} warm-up)");
+    for (name, table) in tables {
+        let shell = Arc::new(table.shell_runtime(Executor::new(root.path()).expect("executor")));
+        let dispatcher = Dispatcher::new(table).with_shell(shell);
+        let fold = || -> StackOutcome { rt.block_on(dispatcher.fold(&ctx, event)) };
+        for _ in 0..warm {
+            let outcome = fold();
+            assert!(
+                outcome.diagnostics.is_empty(),
+                "{name}: {:?}",
+                outcome.diagnostics
+            );
+            let expected = match name {
+                "declarative block" | "policy (Rego)" => Some(Flow::skip("no")),
+                _ => None,
+            };
+            assert_eq!(outcome.decision, expected, "{name}");
+        }
+        let per_event = allocations(events, || {
+            std::hint::black_box(fold());
+        });
+        println!("  {name:<22} {per_event:>8.1} allocations/event");
+    }
+}

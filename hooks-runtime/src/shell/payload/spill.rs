@@ -1,0 +1,212 @@
+//! The payload-ref file an oversized payload spills to: [`SpillFile`].
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+
+use super::{PayloadError, PayloadInput};
+
+/// Checks that `session_dir` resolves (symlinks followed) inside `root`;
+/// returns the canonical session directory.
+///
+/// # Errors
+///
+/// [`PayloadError::SessionDirOutsideRoot`] when it does not,
+/// [`PayloadError::Spill`] when it cannot be canonicalized.
+pub(crate) fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathBuf, PayloadError> {
+    let spill_err = |source| PayloadError::Spill {
+        dir: session_dir.to_path_buf(),
+        source,
+    };
+    let root = root.canonicalize().map_err(spill_err)?;
+    let resolved = session_dir.canonicalize().map_err(spill_err)?;
+    if !resolved.starts_with(&root) {
+        return Err(PayloadError::SessionDirOutsideRoot {
+            dir: session_dir.to_path_buf(),
+            resolved,
+            root,
+        });
+    }
+    Ok(resolved)
+}
+
+/// A payload-ref file: mode 0600, created exclusively (`O_EXCL`,
+/// `O_NOFOLLOW`) in the session directory, which is opened component by
+/// component from the workspace root without following symlinks, so a
+/// symlink swapped in after the check cannot redirect it. Dropping it
+/// removes it (best effort, relative to that directory); [`SpillFile::remove`]
+/// reports a failure.
+#[derive(Debug)]
+pub struct SpillFile {
+    path: PathBuf,
+    /// The session directory as opened, and the file's name in it.
+    entry: Option<(OwnedFd, OsString)>,
+}
+
+impl SpillFile {
+    /// The file's absolute path (also in [`PAYLOAD_REF_ENV`]).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the file.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of removing it (the caller turns it into a diagnostic).
+    pub fn remove(mut self) -> io::Result<()> {
+        match self.entry.take() {
+            Some((dir, name)) => Ok(rustix::fs::unlinkat(
+                &dir,
+                name.as_os_str(),
+                AtFlags::empty(),
+            )?),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        if let Some((dir, name)) = self.entry.take() {
+            let _ = rustix::fs::unlinkat(&dir, name.as_os_str(), AtFlags::empty());
+        }
+    }
+}
+
+static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+pub(super) fn write_spill(
+    dir: &Path,
+    input: &PayloadInput<'_>,
+    bytes: &[u8],
+) -> Result<SpillFile, PayloadError> {
+    let err = |source| PayloadError::Spill {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let checked = check_session_dir(dir, input.root)?;
+    let root = input.root.canonicalize().map_err(err)?;
+    let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let safe_id: String = input
+        .hook_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
+    create_spill(&root, &checked, name.as_ref(), bytes).map_err(err)
+}
+
+/// Creates the payload-ref file `name` (mode 0600) in `dir`, a session
+/// directory already checked to lie in `root` (both canonical), and writes
+/// `bytes` to it. `dir` is opened from `root` one component at a time with
+/// `O_NOFOLLOW`, and the file with `O_CREAT | O_EXCL | O_NOFOLLOW` in that
+/// directory: a component or the file swapped for a symlink since the check
+/// makes this fail instead of writing elsewhere.
+fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<SpillFile> {
+    let rel = dir.strip_prefix(root).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the session directory is not inside the workspace root",
+        )
+    })?;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut fd = rustix::fs::open(root, dir_flags, Mode::empty())?;
+    for part in rel.components() {
+        let Component::Normal(part) = part else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the session directory path is not canonical",
+            ));
+        };
+        fd = rustix::fs::openat(&fd, part, dir_flags | OFlags::NOFOLLOW, Mode::empty())?;
+    }
+    let file_fd = rustix::fs::openat(
+        &fd,
+        name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    let spill = SpillFile {
+        path: dir.join(name),
+        entry: Some((fd, name.to_owned())),
+    };
+    let mut file = std::fs::File::from(file_fd);
+    file.write_all(bytes)?;
+    file.flush()?;
+    Ok(spill)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A canonical temporary workspace root.
+    fn workspace() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn a_session_dir_swapped_for_a_symlink_after_the_check_is_not_followed() {
+        let (_dir, root) = workspace();
+        std::fs::create_dir(root.join("session")).unwrap();
+        let checked = check_session_dir(&root.join("session"), &root).unwrap();
+        // Swap: the checked directory becomes a symlink to a directory
+        // outside the root.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::rename(root.join("session"), root.join("old")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("session")).unwrap();
+        let got = create_spill(&root, &checked, "p.json".as_ref(), b"{}");
+        assert!(got.is_err(), "{got:?}");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+        // A parent of the session directory swapped likewise.
+        std::fs::create_dir_all(root.join("a/s")).unwrap();
+        let checked = check_session_dir(&root.join("a/s"), &root).unwrap();
+        std::fs::create_dir(outside.path().join("s")).unwrap();
+        std::fs::rename(root.join("a"), root.join("old-a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("a")).unwrap();
+        assert!(create_spill(&root, &checked, "p.json".as_ref(), b"{}").is_err());
+        assert_eq!(
+            std::fs::read_dir(outside.path().join("s")).unwrap().count(),
+            0
+        );
+    }
+
+    #[test]
+    fn a_symlink_planted_at_the_ref_file_name_is_not_followed() {
+        let (_dir, root) = workspace();
+        let session = root.join("session");
+        std::fs::create_dir(&session).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("stolen.json");
+        std::os::unix::fs::symlink(&target, session.join("p.json")).unwrap();
+        assert!(create_spill(&root, &session, "p.json".as_ref(), b"{}").is_err());
+        assert!(!target.exists());
+        // Unplanted, the file is created 0600 and removed relative to the
+        // directory it was created in.
+        use std::os::unix::fs::PermissionsExt;
+        let spill = create_spill(&root, &session, "q.json".as_ref(), b"{}").unwrap();
+        let mode = std::fs::metadata(spill.path())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read(spill.path()).unwrap(), b"{}");
+        let path = spill.path().to_path_buf();
+        spill.remove().unwrap();
+        assert!(!path.exists());
+    }
+}
