@@ -160,3 +160,35 @@ fn catalogue_files_are_tracked_even_when_invalid() {
     assert!(out.contains("tools.json"), "{out}");
     assert!(out.contains("unknown tool `bsah`"), "{out}");
 }
+
+/// Field-less enums are quoted by their derived `Debug` name: it must be the
+/// variant (the CamelCase of the serde name, for the enums that have one).
+#[test]
+fn field_less_enums_are_quoted_by_variant_name() {
+    use hooks_schema::{FailurePolicy, HttpProtocol, Mode, OutcomeKind, Phase};
+    use quote_plan::{Gen, Quote};
+
+    fn check<T: Quote + serde::Serialize>(ty: &str, values: &[T]) {
+        let p = quote::quote!(::rt::__private);
+        for value in values {
+            let quoted = value.quote(&mut Gen::new(&p)).to_string();
+            let snake = match serde_json::to_value(value) {
+                Ok(serde_json::Value::String(s)) => s,
+                other => panic!("{ty}: {other:?}"),
+            };
+            let camel: String = snake
+                .split('_')
+                .map(|w| w[..1].to_uppercase() + &w[1..])
+                .collect();
+            assert_eq!(quoted, format!(":: rt :: __private :: {ty} :: {camel}"));
+        }
+    }
+    check("Phase", &Phase::ALL);
+    check("Mode", &[Mode::Enforce, Mode::Audit]);
+    check(
+        "FailurePolicy",
+        &[FailurePolicy::Ignore, FailurePolicy::Fail],
+    );
+    check("HttpProtocol", &[HttpProtocol::Native, HttpProtocol::Opa]);
+    check("OutcomeKind", &[OutcomeKind::NotFound, OutcomeKind::Error]);
+}
