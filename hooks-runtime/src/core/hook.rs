@@ -83,6 +83,10 @@ pub trait AgentHook: Send + Sync {
     /// a `Skip`, context beside a rewritten result, and provenance and
     /// reports naming the inner hooks all land in the caller's fold.
     ///
+    /// The default hands the flow back instead of applying it because the
+    /// hook's future borrows the event, which borrows `fold`: applying it
+    /// here would need the future boxed even when it is ready.
+    ///
     /// A hook that applies flows itself uses [`Fold::apply`] /
     /// [`Fold::apply_reported`] under its parts' ids and returns
     /// [`FoldStep::ready`] with what the last one returned (no allocation),

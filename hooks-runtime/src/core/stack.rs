@@ -166,7 +166,7 @@ impl HookStack {
     /// instead, in order, under their own ids, and `id` is not used.
     pub fn push(&mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> &mut Self {
         if let Some(stack) = hook.as_stack() {
-            self.absorb_stack(stack);
+            self.append_stack(stack);
             return self;
         }
         self.entries.push(Entry {
@@ -177,7 +177,7 @@ impl HookStack {
     }
 
     /// Appends the hooks of `stack`, keeping the smaller explicit stop cap.
-    fn absorb_stack(&mut self, stack: &HookStack) {
+    fn append_stack(&mut self, stack: &HookStack) {
         self.entries.extend(stack.entries.iter().cloned());
         if let Some(cap) = stack.stop_cap {
             self.stop_cap = Some(self.stop_cap.map_or(cap, |own| own.min(cap)));
@@ -187,7 +187,7 @@ impl HookStack {
     /// Like [`HookStack::push`], for a hook already shared behind an `Arc`.
     pub fn push_shared(&mut self, id: impl Into<HookId>, hook: Arc<dyn AgentHook>) -> &mut Self {
         if let Some(stack) = hook.as_stack() {
-            self.absorb_stack(stack);
+            self.append_stack(stack);
             return self;
         }
         self.entries.push(Entry {
