@@ -1,5 +1,6 @@
 //! Dispatch through a `hooks!` table: an event no rule matches, an event a
-//! declarative rule blocks, and a phase without rules (one check).
+//! declarative rule blocks, and a phase without rules (one check); the
+//! same events folded by a `HookStack` holding the table.
 //!
 //! Run with `cargo bench -p agent-hooks-benches --bench dispatch`.
 
@@ -10,7 +11,7 @@ mod support;
 
 use std::hint::black_box;
 
-use agent_hooks::{AgentHook, Flow, HookContext, StepEvent, Table};
+use agent_hooks::{AgentHook, Flow, HookContext, HookStack, StepEvent, Table};
 use criterion::{Criterion, criterion_group, criterion_main};
 use measure::poll_ready;
 use serde_json::json;
@@ -51,6 +52,15 @@ fn bench(c: &mut Criterion) {
     });
     c.bench_function("static/text_delta/no_rules", |b| {
         b.iter(|| poll_ready(hooks.on_event(&ctx, black_box(StepEvent::TextDelta { delta: "x" }))));
+    });
+    // Through a stack (how agents call a table): the stack's fold and the
+    // table's rules, one fold passed down.
+    let stack = HookStack::new().with("full", Full::new());
+    c.bench_function("stack/before_tool/no_match", |b| {
+        b.iter(|| poll_ready(stack.fold(&ctx, black_box(tool(&quiet)))));
+    });
+    c.bench_function("stack/before_tool/block", |b| {
+        b.iter(|| poll_ready(stack.fold(&ctx, black_box(tool(&wipe)))));
     });
     c.bench_function("static/select/block", |b| {
         b.iter(|| Full::table().matching(black_box(tool(&wipe))).count());

@@ -6,7 +6,7 @@
 //! - selecting the matching rules ([`Table::matching`]: tool names, DFAs,
 //!   pointers, `equals` literals, outcomes) never allocates;
 //! - answering an event ([`AgentHook::on_event`], the net flow, and
-//!   [`AgentHook::fold_event`], the whole outcome with provenance) never
+//!   [`Dispatcher::fold`], the whole outcome with provenance) never
 //!   allocates when no rule matches, when only audit-mode rules match, or
 //!   when `block`, `terminate`, `inject` (two of them on one event) or
 //!   `patch` rules match: their texts and lists are borrowed from the
@@ -193,7 +193,7 @@ fn dispatch_allocates_nothing_when_no_rule_matches() {
 fn assert_decides(hooks: &Hundred, ctx: &HookContext, events: &[StepEvent<'_>]) {
     for e in events {
         assert!(!poll_ready(hooks.on_event(ctx, *e)).is_continue(), "{e:?}");
-        let outcome = poll_ready(hooks.fold_event(ctx, *e).expect("a table folds"));
+        let outcome = poll_ready(hooks.dispatcher().fold(ctx, *e));
         assert!(!outcome.is_continue(), "{e:?}");
         assert!(!outcome.provenance.is_empty(), "{e:?}");
     }
@@ -221,11 +221,11 @@ fn dispatching_matched_declarative_rules_allocates_nothing() {
     let n = allocations(|| {
         for i in 0..EVENTS {
             let e = events[i % events.len()];
-            let outcome = poll_ready(hooks.fold_event(&ctx, e).expect("a table folds"));
+            let outcome = poll_ready(hooks.dispatcher().fold(&ctx, e));
             provenance += outcome.provenance.len();
         }
     });
-    assert_eq!(n, 0, "fold_event allocated {n} times");
+    assert_eq!(n, 0, "the dispatcher's fold allocated {n} times");
     assert!(
         provenance > EVENTS / 3,
         "only {provenance} provenance entries"
@@ -263,8 +263,8 @@ fn matched_flows_carry_the_configs_values() {
     // Two `inject` rules (rule-34 lists tool_44 too) match one event, in order.
     let outcome = poll_ready(
         hooks
-            .fold_event(&ctx, after("tool_44", &d.ls, &d.timeout))
-            .expect("a table folds"),
+            .dispatcher()
+            .fold(&ctx, after("tool_44", &d.ls, &d.timeout)),
     );
     assert_eq!(
         outcome.context.as_slice(),

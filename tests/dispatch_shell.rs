@@ -112,11 +112,7 @@ fn without_a_shell_runtime_a_run_rule_fails_under_its_policy() {
     // missing runtime is still reported, never silent.
     let ctx = HookContext::new("t");
     let event = StepEvent::AfterAssistant { text: "done" };
-    let outcome = poll(
-        Observer::new()
-            .fold_event(&ctx, event)
-            .expect("a table folds"),
-    );
+    let outcome = poll(Observer::new().dispatcher().fold(&ctx, event));
     let unbound: Vec<String> = outcome
         .diagnostics
         .iter()
@@ -158,11 +154,7 @@ fn audit_mode_rules_leave_what_they_would_have_done_in_provenance() {
         args: &args,
     };
     let ctx = HookContext::new("t");
-    let outcome = poll(
-        Audited::new()
-            .fold_event(&ctx, event)
-            .expect("a table folds"),
-    );
+    let outcome = poll(Audited::new().dispatcher().fold(&ctx, event));
     assert!(
         outcome.decision.is_none() && outcome.args.is_none(),
         "{outcome:?}"

@@ -266,8 +266,8 @@ pub(crate) fn run(
     );
     let stack = HookStack::new().with(
         "examples/hooks.yaml",
-        // The generated type hands the stack its whole fold
-        // (`AgentHook::fold_event`): provenance names the config's rules and
+        // The generated type applies its rules to the stack's fold
+        // (`AgentHook::fold_into`): provenance names the config's rules and
         // a rewrite made before a skip is kept.
         ExampleHooks::new().with_shell(Arc::clone(&shell)),
     );

@@ -121,12 +121,12 @@ pub(crate) fn wrap(
                     #p::AgentHook::on_event(&self.dispatcher, ctx, event)
                 }
 
-                fn fold_event<'a>(
+                fn fold_into<'a>(
                     &'a self,
                     ctx: &'a #p::HookContext,
-                    event: #p::StepEvent<'a>,
-                ) -> ::core::option::Option<#p::OutcomeFuture<'a>> {
-                    #p::AgentHook::fold_event(&self.dispatcher, ctx, event)
+                    fold: &'a mut #p::Fold<'_>,
+                ) -> #p::FoldStep<'a> {
+                    #p::AgentHook::fold_into(&self.dispatcher, ctx, fold)
                 }
 
                 fn observes(&self, kind: #p::StepEventKind) -> bool {

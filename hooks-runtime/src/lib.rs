@@ -144,7 +144,7 @@ pub use crate::core::stack::{DuplicateHookId, HookStack};
 pub use crate::core::diagnostic::Diagnostic;
 pub use crate::core::flow::{ContextItem, ContextList, Flow, FlowKind, Role, Text};
 pub use crate::core::fold::Fold;
-pub use crate::core::hook::{AgentHook, FnHook, HookFuture, OutcomeFuture};
+pub use crate::core::hook::{AgentHook, FnHook, FoldStep, HookFuture};
 pub use crate::core::id::HookId;
 pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome};
 pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, ToolChoice};
@@ -187,7 +187,7 @@ pub use crate::shell::redact::{
 pub mod __private {
     pub use crate::dispatch::{Dispatcher, Table, TableRef};
     pub use crate::{
-        AgentHook, Executor, HookContext, HookFuture, OutcomeFuture, ShellRuntime, StackOutcome,
+        AgentHook, Executor, Fold, FoldStep, HookContext, HookFuture, ShellRuntime, StackOutcome,
         StepEvent, StepEventKind,
     };
     pub use hooks_schema::plan::{

@@ -250,9 +250,9 @@ async fn a_nested_stack_reports_its_hooks_in_place() {
         stack
     };
     let flattened = outer_with(Box::new(inner()));
-    let absorbed = outer_with(Box::new(Forwarding(inner())));
+    let wrapped = outer_with(Box::new(Forwarding(inner())));
     assert_eq!(flattened.len(), 5, "pushing a stack flattens it");
-    assert_eq!(absorbed.len(), 3, "a forwarding wrapper is one entry");
+    assert_eq!(wrapped.len(), 3, "a forwarding wrapper is one entry");
 
     let ctx = HookContext::new("run-1");
     let args = json!({"command": "ls"});
@@ -262,7 +262,7 @@ async fn a_nested_stack_reports_its_hooks_in_place() {
         args: &args,
     };
     let flat = flattened.before_tool(&ctx, call).await;
-    let nested = absorbed.before_tool(&ctx, call).await;
+    let nested = wrapped.before_tool(&ctx, call).await;
     for decided in [&flat, &nested] {
         assert_eq!(
             ids(&decided.reports),

@@ -1,7 +1,7 @@
 //! What `HookStack` does with flows an event cannot honour (the stack fails
 //! closed, naming the flow and the event) and with stacks inside stacks:
 //! pushed (flattened), behind an opaque hook (one net flow) or forwarding
-//! `fold_event` (absorbed whole).
+//! `fold_into` (folded into the outer stack's fold).
 
 #[path = "common/stack.rs"]
 mod stack;
@@ -11,8 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use hooks_runtime::{
     AfterToolDecision, AgentHook, Change, ContextItem, Diagnostic, Flow, FlowKind, FnHook, Fold,
-    HookContext, HookFuture, HookId, HookStack, OutcomeFuture, StackOutcome, StepEvent,
-    ToolDecision, ToolOutcome,
+    FoldStep, HookContext, HookFuture, HookId, HookStack, StepEvent, ToolDecision, ToolOutcome,
 };
 use hooks_schema::Phase;
 use serde_json::json;
@@ -318,60 +317,50 @@ async fn a_forwarded_stack_keeps_what_one_flow_cannot_say() {
     );
 }
 
-/// Answers `fold_event` with a fixed outcome.
-struct FixedOutcome(StackOutcome);
+/// Applies a fixed flow to the caller's fold under its own id, as a
+/// dispatch table applies its rules' flows.
+struct Applies(HookId, Flow);
 
-impl AgentHook for FixedOutcome {
+impl AgentHook for Applies {
     fn on_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> HookFuture<'a> {
         HookFuture::cont()
     }
 
-    fn fold_event<'a>(&'a self, _: &'a HookContext, _: StepEvent<'a>) -> Option<OutcomeFuture<'a>> {
-        Some(OutcomeFuture::ready(self.0.clone()))
+    fn fold_into<'a>(&'a self, _: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
+        FoldStep::ready(fold.apply(&self.0, self.1.clone()))
     }
 }
 
 #[tokio::test]
-async fn an_absorbed_outcome_the_event_cannot_honour_fails_closed() {
+async fn a_flow_applied_through_fold_into_that_the_event_cannot_honour_fails_closed() {
     let ctx = HookContext::new("run");
     let args = json!({});
-    let empty = || {
-        let mut fold = Fold::new(StepEvent::RunStart);
-        let _ = fold.apply(&HookId::from("x"), Flow::Continue);
-        fold.finish()
-    };
     // A rewritten result offered on before_tool.
-    let mut wrong_part = empty();
-    wrong_part.phase = Phase::BeforeTool;
-    wrong_part.result = Some(json!("r"));
-    // A before_tool outcome offered on another phase.
-    let mut wrong_phase = empty();
-    wrong_phase.phase = Phase::AfterTool;
-    wrong_phase.decision = Some(Flow::terminate("t"));
-    for (outcome, flow) in [
-        (wrong_part, FlowKind::RewriteResult),
-        (wrong_phase, FlowKind::Terminate),
-    ] {
-        let stack = HookStack::new().with("table", FixedOutcome(outcome));
-        let decided = stack.before_tool(&ctx, call(&args)).await;
-        let diagnostic = Diagnostic::Unhonoured {
-            hook: HookId::from("table"),
-            flow,
-            phase: Phase::BeforeTool,
-        };
-        assert_eq!(decided.diagnostics, std::slice::from_ref(&diagnostic));
-        assert_eq!(
-            decided.decision,
-            ToolDecision::Terminate {
-                reason: diagnostic.to_string().into()
-            }
-        );
-    }
-    // A well-formed outcome is absorbed as is.
-    let mut fine = empty();
-    fine.phase = Phase::BeforeTool;
-    fine.args = Some(json!({"rewritten": true}));
-    let stack = HookStack::new().with("table", FixedOutcome(fine));
+    let stack = HookStack::new().with(
+        "table",
+        Applies(HookId::from("rule"), Flow::RewriteResult(json!("r"))),
+    );
+    let decided = stack.before_tool(&ctx, call(&args)).await;
+    let diagnostic = Diagnostic::Unhonoured {
+        hook: HookId::from("rule"),
+        flow: FlowKind::RewriteResult,
+        phase: Phase::BeforeTool,
+    };
+    assert_eq!(decided.diagnostics, std::slice::from_ref(&diagnostic));
+    assert_eq!(
+        decided.decision,
+        ToolDecision::Terminate {
+            reason: diagnostic.to_string().into()
+        }
+    );
+    // A flow the event honours is applied as is, under the rule's id.
+    let stack = HookStack::new().with(
+        "table",
+        Applies(
+            HookId::from("rule"),
+            Flow::RewriteArgs(json!({"rewritten": true})),
+        ),
+    );
     let decided = stack.before_tool(&ctx, call(&args)).await;
     assert_eq!(
         decided.decision,
@@ -379,4 +368,5 @@ async fn an_absorbed_outcome_the_event_cannot_honour_fails_closed() {
             args: Cow::Owned(json!({"rewritten": true}))
         }
     );
+    assert_eq!(decided.provenance[0].hook, "rule");
 }

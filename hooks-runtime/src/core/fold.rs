@@ -13,15 +13,18 @@ use crate::core::flow::{ContextList, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::merge::PatchMerge;
 use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome};
-use crate::core::patch::{PatchField, RequestPatch};
+use crate::core::patch::RequestPatch;
 use crate::core::report::{HookReport, ReportList, Verdict};
 
 /// The fold of one event's flows, applied one hook at a time.
 ///
-/// [`HookStack::fold`](crate::HookStack::fold) uses it; so can code that obtains flows some other
-/// way (a dispatch table running rules, shell hooks run concurrently and
-/// merged in declared order): call [`Fold::event`] for the event the next
-/// hook must see, [`Fold::apply`] with its flow, and [`Fold::finish`].
+/// [`HookStack::fold`](crate::HookStack::fold) makes one and passes it down
+/// to each hook ([`AgentHook::fold_into`](crate::AgentHook::fold_into)): a
+/// dispatch table applies its rules' flows to it, a nested stack its hooks'.
+/// Code that obtains flows some other way (shell hooks run concurrently and
+/// merged in declared order) uses it alike: call [`Fold::event`] for the
+/// event the next hook must see, [`Fold::apply`] with its flow, and
+/// [`Fold::finish`].
 #[derive(Debug)]
 pub struct Fold<'e> {
     event: StepEvent<'e>,
@@ -69,6 +72,12 @@ impl<'e> Fold<'e> {
         } else {
             self.event
         }
+    }
+
+    /// The event as given to [`Fold::new`], without the rewrites applied
+    /// since (on a phase that honours none, the same as [`Fold::event`]).
+    pub(crate) fn unchained_event(&self) -> StepEvent<'e> {
+        self.event
     }
 
     /// Whether a flow already stopped the fold (later flows are ignored).
@@ -199,88 +208,6 @@ impl<'e> Fold<'e> {
             .is_none_or(|kept| rank(&answer) > rank(kept))
         {
             self.permission = Some(answer);
-        }
-    }
-
-    /// Absorbs `outcome`, the folded answer of hook `hook` (a stack or
-    /// dispatch table, see [`AgentHook::fold_event`](crate::AgentHook::fold_event)): its patch merges
-    /// field by field (attributed to the inner hooks that set each field),
-    /// its rewrite replaces the chained value, its context is appended, its
-    /// provenance and diagnostics are kept, and its decision stops the fold.
-    /// Returns `ControlFlow::Break` when the fold is stopped.
-    ///
-    /// Anything the event cannot honour (an outcome of another phase, a
-    /// rewrite or decision the phase does not allow) fails closed with
-    /// [`Diagnostic::Unhonoured`] naming `hook`.
-    pub fn absorb(&mut self, hook: &HookId, outcome: StackOutcome) -> ControlFlow<()> {
-        if self.decision.is_some() {
-            return ControlFlow::Break(());
-        }
-        let phase = self.phase();
-        let StackOutcome {
-            phase: inner_phase,
-            decision,
-            patch,
-            args,
-            result,
-            prompt,
-            context,
-            provenance,
-            diagnostics,
-            reports,
-        } = outcome;
-        // The inner hooks ran whatever becomes of their outcome.
-        self.reports.extend(reports);
-        let parts = [
-            (!patch.is_empty()).then_some(FlowKind::PatchRequest),
-            args.is_some().then_some(FlowKind::RewriteArgs),
-            result.is_some().then_some(FlowKind::RewriteResult),
-            prompt.is_some().then_some(FlowKind::RewritePrompt),
-            (!context.is_empty()).then_some(FlowKind::InjectContext),
-            decision.as_ref().map(Flow::kind),
-        ];
-        let refused = parts
-            .into_iter()
-            .flatten()
-            .find(|kind| inner_phase != phase || !kind.honoured_on(phase));
-        if let Some(flow) = refused {
-            self.fail_closed(Diagnostic::Unhonoured {
-                hook: hook.clone(),
-                flow,
-                phase,
-            });
-            return ControlFlow::Break(());
-        }
-        if !patch.is_empty() {
-            let who = |field: PatchField| {
-                provenance
-                    .iter()
-                    .rev()
-                    .find(|p| p.change.patch_field() == Some(field))
-                    .map_or_else(|| hook.clone(), |p| p.hook.clone())
-            };
-            self.patch
-                .merge_attributed(&who, patch, None, &mut self.diagnostics);
-        }
-        if let Some(value) = args.or(result) {
-            self.value = Some(value);
-        }
-        if let Some(prompt) = prompt {
-            self.prompt = Some(prompt);
-        }
-        self.context.extend(context);
-        self.provenance.extend(provenance);
-        self.diagnostics.extend(diagnostics);
-        match decision {
-            Some(answer @ (Flow::Ask { .. } | Flow::Allow)) => {
-                self.answer(answer);
-                ControlFlow::Continue(())
-            }
-            Some(decision) => {
-                self.decision = Some(decision);
-                ControlFlow::Break(())
-            }
-            None => ControlFlow::Continue(()),
         }
     }
 

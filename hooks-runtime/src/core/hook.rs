@@ -1,9 +1,11 @@
-//! The `AgentHook` trait, its allocation-free future type and hook ids.
+//! The `AgentHook` trait, its allocation-free future type and
+//! [`FoldStep`], a hook's part of its caller's fold.
 //!
 //! See [`HookFuture`] for why `on_event` returns it rather than `impl Future`.
 
 use std::fmt;
 use std::future::Future;
+use std::ops::ControlFlow;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -11,7 +13,8 @@ use std::task::{Context, Poll};
 use crate::core::context::HookContext;
 use crate::core::event::{StepEvent, StepEventKind};
 use crate::core::flow::Flow;
-use crate::core::outcome::StackOutcome;
+use crate::core::fold::Fold;
+use crate::core::stack::HookStack;
 
 /// A hook: code that sees the events of an agent run and answers each with a
 /// [`Flow`].
@@ -69,27 +72,36 @@ pub trait AgentHook: Send + Sync {
         true
     }
 
-    /// For hooks made of several hooks (stacks, dispatch tables): answers
-    /// with a whole folded [`StackOutcome`] instead of one [`Flow`]. A
-    /// [`HookStack`](crate::HookStack) calls this first and, when it returns `Some`, absorbs
-    /// the outcome ([`Fold::absorb`](crate::Fold::absorb)) rather than
-    /// calling [`on_event`](AgentHook::on_event), so nothing is lost that
-    /// one flow cannot say: rewrites kept before a `Skip`, a rewritten result
-    /// together with injected context, provenance naming the inner hooks.
+    /// Contributes this hook's answer to `fold`, the fold of the stack
+    /// that consults it. The default answers with
+    /// [`on_event`](AgentHook::on_event) on [`Fold::event`] (the event as
+    /// the hooks before this one left it) and lets the caller apply the
+    /// flow ([`FoldStep::flow`]). Hooks made of several hooks (a
+    /// [`HookStack`](crate::HookStack), a dispatch table) override it to
+    /// apply their parts' flows to `fold` themselves, one at a time, so one
+    /// fold is passed down and nothing is folded twice: rewrites kept before
+    /// a `Skip`, context beside a rewritten result, and provenance and
+    /// reports naming the inner hooks all land in the caller's fold.
     ///
-    /// The outcome must be a fold of `event` (as [`HookStack::fold`](crate::HookStack::fold) or a
-    /// [`Fold`](crate::Fold) makes it). Default: `None` (use `on_event`).
+    /// The default hands the flow back instead of applying it because the
+    /// hook's future borrows the event, which borrows `fold`: applying it
+    /// here would need the future boxed even when it is ready.
+    ///
+    /// A hook that applies flows itself uses [`Fold::apply`] /
+    /// [`Fold::apply_reported`] under its parts' ids and returns
+    /// [`FoldStep::ready`] with what the last one returned (no allocation),
+    /// or [`FoldStep::boxed`] around an `async` block when a part must be
+    /// awaited; it must stop applying once one returns
+    /// `ControlFlow::Break`.
     ///
     /// # Cancel safety
     ///
-    /// As [`on_event`](AgentHook::on_event).
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        let _ = (ctx, event);
-        None
+    /// As [`on_event`](AgentHook::on_event). Dropping a pending step leaves
+    /// `fold` with the flows applied before it was dropped; a stack drops its
+    /// fold with it, so nothing is applied.
+    fn fold_into<'a>(&'a self, ctx: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
+        let fold: &'a Fold<'_> = fold;
+        FoldStep::flow(self.on_event(ctx, fold.event()))
     }
 
     /// The plan of the hook config this hook dispatches, when it is one (a
@@ -100,12 +112,10 @@ pub trait AgentHook: Send + Sync {
         None
     }
 
-    /// `Some(self)` only for [`HookStack`](crate::HookStack), so that
-    /// pushing a stack into a stack flattens it (see
-    /// [`HookStack::push`](crate::HookStack::push)). Other hooks keep the
-    /// default; the `Any` keeps this trait independent of the stack type.
-    #[doc(hidden)]
-    fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {
+    /// The hooks of this hook when it is a [`HookStack`](crate::HookStack),
+    /// so that pushing a stack into a stack flattens it (see
+    /// [`HookStack::push`](crate::HookStack::push)). Default: `None`.
+    fn as_stack(&self) -> Option<&HookStack> {
         None
     }
 }
@@ -119,12 +129,8 @@ macro_rules! forward_to_pointee {
                 (**self).on_event(ctx, event)
             }
 
-            fn fold_event<'a>(
-                &'a self,
-                ctx: &'a HookContext,
-                event: StepEvent<'a>,
-            ) -> Option<OutcomeFuture<'a>> {
-                (**self).fold_event(ctx, event)
+            fn fold_into<'a>(&'a self, ctx: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
+                (**self).fold_into(ctx, fold)
             }
 
             fn observes(&self, kind: StepEventKind) -> bool {
@@ -135,8 +141,8 @@ macro_rules! forward_to_pointee {
                 (**self).config_plan()
             }
 
-            fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {
-                (**self).as_nested_stack()
+            fn as_stack(&self) -> Option<&HookStack> {
+                (**self).as_stack()
             }
         }
     )+};
@@ -250,40 +256,83 @@ impl fmt::Debug for HookFuture<'_> {
     }
 }
 
-/// The future [`AgentHook::fold_event`] returns: a folded [`StackOutcome`],
-/// ready now or computed by a boxed future (the same design as
-/// [`HookFuture`]).
+/// What [`AgentHook::fold_into`] returns: the hook's part of the caller's
+/// fold, done now or still to do.
 ///
-/// # Panics
+/// - [`FoldStep::ready`]: the hook applied its flows to the fold (no
+///   allocation); the `ControlFlow` is what the last applied flow returned.
+/// - [`FoldStep::boxed`]: a future that applies them (one allocation), for
+///   a hook that awaits a part (a shell, http or policy rule, a hook that
+///   awaits).
+/// - [`FoldStep::flow`]: the hook answered with one flow (the default,
+///   through [`AgentHook::on_event`]); the caller applies it under the
+///   hook's id, with a report and a telemetry span.
 ///
-/// Polling it again after it returned `Poll::Ready` panics.
-#[must_use = "a hook's answer does nothing unless awaited"]
-pub struct OutcomeFuture<'a>(Answer<'a, StackOutcome>);
+/// A [`HookStack`](crate::HookStack) consumes it; code that folds hooks
+/// itself pushes them into a stack.
+///
+/// # Cancel safety
+///
+/// A step may be dropped before it completes: the part being awaited is
+/// dropped (a shell hook kills and reaps its process group), later parts
+/// are not consulted, and the fold keeps what was applied before; drop the
+/// fold too to apply nothing (as a stack does).
+#[must_use = "a hook's part of the fold does nothing unless awaited"]
+pub struct FoldStep<'a>(pub(crate) Step<'a>);
 
-impl<'a> OutcomeFuture<'a> {
-    /// An outcome known now (no allocation).
-    pub const fn ready(outcome: StackOutcome) -> Self {
-        OutcomeFuture(Answer::Ready(Some(outcome)))
+/// The states of a [`FoldStep`].
+#[allow(
+    clippy::large_enum_variant,
+    reason = "boxing the ready flow would allocate on the path meant to be allocation-free"
+)]
+pub(crate) enum Step<'a> {
+    /// Applied; the answer of the last applied flow.
+    Ready(ControlFlow<()>),
+    /// Applied when this completes.
+    Pending(Pin<Box<dyn Future<Output = ControlFlow<()>> + Send + 'a>>),
+    /// One flow, for the caller to apply.
+    Flow(HookFuture<'a>),
+}
+
+impl<'a> FoldStep<'a> {
+    /// The hook's flows are applied: `step` is what the last
+    /// [`Fold::apply`] returned (`ControlFlow::Continue(())` when it
+    /// applied none). No allocation.
+    pub const fn ready(step: ControlFlow<()>) -> Self {
+        FoldStep(Step::Ready(step))
     }
 
-    /// An outcome computed asynchronously: boxes `future` (one allocation).
-    pub fn boxed(future: impl Future<Output = StackOutcome> + Send + 'a) -> Self {
-        OutcomeFuture(Answer::Pending(Box::pin(future)))
+    /// The hook's flows are applied by `future`, which resolves to what the
+    /// last [`Fold::apply`] returned: boxes `future` (one allocation).
+    pub fn boxed(future: impl Future<Output = ControlFlow<()>> + Send + 'a) -> Self {
+        FoldStep(Step::Pending(Box::pin(future)))
+    }
+
+    /// The hook answers with the flow `answer` resolves to; the caller
+    /// applies it under the hook's id (what the default
+    /// [`AgentHook::fold_into`] returns).
+    pub fn flow(answer: HookFuture<'a>) -> Self {
+        FoldStep(Step::Flow(answer))
+    }
+
+    /// Whether nothing is left to await (made with [`FoldStep::ready`], or
+    /// [`FoldStep::flow`] with a ready answer).
+    pub fn is_ready(&self) -> bool {
+        match &self.0 {
+            Step::Ready(_) => true,
+            Step::Pending(_) => false,
+            Step::Flow(answer) => answer.is_ready(),
+        }
     }
 }
 
-impl Future for OutcomeFuture<'_> {
-    type Output = StackOutcome;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<StackOutcome> {
-        self.get_mut().0.poll(cx, "OutcomeFuture")
-    }
-}
-
-impl fmt::Debug for OutcomeFuture<'_> {
+impl fmt::Debug for FoldStep<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0
-            .fmt(f, "OutcomeFuture::Ready", "OutcomeFuture::Pending")
+        match &self.0 {
+            Step::Ready(step) => f.debug_tuple("FoldStep::Ready").field(step).finish(),
+            Step::Pending(_) => f.write_str("FoldStep::Pending"),
+            Step::Flow(answer) => f.debug_tuple("FoldStep::Flow").field(answer).finish(),
+        }
     }
 }
 

@@ -3,13 +3,14 @@
 //! combine*); `Fold`, the fold itself, usable without a stack.
 
 use std::fmt;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
 
 use crate::core::context::HookContext;
 use crate::core::event::{StepEvent, StepEventKind};
 use crate::core::fold::Fold;
-use crate::core::hook::{AgentHook, HookFuture, OutcomeFuture};
+use crate::core::hook::{AgentHook, FoldStep, HookFuture, Step};
 use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::HookReport;
@@ -53,16 +54,12 @@ use tracing::Instrument;
 /// provenance, diagnostics and reports.
 ///
 /// A stack reached some other way (behind a wrapper type that forwards
-/// [`AgentHook::fold_event`], or a dispatch table implementing it) is folded
-/// as a whole and its outcome absorbed ([`Fold::absorb`]): the same
-/// decision, patch, rewrites, context, provenance and reports (the inner
-/// hooks' reports, in place) as the flattened stack.
-/// Two things differ, because the inner fold finishes on its own: conflict
-/// and empty-`active_tools` diagnostics are computed against the inner
-/// stack's values, and a forced `tool_choice` is checked against the inner
-/// stack's `active_tools` when it finishes. A hook that only implements
-/// [`AgentHook::on_event`] around a stack answers with its net flow
-/// ([`StackOutcome::net_flow`]), which loses what one flow cannot say.
+/// [`AgentHook::fold_into`]) folds its hooks into the calling stack's
+/// [`Fold`], one at a time, as a dispatch table folds its rules: one fold is
+/// passed down, so the result is the flattened stack's (decision, patch,
+/// rewrites, context, provenance, diagnostics, reports). A hook that only
+/// implements [`AgentHook::on_event`] around a stack answers with its net
+/// flow ([`StackOutcome::net_flow`]), which loses what one flow cannot say.
 ///
 /// # Errors
 ///
@@ -164,12 +161,12 @@ impl HookStack {
 
     /// Appends `hook` under `id` and returns the stack, for chaining.
     ///
-    /// If `hook` is a stack (`AgentHook::as_nested_stack` returns it, which
+    /// If `hook` is a stack ([`AgentHook::as_stack`] returns it, which
     /// includes `Arc<HookStack>` and `Box<HookStack>`), its hooks are appended
     /// instead, in order, under their own ids, and `id` is not used.
     pub fn push(&mut self, id: impl Into<HookId>, hook: impl AgentHook + 'static) -> &mut Self {
-        if let Some(stack) = nested(&hook) {
-            self.absorb_stack(stack);
+        if let Some(stack) = hook.as_stack() {
+            self.append_stack(stack);
             return self;
         }
         self.entries.push(Entry {
@@ -180,7 +177,7 @@ impl HookStack {
     }
 
     /// Appends the hooks of `stack`, keeping the smaller explicit stop cap.
-    fn absorb_stack(&mut self, stack: &HookStack) {
+    fn append_stack(&mut self, stack: &HookStack) {
         self.entries.extend(stack.entries.iter().cloned());
         if let Some(cap) = stack.stop_cap {
             self.stop_cap = Some(self.stop_cap.map_or(cap, |own| own.min(cap)));
@@ -189,8 +186,8 @@ impl HookStack {
 
     /// Like [`HookStack::push`], for a hook already shared behind an `Arc`.
     pub fn push_shared(&mut self, id: impl Into<HookId>, hook: Arc<dyn AgentHook>) -> &mut Self {
-        if let Some(stack) = nested(&hook) {
-            self.absorb_stack(stack);
+        if let Some(stack) = hook.as_stack() {
+            self.append_stack(stack);
             return self;
         }
         self.entries.push(Entry {
@@ -215,7 +212,7 @@ impl HookStack {
         id: impl Into<HookId>,
         hook: impl AgentHook + 'static,
     ) -> Result<&mut Self, DuplicateHookId> {
-        let incoming: Vec<&hooks_schema::plan::Plan> = match nested(&hook) {
+        let incoming: Vec<&hooks_schema::plan::Plan> = match hook.as_stack() {
             Some(stack) => stack.plans().collect(),
             None => hook.config_plan().into_iter().collect(),
         };
@@ -292,45 +289,47 @@ impl HookStack {
 
     /// [`HookStack::fold`] inside its span.
     async fn fold_in_span(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
-        let kind = event.kind();
         let mut fold = Fold::new(event);
+        let _ = self.fold_hooks(ctx, &mut fold).await;
+        fold.finish()
+    }
+
+    /// Consults the hooks in order on `fold` until one stops it.
+    async fn fold_hooks(&self, ctx: &HookContext, fold: &mut Fold<'_>) -> ControlFlow<()> {
+        let kind = fold.phase();
         for entry in &self.entries {
-            if !entry.hook.observes(kind) {
-                continue;
-            }
-            let start = Instant::now();
-            let folded = match entry.hook.fold_event(ctx, fold.event()) {
-                Some(answer) => Some(answer.await),
-                None => None,
-            };
-            let step = match folded {
-                Some(outcome) => fold.absorb(&entry.id, outcome),
-                None => {
-                    // A Rust hook: its own span (nested stacks and tables
-                    // answer through `fold_event` and make their own).
-                    let span = telemetry::hook_span("", kind, entry.id.as_str(), "rust");
-                    let flow = entry
-                        .hook
-                        .on_event(ctx, fold.event())
-                        .instrument(span.clone())
-                        .await;
-                    let mut report = HookReport::new(entry.id.clone());
-                    report.elapsed = start.elapsed();
-                    telemetry::finish(&span, &report, flow.kind(), None);
-                    if flow.is_continue() {
-                        // Changed nothing: not reported (see `HookReport`),
-                        // so such stacks stay allocation-free.
-                        fold.apply(&entry.id, flow)
-                    } else {
-                        fold.apply_reported(report, flow)
-                    }
-                }
-            };
-            if step.is_break() {
-                break;
+            if entry.hook.observes(kind) && consult(entry, ctx, fold).await.is_break() {
+                return ControlFlow::Break(());
             }
         }
-        fold.finish()
+        ControlFlow::Continue(())
+    }
+}
+
+/// Consults the hook of `entry` on `fold` ([`AgentHook::fold_into`]): a
+/// hook that folds its parts itself (a stack, a table) applies them; a
+/// flow (the default) is applied here under the entry's id, with its report
+/// and its telemetry span (hooks that fold their parts make their own).
+async fn consult(entry: &Entry, ctx: &HookContext, fold: &mut Fold<'_>) -> ControlFlow<()> {
+    let start = Instant::now();
+    let kind = fold.phase();
+    let (flow, span) = match entry.hook.fold_into(ctx, fold).0 {
+        Step::Ready(step) => return step,
+        Step::Pending(step) => return step.await,
+        Step::Flow(answer) => {
+            let span = telemetry::hook_span("", kind, entry.id.as_str(), "rust");
+            (answer.instrument(span.clone()).await, span)
+        }
+    };
+    let mut report = HookReport::new(entry.id.clone());
+    report.elapsed = start.elapsed();
+    telemetry::finish(&span, &report, flow.kind(), None);
+    if flow.is_continue() {
+        // Changed nothing: not reported (see `HookReport`), so such stacks
+        // stay allocation-free.
+        fold.apply(&entry.id, flow)
+    } else {
+        fold.apply_reported(report, flow)
     }
 }
 
@@ -342,21 +341,19 @@ impl AgentHook for HookStack {
         HookFuture::boxed(async move { self.fold(ctx, event).await.net_flow() })
     }
 
-    /// Folds the stack; the calling stack absorbs the whole outcome.
-    /// Boxes one future per call.
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        Some(OutcomeFuture::boxed(self.fold(ctx, event)))
+    /// Consults the stack's hooks in order on the caller's `fold` (one fold
+    /// passed down; see the type's docs, *Nesting*). Boxes one future per
+    /// call; pushing the stack into another stack avoids that (it flattens).
+    fn fold_into<'a>(&'a self, ctx: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
+        let span = telemetry::fold_span(fold.phase());
+        FoldStep::boxed(self.fold_hooks(ctx, fold).instrument(span))
     }
 
     fn observes(&self, kind: StepEventKind) -> bool {
         self.entries.iter().any(|entry| entry.hook.observes(kind))
     }
 
-    fn as_nested_stack(&self) -> Option<&dyn std::any::Any> {
+    fn as_stack(&self) -> Option<&HookStack> {
         Some(self)
     }
 }
@@ -370,9 +367,4 @@ impl fmt::Debug for HookStack {
             )
             .finish()
     }
-}
-
-/// The stack `hook` is, if it is one (see `AgentHook::as_nested_stack`).
-fn nested<H: AgentHook + ?Sized>(hook: &H) -> Option<&HookStack> {
-    hook.as_nested_stack()?.downcast_ref::<HookStack>()
 }

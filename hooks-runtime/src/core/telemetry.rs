@@ -25,12 +25,6 @@ use super::event::StepEventKind;
 use super::flow::FlowKind;
 use super::report::{HookReport, Verdict};
 
-/// Whether a subscriber wants the runtime's hook spans (so a caller may
-/// skip work, such as keeping reports, that only telemetry needs).
-pub(crate) fn enabled() -> bool {
-    tracing::enabled!(target: "agent_hooks", tracing::Level::INFO)
-}
-
 /// The parent span of one event's fold.
 pub(crate) fn fold_span(phase: StepEventKind) -> Span {
     tracing::info_span!(target: "agent_hooks", "agent_hooks.fold", hook.phase = phase.as_str())

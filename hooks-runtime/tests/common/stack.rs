@@ -8,8 +8,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use hooks_runtime::{
-    AgentHook, Change, Flow, HookContext, HookFuture, HookId, HookStack, OutcomeFuture, Provenance,
-    StepEvent, StepEventKind, ToolCall,
+    AgentHook, Change, Flow, Fold, FoldStep, HookContext, HookFuture, HookId, HookStack,
+    Provenance, StepEvent, StepEventKind, ToolCall,
 };
 use serde_json::{Value, json};
 
@@ -83,8 +83,9 @@ pub(crate) fn call(args: &Value) -> ToolCall<'_> {
     }
 }
 
-/// Forwards to a stack through `fold_event` (a wrapper type), so an outer
-/// stack absorbs the wrapped stack's whole outcome instead of flattening it.
+/// Forwards to a stack through `fold_into` (a wrapper type), so the
+/// wrapped stack folds its hooks into the outer stack's fold without being
+/// flattened into it.
 pub(crate) struct Forwarding(pub(crate) HookStack);
 
 impl AgentHook for Forwarding {
@@ -92,11 +93,7 @@ impl AgentHook for Forwarding {
         self.0.on_event(ctx, event)
     }
 
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        self.0.fold_event(ctx, event)
+    fn fold_into<'a>(&'a self, ctx: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
+        self.0.fold_into(ctx, fold)
     }
 }

@@ -45,7 +45,7 @@ use crate::core::telemetry;
 use crate::shell::payload::ToolPathSettings;
 use crate::shell::records::HookRecord;
 use crate::{
-    AgentHook, ContextList, Flow, HookContext, HookFuture, OutcomeFuture, StepEvent, StepEventKind,
+    AgentHook, ContextList, Flow, FoldStep, HookContext, HookFuture, StepEvent, StepEventKind,
 };
 use call::{Call, Outcome};
 use spec::HookTarget as Target;
@@ -227,27 +227,22 @@ impl AgentHook for ShellHook {
     /// Runs [`ShellHook::invoke`] and returns its flow (one allocation: the
     /// boxed future). One flow only: context items the output asked for
     /// beside another flow ([`Invocation::context`]) are dropped here; a
-    /// [`HookStack`](crate::HookStack) calls [`AgentHook::fold_event`],
+    /// [`HookStack`](crate::HookStack) calls [`AgentHook::fold_into`],
     /// which keeps them.
     fn on_event<'a>(&'a self, ctx: &'a HookContext, event: StepEvent<'a>) -> HookFuture<'a> {
         HookFuture::boxed(async move { self.invoke(ctx, event).await.flow })
     }
 
-    /// Runs [`ShellHook::invoke`] and answers with the fold of its context
-    /// items ([`Invocation::context`], first) and its flow with its report,
-    /// so a stack keeps both, and the invocation's failure, timing and
-    /// diagnostics (one allocation: the boxed future).
-    fn fold_event<'a>(
-        &'a self,
-        ctx: &'a HookContext,
-        event: StepEvent<'a>,
-    ) -> Option<OutcomeFuture<'a>> {
-        Some(OutcomeFuture::boxed(async move {
-            let invocation = self.invoke(ctx, event).await;
-            let mut fold = Fold::new(event);
-            let _ = invocation.fold_into(&mut fold);
-            fold.finish()
-        }))
+    /// Runs [`ShellHook::invoke`] and applies its context items
+    /// ([`Invocation::context`], first) and its flow with its report to the
+    /// caller's fold ([`Invocation::fold_into`]), so a stack keeps both, and
+    /// the invocation's failure, timing and diagnostics (one allocation: the
+    /// boxed future).
+    fn fold_into<'a>(&'a self, ctx: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
+        FoldStep::boxed(async move {
+            let invocation = self.invoke(ctx, fold.event()).await;
+            invocation.fold_into(fold)
+        })
     }
 
     /// Only the spec's phase.

@@ -76,7 +76,7 @@
 //! One output can ask for several things: the decision's flow (allow with
 //! `updatedInput`, a deny, a result rewrite) and context items beside it.
 //! The shell hook applies both in its fold, context first
-//! ([`ShellHook::fold_event`](crate::ShellHook)); where the flow is
+//! ([`Invocation::fold_into`](crate::Invocation::fold_into)); where the flow is
 //! `Continue` the context is the flow (`InjectContext`). Context on a phase
 //! that does not honour `inject_context` is dropped with a diagnostic.
 //!

@@ -1,0 +1,171 @@
+//! The records and activity events of the declarative rules a table's
+//! part of a fold consulted, kept until that part ends.
+
+use std::sync::Arc;
+
+use hooks_schema::plan::Rule;
+use hooks_schema::{Mode, Phase};
+
+use super::action::RuleActions;
+use crate::core::diagnostic::Diagnostic;
+use crate::core::event::StepEvent;
+use crate::core::flow::Flow;
+use crate::core::fold::Fold;
+use crate::core::id::HookId;
+use crate::core::report::FailureKind;
+use crate::shell::activity::ActivityEvent;
+use crate::shell::invoke::{MESSAGE_MAX_CHARS, ShellRuntime};
+use crate::shell::records::{HookRecord, Record, RecordStatus};
+use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
+
+/// The records of the declarative rules a table's part of a fold consulted,
+/// written when that part ends (so a part that is dropped writes none),
+/// and the activity events of those with `show_in_tui` (`Started` and
+/// `Succeeded` with 0 ms: nothing is spawned). Inert, and allocation-free,
+/// without a record writer or an activity sink.
+pub(super) struct InProcessRecords<'r> {
+    pub(super) rt: Option<&'r ShellRuntime>,
+    pending: Vec<(HookId, HookRecord)>,
+    shown: Vec<(Arc<str>, Phase)>,
+}
+
+impl<'r> InProcessRecords<'r> {
+    pub(super) fn new(shell: Option<&'r Arc<ShellRuntime>>) -> Self {
+        InProcessRecords {
+            rt: shell
+                .map(|rt| &**rt)
+                .filter(|rt| rt.records().is_some() || rt.activity().is_some()),
+            pending: Vec::new(),
+            shown: Vec::new(),
+        }
+    }
+
+    /// Notes that `rule` (declarative, consulted as `id`) answered `event`
+    /// with `flow` (after its mode was applied).
+    pub(super) fn add(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>, flow: &Flow) {
+        let Some(rt) = self.rt else { return };
+        if rule.show_in_tui && rt.activity().is_some() {
+            self.shown.push((Arc::from(&*rule.id), rule.phase));
+        }
+        if rt.records().is_none() {
+            return;
+        }
+        let (status, shown) = match rule.mode {
+            Mode::Audit => (RecordStatus::Audited, rule.declarative_flow(event)),
+            Mode::Enforce if flow.is_continue() => (RecordStatus::Ok, None),
+            Mode::Enforce => (RecordStatus::Decision, Some(flow.clone())),
+        };
+        let message = match (&shown, self.rt) {
+            (Some(Flow::Skip { reason } | Flow::Terminate { reason }), Some(rt)) => {
+                Some(redact_and_truncate(reason, rt.secrets(), MESSAGE_MAX_CHARS))
+            }
+            _ => None,
+        };
+        let record = HookRecord {
+            status,
+            decision: shown
+                .as_ref()
+                .filter(|f| !f.is_continue())
+                .map(|f| f.kind().as_str()),
+            message,
+            ..self.base_record(rule, event)
+        };
+        self.pending.push((id.clone(), record));
+    }
+
+    /// Notes that declarative `rule` failed on `event` with `kind`.
+    pub(super) fn add_failed(
+        &mut self,
+        rule: &Rule,
+        id: &HookId,
+        event: &StepEvent<'_>,
+        kind: FailureKind,
+        detail: &str,
+    ) {
+        let Some(rt) = self.rt.filter(|rt| rt.records().is_some()) else {
+            return;
+        };
+        let record = HookRecord {
+            status: RecordStatus::Failed,
+            failure_kind: Some(kind.as_str()),
+            message: Some(redact_and_truncate(detail, rt.secrets(), MESSAGE_MAX_CHARS)),
+            ..self.base_record(rule, event)
+        };
+        self.pending.push((id.clone(), record));
+    }
+
+    /// Notes that `rule` (a `run` rule) matched `event` in a dry run and was
+    /// not executed.
+    pub(super) fn add_not_run(&mut self, rule: &Rule, id: &HookId, event: &StepEvent<'_>) {
+        if self.rt.is_none_or(|rt| rt.records().is_none()) {
+            return;
+        }
+        let record = HookRecord {
+            status: RecordStatus::Refused,
+            message: Some(NOT_RUN.to_owned()),
+            ..self.base_record(rule, event)
+        };
+        self.pending.push((id.clone(), record));
+    }
+
+    /// The record of `rule` on `event` with status `ok` and nothing else
+    /// said (the other methods set what differs).
+    fn base_record(&self, rule: &Rule, event: &StepEvent<'_>) -> HookRecord {
+        HookRecord {
+            record: "hook",
+            phase: rule.phase,
+            hook_id: rule.id.to_string(),
+            tool: event.tool_name().map(str::to_owned),
+            status: RecordStatus::Ok,
+            decision: None,
+            failure_kind: None,
+            policy: rule.failure_policy,
+            mode: rule.mode,
+            elapsed_ms: 0,
+            target_ran: rule.phase.is_after_phase(),
+            message: None,
+            notes: Vec::new(),
+            output: None,
+            path_diagnostics: Vec::new(),
+            http: None,
+            rego: None,
+        }
+    }
+
+    /// Writes the records; a lost one becomes a diagnostic of `fold` and
+    /// of its rule's report.
+    pub(super) fn write(self, fold: &mut Fold<'_>) {
+        let Some(rt) = self.rt else { return };
+        if let Some(sink) = rt.activity() {
+            for (hook_id, phase) in self.shown {
+                sink.on_activity(ActivityEvent::Started {
+                    hook_id: Arc::clone(&hook_id),
+                    phase,
+                });
+                sink.on_activity(ActivityEvent::Succeeded {
+                    hook_id,
+                    phase,
+                    elapsed_ms: 0,
+                });
+            }
+        }
+        let Some(writer) = rt.records() else { return };
+        for (hook, record) in self.pending {
+            if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
+                let message =
+                    redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
+                        .into_owned();
+                fold.diagnose_call(
+                    &hook,
+                    Diagnostic::Hook {
+                        hook: hook.clone(),
+                        message,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// The message of a dry run's record for a `run` rule it did not execute.
+pub(super) const NOT_RUN: &str = "not run (dry run)";
