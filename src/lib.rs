@@ -148,7 +148,9 @@ pub use hooks_runtime::{
 
 // Tables and trust: a config's rules as a hook, compiled in by [`hooks!`] or
 // loaded at run time once trusted.
-pub use hooks_runtime::{LoadError, Table, TrustStore, Untrusted};
+pub use hooks_runtime::Table;
+#[cfg(feature = "load")]
+pub use hooks_runtime::{LoadError, TrustStore, Untrusted};
 
 /// What each consulted hook did: the reports in every
 /// [`Decided`] and the provenance of the net result.
@@ -172,8 +174,10 @@ pub mod telemetry;
 
 // The binary's `import claude` and `replay` commands (and their tests), not
 // library API.
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod import;
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod replay;
 

@@ -6,7 +6,7 @@
 //! # Events, flows and stacks
 //!
 //! An agent loop emits a [`StepEvent`] at each phase of a run (the canonical
-//! phases of [`hooks_schema::Phase`], [`StepEventKind`]). Every hook — a Rust
+//! phases of [`hooks_plan::Phase`], [`StepEventKind`]). Every hook — a Rust
 //! [`AgentHook`], a rule of a compiled config, a shell command — answers
 //! with a [`Flow`]. A [`HookStack`] runs hooks in declared order and folds
 //! their flows per event: request patches merge field by field
@@ -150,9 +150,11 @@ pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome}
 pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, ToolChoice};
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
+pub use crate::dispatch::{Dispatcher, RewriteSchema, Table, TableRef};
+// Loading configs at run time, and trusting them (the `load` feature).
+#[cfg(feature = "load")]
 pub use crate::dispatch::{
-    Dispatcher, Fingerprint, LoadError, RewriteSchema, TRUST_STORE_ENV, Table, TableRef,
-    TrustChange, TrustStore, TrustStoreError, Untrusted,
+    Fingerprint, LoadError, TRUST_STORE_ENV, TrustChange, TrustStore, TrustStoreError, Untrusted,
 };
 
 // The shared shell executor (also for an agent's own bash tool).
@@ -190,13 +192,13 @@ pub mod __private {
         AgentHook, Executor, Fold, FoldStep, HookContext, HookFuture, ShellRuntime, StackOutcome,
         StepEvent, StepEventKind,
     };
-    pub use hooks_schema::plan::{
+    pub use hooks_plan::{
         ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
         PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test,
         ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
     };
-    pub use hooks_schema::plan::{Bits, Gate, PatternGroup, PhaseIndex};
-    pub use hooks_schema::{
+    pub use hooks_plan::{Bits, Gate, PatternGroup, PhaseIndex};
+    pub use hooks_plan::{
         FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
     };
     pub use regex_automata::util::wire::AlignAs;

@@ -34,6 +34,8 @@ mod limits;
 mod output;
 mod payload;
 mod phase;
+#[cfg(feature = "policy")]
+pub mod rego;
 mod script;
 
 pub use capability::{
@@ -47,7 +49,7 @@ pub use data::{
 pub use digest::policy_digest;
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Cursor, Gate, PatternGroup, PhaseIndex};
-pub use limits::{HttpProtocol, Limits};
+pub use limits::{DEFAULT_TIMEOUT_MS, HeaderPart, HttpProtocol, Limits, header_parts};
 pub use output::{
     ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,
     finish_schema, output_schema,
@@ -60,4 +62,4 @@ pub use payload::{
 pub use phase::{
     CLAUDE_CODE_EVENTS, FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
 };
-pub use script::{script_path, shell_words};
+pub use script::{script_path, shell_words, valid_env_name};

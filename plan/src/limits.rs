@@ -1,6 +1,11 @@
 //! The caps a table enforces ([`Limits`]) and what an `http` hook speaks
 //! ([`HttpProtocol`]): config values the runtime executes.
 
+/// The timeout of a hook that sets none, in ms (30 s): `defaults.timeout`'s
+/// default in a config, and the runtime's for a spec or an executor request
+/// built without one.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -93,4 +98,41 @@ impl HttpProtocol {
             HttpProtocol::Opa => "opa",
         }
     }
+}
+
+/// One piece of a header value: literal text or a `${NAME}` reference to a
+/// variable of the hook's `env`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderPart<'a> {
+    /// Text sent as written.
+    Literal(&'a str),
+    /// `${NAME}`: the value of environment variable `NAME`.
+    Var(&'a str),
+}
+
+/// The pieces of header value `value`: `${NAME}` references and the text
+/// between them (a `$` not followed by `{` is literal). `hooks!`, `check`
+/// and the runtime split values with this one function.
+///
+/// # Errors
+///
+/// A message when a `${` has no closing `}`.
+pub fn header_parts(value: &str) -> Result<Vec<HeaderPart<'_>>, String> {
+    let mut parts = Vec::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        if start > 0 {
+            parts.push(HeaderPart::Literal(&rest[..start]));
+        }
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err("`${` without a closing `}`".to_owned());
+        };
+        parts.push(HeaderPart::Var(&after[..end]));
+        rest = &after[end + 1..];
+    }
+    if !rest.is_empty() {
+        parts.push(HeaderPart::Literal(rest));
+    }
+    Ok(parts)
 }

@@ -68,3 +68,11 @@ pub fn shell_words(command: &str) -> Option<Vec<String>> {
     }
     Some(words)
 }
+
+/// Whether `name` is a valid environment variable name for `env.pass` /
+/// `env.set`: `[A-Za-z_][A-Za-z0-9_]*` (`ENV_NAME_PATTERN` in `hooks-schema`, the JSON Schema's spelling).
+pub fn valid_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}

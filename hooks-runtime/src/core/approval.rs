@@ -13,7 +13,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde_json::Value;
 
 use crate::core::context::HookContext;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use hooks_schema::{FailurePolicy, Phase};
+use hooks_plan::{FailurePolicy, Phase};
 use serde::Serialize;
 
 use crate::core::flow::FlowKind;

@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde_json::Value;
 
 use crate::core::context::HookContext;

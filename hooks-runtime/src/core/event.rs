@@ -1,13 +1,13 @@
 //! The events an agent loop emits, one variant per canonical phase
 //! ([`Phase`]), and the structured outcome of a tool call.
 
-use hooks_schema::{OutcomeKind, Phase};
+use hooks_plan::{OutcomeKind, Phase};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The kind of a [`StepEvent`]: the canonical phase it belongs to.
 ///
-/// This is [`hooks_schema::Phase`] itself, so configs, payloads, records and
+/// This is [`hooks_plan::Phase`] itself, so configs, payloads, records and
 /// the runtime share one vocabulary (`before_tool`, `after_tool`, ...).
 pub type StepEventKind = Phase;
 

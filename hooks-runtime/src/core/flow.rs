@@ -144,7 +144,7 @@ impl Flow {
     }
 }
 
-pub use hooks_schema::plan::{ContextItem, Role, Text};
+pub use hooks_plan::{ContextItem, Role, Text};
 
 /// Context items in order: up to 2 inline (collecting items borrowed from
 /// a static table costs no allocation), spilling to the heap beyond.
@@ -157,12 +157,12 @@ pub type ContextList = smallvec::SmallVec<[ContextItem; 2]>;
 /// Defined in `hooks-schema` beside the per-phase capability table, so that
 /// which flows a phase honours ([`FlowKind::honoured_on`]) is stated once,
 /// for the config checker and the runtime alike.
-pub use hooks_schema::FlowKind;
+pub use hooks_plan::FlowKind;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hooks_schema::Phase;
+    use hooks_plan::Phase;
 
     #[test]
     fn context_items_accept_only_the_user_role() {

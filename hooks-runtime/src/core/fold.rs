@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde_json::Value;
 
 use crate::core::diagnostic::Diagnostic;

@@ -108,7 +108,7 @@ pub trait AgentHook: Send + Sync {
     /// [`Dispatcher`](crate::Dispatcher), a type made by `hooks!`), so that
     /// [`HookStack::try_push`](crate::HookStack::try_push) can refuse hook
     /// ids that two configs share. Default: `None`.
-    fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {
+    fn config_plan(&self) -> Option<&hooks_plan::Plan> {
         None
     }
 
@@ -137,7 +137,7 @@ macro_rules! forward_to_pointee {
                 (**self).observes(kind)
             }
 
-            fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {
+            fn config_plan(&self) -> Option<&hooks_plan::Plan> {
                 (**self).config_plan()
             }
 

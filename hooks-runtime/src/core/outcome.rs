@@ -1,7 +1,7 @@
 //! What folding one event yields: the [`StackOutcome`], with provenance
 //! ([`Provenance`], [`Change`]) naming the hook behind every change.
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde::Serialize;
 use serde_json::Value;
 use smallvec::SmallVec;

@@ -17,7 +17,7 @@ use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 /// # JSON shape
 ///
 /// One object; the `phase` key (a canonical phase,
-/// [`Phase`](hooks_schema::Phase)) selects the other keys:
+/// [`Phase`](hooks_plan::Phase)) selects the other keys:
 ///
 /// ```json
 /// {"phase":"run_start"}
@@ -619,7 +619,7 @@ mod tests {
 
     #[test]
     fn every_phase_reads_with_defaults() {
-        for phase in hooks_schema::Phase::ALL {
+        for phase in hooks_plan::Phase::ALL {
             let text = match phase.as_str() {
                 p @ ("before_tool" | "permission_request" | "after_tool") => {
                     format!(r#"{{"phase":"{p}","tool_name":"t"}}"#)

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use hooks_schema::plan::{ContextItem, Text};
+use hooks_plan::{ContextItem, Text};
 
 /// Keys under which a completion request carries its message history,
 /// tried in this order by `patch: {history: {keep_last: N}}`.

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use hooks_schema::FailurePolicy;
+use hooks_plan::FailurePolicy;
 use serde::{Deserialize, Serialize, Serializer};
 use smallvec::SmallVec;
 

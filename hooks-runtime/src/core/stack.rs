@@ -155,7 +155,7 @@ impl HookStack {
                 .filter_map(|e| e.hook.config_plan())
                 .map(|plan| plan.limits.max_stop_resumes_per_turn)
                 .min()
-                .unwrap_or(hooks_schema::Limits::DEFAULT.max_stop_resumes_per_turn)
+                .unwrap_or(hooks_plan::Limits::DEFAULT.max_stop_resumes_per_turn)
         })
     }
 
@@ -212,7 +212,7 @@ impl HookStack {
         id: impl Into<HookId>,
         hook: impl AgentHook + 'static,
     ) -> Result<&mut Self, DuplicateHookId> {
-        let incoming: Vec<&hooks_schema::plan::Plan> = match hook.as_stack() {
+        let incoming: Vec<&hooks_plan::Plan> = match hook.as_stack() {
             Some(stack) => stack.plans().collect(),
             None => hook.config_plan().into_iter().collect(),
         };
@@ -248,7 +248,7 @@ impl HookStack {
     }
 
     /// The config plans of the stack's hooks that have one, in order.
-    fn plans(&self) -> impl Iterator<Item = &hooks_schema::plan::Plan> + '_ {
+    fn plans(&self) -> impl Iterator<Item = &hooks_plan::Plan> + '_ {
         self.entries.iter().filter_map(|e| e.hook.config_plan())
     }
 

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde_json::Map;
 
-use hooks_schema::plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
+use hooks_plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
 
 use crate::HttpTarget;
 use crate::core::event::StepEvent;
@@ -199,7 +199,7 @@ pub(crate) fn request_patch(patch: &PatchSpec) -> RequestPatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hooks_schema::plan::{List, Text};
+    use hooks_plan::{List, Text};
 
     #[test]
     fn keep_last_trims_the_request_history() {

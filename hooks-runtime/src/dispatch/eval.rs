@@ -1,7 +1,7 @@
 //! What a rule is matched against on an event: its [`Facts`]. Matching
-//! itself is the plan's ([`Rule::matches`](hooks_schema::plan::Rule::matches)).
+//! itself is the plan's ([`Rule::matches`](hooks_plan::Rule::matches)).
 
-use hooks_schema::plan::{Facts, Subject};
+use hooks_plan::{Facts, Subject};
 
 use crate::core::event::StepEvent;
 
@@ -53,16 +53,16 @@ pub fn facts<'a>(event: &StepEvent<'a>) -> Facts<'a> {
 
 #[cfg(test)]
 mod tests {
-    use hooks_schema::Phase;
+    use hooks_plan::Phase;
 
     /// What `when` pointers address on each phase's events is the capability
-    /// table's [`hooks_schema::SubjectKind`].
+    /// table's [`hooks_plan::SubjectKind`].
     #[test]
     fn predicates_address_the_capability_tables_subject() {
         use super::subject;
         use crate::core::event::{StepEvent, ToolOutcome};
-        use hooks_schema::SubjectKind as Subject;
-        use hooks_schema::plan::Subject as Addressed;
+        use hooks_plan::Subject as Addressed;
+        use hooks_plan::SubjectKind as Subject;
         let role = |r: &str| serde_json::json!({ "role": r });
         let (args, result, request, response, batch) = (
             role("args"),

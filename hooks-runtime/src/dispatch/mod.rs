@@ -6,10 +6,10 @@
 //! - `hooks!` (the `agent-hooks` facade's macro) generates it as `static`
 //!   data: strings and lists are `&'static`, glob and regex automata are
 //!   dense DFAs serialized at build time and deserialized, without
-//!   allocating, on first use ([`StaticDfa`](hooks_schema::plan::StaticDfa));
+//!   allocating, on first use ([`StaticDfa`](hooks_plan::StaticDfa));
 //! - [`Table::load`] / [`Table::from_config`] build it at run time (owned
 //!   strings, vectors and DFAs), through the same `hooks-schema` validation
-//!   and the same [`hooks_schema::automata`] compilation.
+//!   and the same [`hooks_plan::automata`] compilation.
 //!
 //! # Dispatch
 //!
@@ -21,7 +21,7 @@
 //! 2. each rule of `p`, in declared order, matches when the event's tool is
 //!    included (exact names by string comparison, other patterns by DFA) and
 //!    not excluded, and its `when` holds. Only the rules the plan's index
-//!    names as candidates are tested ([`PhaseIndex`](hooks_schema::plan::PhaseIndex)):
+//!    names as candidates are tested ([`PhaseIndex`](hooks_plan::PhaseIndex)):
 //!    those without `include_tools` or naming the tool (a binary search of
 //!    the exact names, one search of a multi-pattern DFA over the phase's
 //!    other tool patterns), whose `when` leaf on a pointer, if they have
@@ -51,10 +51,10 @@
 //!
 //! # Allocation
 //!
-//! Selecting rules ([`Table::matching`], [`Rule::matches`](hooks_schema::plan::Rule::matches)) never
+//! Selecting rules ([`Table::matching`], [`Rule::matches`](hooks_plan::Rule::matches)) never
 //! allocates for phases of up to 1,024 enabled rules (the index's candidate
 //! set is inline up to that size): tool names, pointers (pre-split, unescaped at build time),
-//! `equals` literals ([`Json`](hooks_schema::plan::Json)) and DFAs are all compared in place.
+//! `equals` literals ([`Json`](hooks_plan::Json)) and DFAs are all compared in place.
 //!
 //! Answering an event ([`AgentHook::on_event`](crate::AgentHook::on_event),
 //! [`AgentHook::fold_into`](crate::AgentHook::fold_into), or a
@@ -98,17 +98,23 @@
 
 mod action;
 mod eval;
+#[cfg(feature = "load")]
+mod load;
 mod pass;
 mod records;
 mod run;
 pub(crate) mod schemas;
 mod table;
+#[cfg(feature = "load")]
 pub(crate) mod trust;
 
 pub use eval::{facts, subject};
+#[cfg(feature = "load")]
+pub use load::LoadError;
 pub use run::{Dispatcher, TableRef};
 pub use schemas::RewriteSchema;
-pub use table::{LoadError, Table};
+pub use table::Table;
+#[cfg(feature = "load")]
 pub use trust::{
     Fingerprint, TRUST_STORE_ENV, TrustChange, TrustStore, TrustStoreError, Untrusted,
 };

@@ -8,8 +8,8 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hooks_schema::Mode;
-use hooks_schema::plan::{Cursor, Rule};
+use hooks_plan::Mode;
+use hooks_plan::{Cursor, Rule};
 
 use super::action::RuleActions;
 use super::eval::facts;
@@ -32,7 +32,7 @@ impl Table {
     /// The enabled rules that match `event`, in declared order, each judged
     /// on the event as given (no chaining of rewrites). Only the rules the
     /// plan's index names as candidates are visited
-    /// ([`Cursor`](hooks_schema::plan::Cursor)). Never allocates for phases
+    /// ([`Cursor`](hooks_plan::Cursor)). Never allocates for phases
     /// of up to 1,024 enabled rules: this is the selection step of
     /// dispatch, usable to explain a decision.
     pub fn matching<'t, 'e>(

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use hooks_schema::plan::Rule;
-use hooks_schema::{Mode, Phase};
+use hooks_plan::Rule;
+use hooks_plan::{Mode, Phase};
 
 use super::action::RuleActions;
 use crate::core::diagnostic::Diagnostic;

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 
 use super::eval::facts;
 use super::pass::{OnRun, Pass, Settled, declarative_report, in_process_flow};
@@ -104,7 +104,7 @@ impl Table {
     /// `policy` rules through `shell` (or, without one, treating them as
     /// failed under their failure policy).
     ///
-    /// On a mutating phase ([`Phase::is_mutating`](hooks_schema::Phase::is_mutating))
+    /// On a mutating phase ([`Phase::is_mutating`](hooks_plan::Phase::is_mutating))
     /// rules run one after another, each seeing the value rewritten by the
     /// rules before it, and a `Skip` / `Terminate` stops the rest. On an
     /// observe-only phase (`run_start`, deltas, `after_completion`,
@@ -466,7 +466,7 @@ impl AgentHook for Dispatcher {
         self.table.has_rules_for(kind) || self.workers_to_shut_down(kind).is_some()
     }
 
-    fn config_plan(&self) -> Option<&hooks_schema::plan::Plan> {
+    fn config_plan(&self) -> Option<&hooks_plan::Plan> {
         Some(self.table.plan())
     }
 }

@@ -4,13 +4,13 @@
 //! and a new result its result schema, or the rewrite is an
 //! `invalid_output` failure under the hook's failure policy instead of a
 //! malformed tool call. The schemas are the plan's
-//! ([`Plan::tool_schemas`](hooks_schema::plan::Plan::tool_schemas)),
+//! ([`Plan::tool_schemas`](hooks_plan::Plan::tool_schemas)),
 //! compiled into validators once per table, when first needed.
 
 use std::collections::BTreeMap;
 
-use hooks_schema::Phase;
-use hooks_schema::plan::Plan;
+use hooks_plan::Phase;
+use hooks_plan::Plan;
 
 pub use crate::shell::invoke::RewriteSchema;
 

@@ -18,7 +18,7 @@ pub(crate) mod opa;
 pub use client::install_tls_provider;
 pub(crate) use client::{Answer, post};
 
-use hooks_schema::{HeaderPart, HttpProtocol, header_parts};
+use hooks_plan::{HeaderPart, HttpProtocol, header_parts};
 
 /// Where and how an `http` hook sends its payload (the config's `http`
 /// action, in runtime form).

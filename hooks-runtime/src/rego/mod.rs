@@ -3,7 +3,7 @@
 //! A [`RegoPolicy`] is what the config says about one `policy` hook's
 //! policy: the query, the Rego files (their text, as checked when the
 //! config was built) and the policy's identity (a digest of the files,
-//! [`hooks_schema::policy::policy_digest`]). A `policy` hook runs through
+//! [`hooks_plan::policy_digest`]). A `policy` hook runs through
 //! the same pipeline as a `run` hook ([`ShellHook::invoke`](crate::ShellHook::invoke))
 //! as target [`HookTarget::Policy`](crate::HookTarget::Policy): the
 //! payload document a `run` hook would get on stdin is the policy's
@@ -24,7 +24,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use hooks_schema::plan::PolicySpec;
+use hooks_plan::PolicySpec;
 use serde_json::Value;
 
 /// One `policy` hook's policy: query, Rego files and identity.
@@ -55,8 +55,7 @@ impl RegoPolicy {
             .into_iter()
             .map(|(p, t)| (p.into(), t.into()))
             .collect();
-        let digest =
-            hooks_schema::policy::policy_digest(modules.iter().map(|(p, t)| (&**p, &**t))).into();
+        let digest = hooks_plan::policy_digest(modules.iter().map(|(p, t)| (&**p, &**t))).into();
         RegoPolicy {
             query: query.into(),
             digest,
@@ -134,7 +133,7 @@ impl RegoPolicy {
         self.engines
             .compiled
             .get_or_init(|| {
-                hooks_schema::policy::compile_policy(
+                hooks_plan::rego::compile_policy(
                     self.modules.iter().map(|(p, t)| (&**p, &**t)),
                     &self.query,
                 )

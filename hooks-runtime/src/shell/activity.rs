@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 
 /// One activity event of a shell hook.
 #[derive(Debug, Clone, PartialEq, Eq)]

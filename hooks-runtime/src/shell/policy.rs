@@ -5,7 +5,7 @@
 //! always honoured. `mode: audit` turns any outcome, decision or failure,
 //! into `Continue` after recording what would have happened.
 
-use hooks_schema::{FailurePolicy, Mode, Phase};
+use hooks_plan::{FailurePolicy, Mode, Phase};
 
 use crate::{Flow, FlowKind};
 

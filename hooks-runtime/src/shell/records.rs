@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use hooks_schema::{FailurePolicy, Mode, PathDiagnostic, Phase};
+use hooks_plan::{FailurePolicy, Mode, PathDiagnostic, Phase};
 use serde::Serialize;
 
 use crate::core::report::{OutputSizes, StreamSize};
@@ -122,7 +122,7 @@ pub struct HttpExchange {
 
 /// Which Rego policy decided, in a `policy` hook's record: the query and
 /// the digest of its files (`sha256:...`, see
-/// [`hooks_schema::policy::policy_digest`]), so a decision can be traced
+/// [`hooks_plan::policy_digest`]), so a decision can be traced
 /// to the exact policy text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PolicyIdentity {

@@ -2,6 +2,7 @@
 //! `timeout`, `payload`, `protocol`, `worker`, `pool`; and the id and
 //! variable-name rules.
 
+pub use hooks_plan::valid_env_name;
 use serde_json::{Map, Value};
 
 use super::names::VOCABULARY;
@@ -31,14 +32,6 @@ pub fn cwd_problem(dir: &str) -> Option<&'static str> {
         }
     }
     None
-}
-
-/// Whether `name` is a valid environment variable name for `env.pass` /
-/// `env.set`: `[A-Za-z_][A-Za-z0-9_]*` ([`ENV_NAME_PATTERN`](crate::ENV_NAME_PATTERN)).
-pub fn valid_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// `[a-z0-9_-]+` ([`ID_PATTERN`](crate::ID_PATTERN)).

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{Defaults, is_default};
 use crate::duration::Duration;
 use crate::phase::PayloadMode;
-pub use hooks_plan::HttpProtocol;
+pub use hooks_plan::{HeaderPart, HttpProtocol, header_parts};
 
 /// The path every `protocol: opa` URL starts with: OPA's REST data API.
 pub const OPA_DATA_PATH: &str = "/v1/data/";
@@ -63,43 +63,6 @@ pub struct Http {
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(extend("default" = false))]
     pub follow_redirects: bool,
-}
-
-/// One piece of a header value: literal text or a `${NAME}` reference to a
-/// variable of the hook's `env`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeaderPart<'a> {
-    /// Text sent as written.
-    Literal(&'a str),
-    /// `${NAME}`: the value of environment variable `NAME`.
-    Var(&'a str),
-}
-
-/// The pieces of header value `value`: `${NAME}` references and the text
-/// between them (a `$` not followed by `{` is literal). `hooks!`, `check`
-/// and the runtime split values with this one function.
-///
-/// # Errors
-///
-/// A message when a `${` has no closing `}`.
-pub fn header_parts(value: &str) -> Result<Vec<HeaderPart<'_>>, String> {
-    let mut parts = Vec::new();
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        if start > 0 {
-            parts.push(HeaderPart::Literal(&rest[..start]));
-        }
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err("`${` without a closing `}`".to_owned());
-        };
-        parts.push(HeaderPart::Var(&after[..end]));
-        rest = &after[end + 1..];
-    }
-    if !rest.is_empty() {
-        parts.push(HeaderPart::Literal(rest));
-    }
-    Ok(parts)
 }
 
 /// Why `url` cannot be an `http` hook's URL under `protocol`, if it cannot:

@@ -188,10 +188,11 @@ impl Defaults {
     /// Timeout of a `run` action when neither it nor `defaults` sets one:
     /// 30 s. The runtime's default timeout (of a shell hook spec or an
     /// executor request built without a config) is this one too.
-    pub const DEFAULT_TIMEOUT: Duration = match Duration::from_millis(30_000) {
-        Some(d) => d,
-        None => Duration::MAX,
-    };
+    pub const DEFAULT_TIMEOUT: Duration =
+        match Duration::from_millis(hooks_plan::DEFAULT_TIMEOUT_MS) {
+            Some(d) => d,
+            None => Duration::MAX,
+        };
 
     /// [`Defaults::DEFAULT_TIMEOUT`] as the schema's `default` annotation (`30s`).
     fn default_timeout_annotation() -> String {

@@ -59,10 +59,11 @@ pub struct ExecRequest {
 impl ExecRequest {
     /// Default per-stream cap: the config language's default
     /// `max_output_bytes`, 1 MiB (1_048_576 bytes).
-    pub const DEFAULT_CAP: usize = hooks_schema::Limits::DEFAULT.max_output_bytes as usize;
+    pub const DEFAULT_CAP: usize = hooks_plan::Limits::DEFAULT.max_output_bytes as usize;
     /// Default timeout: the config language's default timeout of a `run`
-    /// action ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT), 30 s).
-    pub const DEFAULT_TIMEOUT: Duration = hooks_schema::Defaults::DEFAULT_TIMEOUT.to_std();
+    /// action ([`DEFAULT_TIMEOUT_MS`](hooks_plan::DEFAULT_TIMEOUT_MS), 30 s).
+    pub const DEFAULT_TIMEOUT: Duration =
+        std::time::Duration::from_millis(hooks_plan::DEFAULT_TIMEOUT_MS);
 
     /// A request for `form` with no cwd (the workspace root), no extra
     /// environment, no stdin, [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) and

@@ -61,7 +61,7 @@ pub(crate) fn build_env(
 }
 
 fn check_name(name: &str) -> Result<(), PreflightError> {
-    if hooks_schema::valid_env_name(name) {
+    if hooks_plan::valid_env_name(name) {
         Ok(())
     } else {
         Err(PreflightError::InvalidEnvName {

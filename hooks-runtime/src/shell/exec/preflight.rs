@@ -123,8 +123,8 @@ pub(crate) fn resolve_cwd(root: &Path, cwd: Option<&Path>) -> Result<PathBuf, Pr
 }
 
 /// The detail of a `spawn_failed` failure when `form` runs an interpreter
-/// on a script file ([`hooks_schema::script_path`]; a shell-form command
-/// only when it is one simple command, [`hooks_schema::shell_words`]) and
+/// on a script file ([`hooks_plan::script_path`]; a shell-form command
+/// only when it is one simple command, [`hooks_plan::shell_words`]) and
 /// that file does not exist relative to `cwd`; `None` otherwise.
 ///
 /// Checked before spawning a hook: an interpreter that cannot open its
@@ -135,11 +135,11 @@ pub(crate) fn missing_script(form: &CommandForm, cwd: &Path) -> Option<String> {
     let argv: &[String] = match form {
         CommandForm::Exec(argv) => argv,
         CommandForm::Shell(command) => {
-            words = hooks_schema::shell_words(command)?;
+            words = hooks_plan::shell_words(command)?;
             &words
         }
     };
-    let script = hooks_schema::script_path(argv)?;
+    let script = hooks_plan::script_path(argv)?;
     let path = cwd.join(script);
     if path.exists() {
         return None;

@@ -7,7 +7,7 @@ use crate::{HookContext, StepEvent};
 /// order (the order of `hooks`), never in finish order.
 ///
 /// On an observe-only phase
-/// ([`Phase::is_mutating`](hooks_schema::Phase::is_mutating) is false) the
+/// ([`Phase::is_mutating`](hooks_plan::Phase::is_mutating) is false) the
 /// hooks run concurrently; on a mutating phase they run one after another,
 /// each seeing the same event (chaining rewrites is the
 /// [`HookStack`](crate::HookStack)'s job). Hooks of another phase return `Continue` without running.

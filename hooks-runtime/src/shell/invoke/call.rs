@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hooks_schema::{PathDiagnostic, Phase};
+use hooks_plan::{PathDiagnostic, Phase};
 
 use super::spec::HookTarget;
 use super::{Invocation, ShellHookSpec, ShellRuntime, ToolView};

@@ -2,7 +2,7 @@
 //! [`Call::apply_failure_policy`] → (the stop-resume cap) →
 //! [`Call::apply_mode`].
 
-use hooks_schema::Mode;
+use hooks_plan::Mode;
 
 use super::call::{Call, Outcome, Settled};
 use crate::core::report::{HookFailure, Verdict};

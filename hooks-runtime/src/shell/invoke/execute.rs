@@ -2,7 +2,7 @@
 //! ([`Call::spawn`] → [`Call::read_exit`]) or a policy
 //! ([`Call::evaluate`]); an `http` hook's exchange is in `http.rs`.
 
-use hooks_schema::Protocol;
+use hooks_plan::Protocol;
 
 use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;

@@ -1,7 +1,7 @@
 //! The exchange of an `http` hook: [`Call::post`] → [`Call::read_answer`],
 //! in place of [`Call::spawn`] → [`Call::read_exit`] for a process.
 
-use hooks_schema::{HttpProtocol, Protocol};
+use hooks_plan::{HttpProtocol, Protocol};
 
 use super::call::{Call, Outcome};
 use crate::core::report::StreamSize;

@@ -121,10 +121,10 @@ impl ShellHook {
     /// policy in process in place of the command, see
     /// [`RegoPolicy`](crate::RegoPolicy)): checks that the script an interpreter
     /// command names exists (else a `spawn_failed` failure, see
-    /// [`hooks_schema::script_path`]), builds the payload (a writing tool
+    /// [`hooks_plan::script_path`]), builds the payload (a writing tool
     /// with an affected path outside the workspace root is refused there:
     /// the hook is not run and answers `skip`, see
-    /// [`hooks_schema::PathDiagnosticKind::OutsideRoot`]), runs the command,
+    /// [`hooks_plan::PathDiagnosticKind::OutsideRoot`]), runs the command,
     /// parses its output per the protocol, applies the failure policy to
     /// failures and the mode to the result, enforces the context byte cap,
     /// writes the record (and an injection record) and emits activity

@@ -15,7 +15,7 @@ use crate::{CancellationToken, Executor};
 
 /// Limits of a session's shell hooks (the config's `limits`, converted
 /// with `From<&Limits>`; the default is the config language's
-/// [`Limits::DEFAULT`](hooks_schema::Limits::DEFAULT)).
+/// [`Limits::DEFAULT`](hooks_plan::Limits::DEFAULT)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookLimits {
     /// Payload size limits (stdin cap, spill cap).
@@ -34,13 +34,13 @@ pub struct HookLimits {
     pub max_context_bytes: usize,
 }
 
-impl From<&hooks_schema::Limits> for HookLimits {
+impl From<&hooks_plan::Limits> for HookLimits {
     /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
     /// stdout and stderr each, `max_context_bytes` caps one invocation's
     /// injected context (`max_stop_resumes_per_turn` is the driver's:
     /// [`HookStack::stop_cap`](crate::HookStack::stop_cap)). The payload spill cap keeps its default (16 MiB). Values beyond `usize`
     /// saturate.
-    fn from(limits: &hooks_schema::Limits) -> Self {
+    fn from(limits: &hooks_plan::Limits) -> Self {
         let bytes = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         HookLimits {
             payload: PayloadLimits {
@@ -55,10 +55,10 @@ impl From<&hooks_schema::Limits> for HookLimits {
 }
 
 impl Default for HookLimits {
-    /// The config language's defaults ([`Limits::DEFAULT`](hooks_schema::Limits::DEFAULT)):
+    /// The config language's defaults ([`Limits::DEFAULT`](hooks_plan::Limits::DEFAULT)):
     /// 1 MiB payload, 1 MiB each of stdout and stderr, 64 KiB of context, 3 resumes.
     fn default() -> Self {
-        HookLimits::from(&hooks_schema::Limits::DEFAULT)
+        HookLimits::from(&hooks_plan::Limits::DEFAULT)
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_schema::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
+use hooks_plan::{FailurePolicy, Mode, PayloadMode, Phase, Protocol};
 
 use super::validate::RewriteSchema;
 use crate::http::HttpTarget;
@@ -130,7 +130,7 @@ impl ShellHookSpec {
 
     /// A `run` hook's spec with defaults: a one-shot process of `form`
     /// ([`ProcessTarget::new`]), the config language's default timeout
-    /// ([`Defaults::DEFAULT_TIMEOUT`](hooks_schema::Defaults::DEFAULT_TIMEOUT),
+    /// ([`DEFAULT_TIMEOUT_MS`](hooks_plan::DEFAULT_TIMEOUT_MS),
     /// 30 s), `full` payload, `native` protocol, the phase's default failure
     /// policy, `enforce`, no activity, no path settings, no rewrite schema,
     /// no config name.
@@ -144,7 +144,7 @@ impl ShellHookSpec {
             id: id.into(),
             phase,
             target,
-            timeout: hooks_schema::Defaults::DEFAULT_TIMEOUT.to_std(),
+            timeout: std::time::Duration::from_millis(hooks_plan::DEFAULT_TIMEOUT_MS),
             payload: PayloadMode::Full,
             protocol: Protocol::Native,
             failure_policy: phase.default_failure_policy(),
@@ -163,8 +163,8 @@ impl ShellHookSpec {
         let mut spec = ShellHookSpec::of(id, phase, HookTarget::Http(target));
         if let HookTarget::Http(target) = &spec.target {
             spec.protocol = match target.protocol {
-                hooks_schema::HttpProtocol::Claude => Protocol::Claude,
-                hooks_schema::HttpProtocol::Native | hooks_schema::HttpProtocol::Opa => {
+                hooks_plan::HttpProtocol::Claude => Protocol::Claude,
+                hooks_plan::HttpProtocol::Native | hooks_plan::HttpProtocol::Opa => {
                     Protocol::Native
                 }
             };

@@ -1,5 +1,5 @@
 //! Building a shell hook's stdin payload from a [`StepEvent`]: the envelope
-//! v1 ([`hooks_schema::Payload`])
+//! v1 ([`hooks_plan::Payload`])
 //! or Claude Code's input object, binary data as metadata, affected paths,
 //! modes `full` / `redacted`, and the spill to a payload-ref file over the
 //! stdin cap.
@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
-use hooks_schema::{
+use hooks_plan::{
     BinaryMeta, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,
     PayloadMode, Phase, Protocol,
 };
@@ -47,7 +47,7 @@ pub struct PayloadLimits {
 impl Default for PayloadLimits {
     fn default() -> Self {
         PayloadLimits {
-            stdin_cap: usize::try_from(hooks_schema::Limits::DEFAULT.max_payload_bytes)
+            stdin_cap: usize::try_from(hooks_plan::Limits::DEFAULT.max_payload_bytes)
                 .unwrap_or(usize::MAX),
             spill_cap: 16 << 20,
         }
@@ -508,7 +508,7 @@ fn extract_binary(value: &mut Value, at: &str, out: &mut Vec<BinaryMeta>) {
         }
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
-                let key = hooks_schema::automata::escape_token(k);
+                let key = hooks_plan::automata::escape_token(k);
                 extract_binary(v, &format!("{at}/{key}"), out);
             }
         }

@@ -4,9 +4,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
-use hooks_schema::{
-    MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PathDiagnostic, PathDiagnosticKind,
-};
+use hooks_plan::{MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PathDiagnostic, PathDiagnosticKind};
 use serde_json::Value;
 
 use super::ToolPathSettings;

@@ -85,7 +85,7 @@
 //! `permissionDecision` on PostToolUse) is `invalid_output`, never silently
 //! ignored.
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

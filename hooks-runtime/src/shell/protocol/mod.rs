@@ -7,7 +7,7 @@
 //!
 //! Two protocols share the framing rules of [`frame_json`] and the exit-code
 //! table of [`exit2_flow`]:
-//! - [`native`]: this project's output object ([`hooks_schema::HookOutput`]);
+//! - [`native`]: this project's output object ([`hooks_plan::HookOutput`]);
 //! - [`claude`]: Claude Code's hook protocol, so existing scripts run unmodified.
 //!
 //! Exit codes (both protocols): `0` = the stdout decides; `2` = an explicit
@@ -29,7 +29,7 @@
 pub(crate) mod claude;
 pub(crate) mod native;
 
-use hooks_schema::Phase;
+use hooks_plan::Phase;
 use serde_json::Value;
 
 use crate::{Captured, ContextItem, FailureKind, Flow, FlowKind};

@@ -3,7 +3,7 @@
 //!
 //! Which field asks for which flow is [`FlowKind::native_output`]; which
 //! flows a phase honours is the capability table
-//! ([`Phase::capabilities`](hooks_schema::Phase::capabilities)), so the
+//! ([`Phase::capabilities`](hooks_plan::Phase::capabilities)), so the
 //! table below is derived, not a second copy:
 //!
 //! | stdout field | phases | flow |
@@ -26,7 +26,7 @@
 //! than `continue`, a missing or superfluous `reason` — is an
 //! `invalid_output` failure, never silently ignored.
 
-use hooks_schema::{FlowKind, HookOutput, OutputDecision, Phase};
+use hooks_plan::{FlowKind, HookOutput, OutputDecision, Phase};
 
 use serde_json::{Map, Value};
 
