@@ -25,6 +25,7 @@ use crate::config::ToolPattern;
 pub use hooks_plan::automata::{
     DFA_SIZE_LIMIT, Search, escape_token, fallback, may_give_up, pointer_tokens, try_is_match,
 };
+use hooks_plan::{BuiltDfa, Dfa};
 
 /// A dense DFA owning its transition table, as [`build_dfa`] returns it.
 pub type OwnedDfa = dense::DFA<Vec<u32>>;
@@ -75,31 +76,16 @@ pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String>
         })
 }
 
-/// Whether `dfa`, built from `regexes`, matches `haystack`: the DFA's
-/// answer, or where it gives up, the [`fallback`]'s (compiled on that call:
-/// for one-off matching such as `import`; plans keep their fallback).
-pub fn is_match<T: AsRef<[u32]>, S: AsRef<str>>(
-    dfa: &dense::DFA<T>,
-    regexes: &[S],
-    haystack: &str,
-    search: Search,
-) -> bool {
-    try_is_match(dfa, haystack, search).unwrap_or_else(|| {
-        fallback(regexes, search).is_ok_and(|set| set.is_match(haystack.as_bytes()))
-    })
-}
-
 /// A compiled list of tool-name patterns: exact names plus at most one DFA
 /// (anchored) over the other patterns. A name matches when it equals one of
 /// `names` or the DFA matches it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ToolMatcher {
     /// Literal patterns (globs without metacharacters), compared exactly.
     pub names: Vec<String>,
-    /// One DFA over every non-literal pattern, or `None` when all are literal.
-    pub dfa: Option<OwnedDfa>,
-    /// The regexes the DFA was built from (for its [`fallback`]).
-    pub regexes: Vec<String>,
+    /// One DFA over every non-literal pattern (with its fallback, as a
+    /// plan holds it), or `None` when all are literal.
+    pub dfa: Option<Dfa>,
 }
 
 impl ToolMatcher {
@@ -109,7 +95,7 @@ impl ToolMatcher {
             || self
                 .dfa
                 .as_ref()
-                .is_some_and(|d| is_match(d, &self.regexes, name, Search::Anchored))
+                .is_some_and(|d| d.is_match(name, Search::Anchored))
     }
 }
 
@@ -130,13 +116,25 @@ pub fn tool_matcher(patterns: &[ToolPattern]) -> Result<ToolMatcher, String> {
     let dfa = if regexes.is_empty() {
         None
     } else {
-        Some(build_dfa(&regexes, Search::Anchored)?)
+        Some(built(&regexes, Search::Anchored)?)
     };
-    Ok(ToolMatcher {
-        names,
+    Ok(ToolMatcher { names, dfa })
+}
+
+/// The DFA of `regexes` with the fallback that decides where it gives up:
+/// what a plan holds, for one-off matching outside a plan (`check`'s
+/// catalogue lints, `import`).
+///
+/// # Errors
+///
+/// As [`build_dfa`] and [`fallback`].
+pub fn built(regexes: &[String], search: Search) -> Result<Dfa, String> {
+    let dfa = build_dfa(regexes, search)?;
+    Ok(Dfa::Owned(Box::new(BuiltDfa::new(
         dfa,
-        regexes,
-    })
+        regexes.to_vec(),
+        search,
+    )?)))
 }
 
 /// The DFA of a `glob:` predicate: the glob over the whole value.
@@ -190,15 +188,15 @@ mod tests {
     #[test]
     fn glob_and_search_dfas() {
         let g = glob_dfa("*.rs").unwrap();
-        let gr = [crate::glob_to_regex("*.rs").unwrap()];
-        assert!(is_match(&g, &gr, "src/main.rs", Search::Anchored));
-        assert!(!is_match(&g, &gr, "main.rsx", Search::Anchored));
+        let a = Search::Anchored;
+        assert_eq!(try_is_match(&g, "src/main.rs", a), Some(true));
+        assert_eq!(try_is_match(&g, "main.rsx", a), Some(false));
         let s = search_dfa(r"rm\s+-rf").unwrap();
-        let sr = [r"rm\s+-rf"];
-        assert!(is_match(&s, &sr, "cd / && rm  -rf x", Search::Unanchored));
-        assert!(!is_match(&s, &sr, "rm -r", Search::Unanchored));
-        let u = search_dfa(r"caf\u{e9}").unwrap();
-        assert!(is_match(&u, &[r"caf\u{e9}"], "un café", Search::Unanchored));
+        let u = Search::Unanchored;
+        assert_eq!(try_is_match(&s, "cd / && rm  -rf x", u), Some(true));
+        assert_eq!(try_is_match(&s, "rm -r", u), Some(false));
+        let c = search_dfa(r"caf\u{e9}").unwrap();
+        assert_eq!(try_is_match(&c, "un café", u), Some(true));
         assert!(search_dfa("(").is_err());
     }
 
@@ -230,13 +228,9 @@ mod word_boundary {
         let accented = "cd /tmp/été && rm -rf build";
         assert_eq!(try_is_match(&dfa, ascii, Search::Unanchored), Some(true));
         assert_eq!(try_is_match(&dfa, accented, Search::Unanchored), None);
-        assert!(is_match(&dfa, &re, accented, Search::Unanchored));
-        assert!(!is_match(
-            &dfa,
-            &re,
-            "cd été && xrm -rf b",
-            Search::Unanchored
-        ));
+        let exact = built(&[re[0].to_owned()], Search::Unanchored).unwrap();
+        assert!(exact.is_match(accented, Search::Unanchored));
+        assert!(!exact.is_match("cd été && xrm -rf b", Search::Unanchored));
         assert!(!may_give_up(&[r"(?-u:\b)rm"]));
         assert!(!may_give_up(&[r"rm\s+-rf"]));
     }

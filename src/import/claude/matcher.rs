@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use hooks_schema::automata::{Search, build_dfa, is_match};
+use hooks_schema::automata::{Search, built};
 use regex_syntax::ast::{self, AssertionKind, Ast, RepetitionKind, RepetitionRange};
 
 /// What a Claude Code tool matcher selects, in agent-hooks' terms.
@@ -34,8 +34,7 @@ impl ToolMatch {
             ToolMatch::Names(names) => names.iter().any(|n| n == name),
             ToolMatch::Regex(regex) => {
                 let anchored = [format!("^(?:{regex})$")];
-                build_dfa(&anchored, Search::Anchored)
-                    .is_ok_and(|dfa| is_match(&dfa, &anchored, name, Search::Anchored))
+                built(&anchored, Search::Anchored).is_ok_and(|d| d.is_match(name, Search::Anchored))
             }
             ToolMatch::Never(_) | ToolMatch::Unsupported(_) => false,
         }
