@@ -165,7 +165,9 @@ pub use crate::shell::exec::{
 
 // Hooks outside the agent's code: the runtime `run`, `http` and `policy`
 // rules execute through (one spec, one target enum), records, redaction.
-pub use crate::http::{HttpTarget, install_tls_provider};
+pub use crate::http::HttpTarget;
+#[cfg(feature = "http")]
+pub use crate::http::install_tls_provider;
 pub use crate::shell::activity::{ActivityEvent, ActivitySink};
 pub use crate::shell::invoke::{
     CLAUDE_PROJECT_DIR, HookLimits, HookTarget, Invocation, ProcessTarget, ShellHook,

@@ -51,6 +51,7 @@ mod check;
 mod config;
 mod diagnostic;
 mod duration;
+mod features;
 mod load;
 mod matcher;
 /// The phases and small enums, from `hooks-plan` (one definition for the
@@ -68,18 +69,20 @@ pub use capability::{
 };
 pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSchemas};
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
+#[cfg(feature = "http")]
+pub use config::url_problem;
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HistoryPatch, Hook,
     Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN, Policy, Predicate,
     Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools, ToolChoice,
-    ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts, url_problem,
+    ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
-pub use load::{
-    Compiled, Loader, compile_file, compile_str, load_file, load_str, parse_document,
-    schema_accepts,
-};
+pub use features::FEATURE_OFF;
+#[cfg(feature = "rewrite-check")]
+pub use load::schema_accepts;
+pub use load::{Compiled, Loader, compile_file, compile_str, load_file, load_str, parse_document};
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
 pub use script::{

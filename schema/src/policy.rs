@@ -37,6 +37,7 @@ impl PolicySources {
 }
 
 pub use hooks_plan::policy_digest;
+#[cfg(feature = "policy")]
 pub use hooks_plan::rego::{PolicyError, compile_policy};
 
 /// Reads the Rego files of every `policy` hook of `config` (enabled or not:
@@ -104,34 +105,41 @@ pub(crate) fn load_policies(
         if !complete {
             continue;
         }
-        let modules = policy
-            .rego
-            .iter()
-            .filter_map(|p| Some((p.as_str(), sources.get(p)?)));
-        if let Err(e) = compile_policy(modules, &policy.query) {
-            let hook_pos = positions.value_pos(&format!("/hooks/{i}/policy"));
-            let named = format!(
-                "named by hook `{}` at {file}:{}:{}",
-                hook.id, hook_pos.line, hook_pos.column
-            );
-            found.push(match e.file {
-                Some(rego) => Diagnostic::new(
-                    &rego,
-                    e.line,
-                    e.column,
-                    &format!("/hooks/{i}/policy/rego"),
-                    Layer::Semantic,
-                    "policy-syntax",
-                    format!("hook `{}`: rego: {}", hook.id, e.message),
-                )
-                .with_hint(named),
-                None => at(
-                    &format!("/hooks/{i}/policy/query"),
-                    "policy-query",
-                    format!("hook `{}`: {}", hook.id, e.message),
-                )
-                .with_hint("the query is `data.`, a package a policy file declares, and a rule"),
-            });
+        // Without the `policy` feature the config was refused before
+        // (`features::missing`): only the files are read.
+        #[cfg(feature = "policy")]
+        {
+            let modules = policy
+                .rego
+                .iter()
+                .filter_map(|p| Some((p.as_str(), sources.get(p)?)));
+            if let Err(e) = compile_policy(modules, &policy.query) {
+                let hook_pos = positions.value_pos(&format!("/hooks/{i}/policy"));
+                let named = format!(
+                    "named by hook `{}` at {file}:{}:{}",
+                    hook.id, hook_pos.line, hook_pos.column
+                );
+                found.push(match e.file {
+                    Some(rego) => Diagnostic::new(
+                        &rego,
+                        e.line,
+                        e.column,
+                        &format!("/hooks/{i}/policy/rego"),
+                        Layer::Semantic,
+                        "policy-syntax",
+                        format!("hook `{}`: rego: {}", hook.id, e.message),
+                    )
+                    .with_hint(named),
+                    None => at(
+                        &format!("/hooks/{i}/policy/query"),
+                        "policy-query",
+                        format!("hook `{}`: {}", hook.id, e.message),
+                    )
+                    .with_hint(
+                        "the query is `data.`, a package a policy file declares, and a rule",
+                    ),
+                });
+            }
         }
     }
     (sources, found)

@@ -1,4 +1,4 @@
-//! The exchange of one `http` hook: [`post`].
+//! The exchange of one `http` hook: [`post`]. With the `http` feature only.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -7,17 +7,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
 
+use super::Answer;
 use crate::core::report::{Captured, FailureKind};
-
-/// What the server answered: its status and the body, capped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Answer {
-    /// The HTTP status code.
-    pub(crate) status: u16,
-    /// The first bytes of the body (at most the cap), its true length and
-    /// whether it was cut.
-    pub(crate) body: Captured,
-}
 
 /// Most redirects followed when a hook allows them.
 const MAX_REDIRECTS: usize = 10;

@@ -12,13 +12,49 @@
 //!
 //! Depends on the core only (failure kinds, [`Captured`](crate::Captured)).
 
+#[cfg(feature = "http")]
 mod client;
 pub(crate) mod opa;
 
+#[cfg(feature = "http")]
 pub use client::install_tls_provider;
-pub(crate) use client::{Answer, post};
+#[cfg(feature = "http")]
+pub(crate) use client::post;
 
 use hooks_plan::{HeaderPart, HttpProtocol, header_parts};
+
+use crate::core::report::Captured;
+#[cfg(not(feature = "http"))]
+use crate::core::report::FailureKind;
+
+/// What the server answered: its status and the body, capped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Answer {
+    /// The HTTP status code.
+    pub(crate) status: u16,
+    /// The first bytes of the body (at most the cap), its true length and
+    /// whether it was cut.
+    pub(crate) body: Captured,
+}
+
+/// Without the `http` feature no request is made: every `http` hook fails
+/// with `spawn_failed`. Unreachable from a table built by `hooks!` or
+/// `Table::load`, which refuse an `http` hook without the feature.
+#[cfg(not(feature = "http"))]
+pub(crate) async fn post(
+    _url: &str,
+    _headers: &[(String, String)],
+    _follow_redirects: bool,
+    _body: Vec<u8>,
+    _timeout: std::time::Duration,
+    _cap: usize,
+    _cancel: &tokio_util::sync::CancellationToken,
+) -> Result<Answer, (FailureKind, String)> {
+    Err((
+        FailureKind::SpawnFailed,
+        "this build of agent-hooks has no `http` feature".to_owned(),
+    ))
+}
 
 /// Where and how an `http` hook sends its payload (the config's `http`
 /// action, in runtime form).

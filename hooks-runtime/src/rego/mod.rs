@@ -22,7 +22,9 @@
 //! back as one: nothing is serialized or parsed in between.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::Arc;
+#[cfg(feature = "policy")]
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use hooks_plan::PolicySpec;
 use serde_json::Value;
@@ -40,7 +42,9 @@ pub struct RegoPolicy {
 /// copies evaluations reuse.
 #[derive(Default)]
 struct Engines {
+    #[cfg(feature = "policy")]
     compiled: OnceLock<Result<regorus::Engine, String>>,
+    #[cfg(feature = "policy")]
     idle: Mutex<Vec<regorus::Engine>>,
 }
 
@@ -100,6 +104,7 @@ impl RegoPolicy {
     /// checked config never has one), or the evaluation fails (a rule with
     /// conflicting values, a builtin's error), or its value has no JSON
     /// form.
+    #[cfg(feature = "policy")]
     pub fn evaluate(&self, input: Value) -> Result<Option<Value>, String> {
         let mut engine = self.engine()?;
         engine.set_input(regorus::Value::from(input));
@@ -118,8 +123,22 @@ impl RegoPolicy {
             .map_err(|e| format!("the value of `{}` is not JSON: {e}", self.query))
     }
 
+    /// Without the `policy` feature nothing is evaluated.
+    ///
+    /// # Errors
+    ///
+    /// Always: this build of agent-hooks has no `policy` feature (a table
+    /// built by `hooks!` or `Table::load` never holds a policy then: both
+    /// refuse a `policy` hook without the feature).
+    #[cfg(not(feature = "policy"))]
+    pub fn evaluate(&self, input: Value) -> Result<Option<Value>, String> {
+        let _ = (input, &self.engines);
+        Err("this build of agent-hooks has no `policy` feature".to_owned())
+    }
+
     /// An idle engine of this policy, or a copy of its compiled engine
     /// (compiled on first use).
+    #[cfg(feature = "policy")]
     fn engine(&self) -> Result<regorus::Engine, String> {
         if let Some(engine) = self
             .engines

@@ -12,7 +12,9 @@ use super::names::VOCABULARY;
 use super::walk::{child, quoted_list, suggest};
 use super::{At, Checker};
 use crate::automata::{pointer_tokens, tool_matcher};
-use crate::catalogue::{Catalogue, SourceError, may_be_string, pointers, reach, standalone};
+#[cfg(feature = "rewrite-check")]
+use crate::catalogue::standalone;
+use crate::catalogue::{Catalogue, SourceError, may_be_string, pointers, reach};
 use crate::config::{Action, ArgTest, Config, Hook, Predicate, RewriteOp, ToolChoice, ToolPattern};
 use crate::diagnostic::{Layer, Severity};
 use crate::phase::Phase;
@@ -391,6 +393,7 @@ fn targets<'c>(hook: &Hook, catalogue: &'c Catalogue) -> Vec<Target<'c>> {
 #[derive(Default)]
 struct Memo {
     targets: HashMap<String, Vec<usize>>,
+    #[cfg(feature = "rewrite-check")]
     validators: HashMap<usize, Option<jsonschema::Validator>>,
 }
 
@@ -425,7 +428,23 @@ impl Memo {
     }
 
     /// Why `value` is valid in none of the reached places (the first
+    /// validation error), or `None` when some place accepts it. Without
+    /// `rewrite-check` (a catalogue is then refused as a whole,
+    /// `features::missing`): `None`.
+    #[cfg(not(feature = "rewrite-check"))]
+    #[allow(clippy::unused_self, reason = "the same call as with the feature")]
+    fn never_valid(
+        &mut self,
+        value: &Value,
+        reached: &[(&str, &Value, Vec<&Value>)],
+    ) -> Option<String> {
+        let _ = (value, reached);
+        None
+    }
+
+    /// Why `value` is valid in none of the reached places (the first
     /// validation error), or `None` when some place accepts it.
+    #[cfg(feature = "rewrite-check")]
     fn never_valid(
         &mut self,
         value: &Value,

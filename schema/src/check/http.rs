@@ -8,7 +8,7 @@ use super::names::VOCABULARY;
 use super::run::valid_env_name;
 use super::walk::child;
 use super::{At, Checker};
-use crate::config::{HeaderPart, HttpProtocol, header_parts, url_problem};
+use crate::config::{HeaderPart, HttpProtocol, header_parts};
 use crate::diagnostic::Layer;
 
 impl Checker<'_> {
@@ -43,9 +43,14 @@ impl Checker<'_> {
         self.booleans(p, m, &["follow_redirects"]);
     }
 
+    /// Without the `http` feature only that `url` is a string: the hook
+    /// is refused as a whole (`features::missing`).
     fn url(&mut self, up: &str, u: &Value, protocol: HttpProtocol) {
+        #[cfg(not(feature = "http"))]
+        let _ = (self.nonempty_string(up, u), protocol);
+        #[cfg(feature = "http")]
         if let Some(url) = self.nonempty_string(up, u)
-            && let Some(why) = url_problem(url, protocol)
+            && let Some(why) = crate::config::url_problem(url, protocol)
         {
             let hint = match protocol {
                 HttpProtocol::Opa => {

@@ -69,7 +69,8 @@ pub struct Http {
 /// it must parse, use `http` or `https`, name a host, carry no credentials
 /// (put them in `headers`, from `env`) and no fragment; under
 /// `protocol: opa` its path must be OPA's data API ([`OPA_DATA_PATH`]) and
-/// name a document.
+/// name a document. With the `http` feature only.
+#[cfg(feature = "http")]
 pub fn url_problem(url: &str, protocol: HttpProtocol) -> Option<String> {
     let parsed = match url::Url::parse(url) {
         Ok(u) => u,
@@ -124,6 +125,7 @@ mod tests {
         assert!(header_parts("Bearer ${TOKEN").is_err());
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn urls_need_a_scheme_a_host_and_for_opa_the_data_api() {
         let native = HttpProtocol::Native;
