@@ -10,8 +10,7 @@ use std::sync::OnceLock;
 use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
-use crate::index::PhaseIndex;
-use crate::limits::{HttpProtocol, Limits};
+use crate::limits::HttpProtocol;
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
 /// Text of a plan, of flows, patches and context items: borrowed from
@@ -554,68 +553,4 @@ pub struct ToolPaths {
     pub allow_absolute: bool,
     /// `writes`.
     pub writes: bool,
-}
-
-/// A config lowered for dispatch: rules in declared order with defaults
-/// applied, and per phase the indices of its enabled rules, so that "no hook
-/// for this phase" is one check.
-///
-/// Built once by `lower` (owned); `hooks!` quotes that same
-/// value as `static` data. Both forms compare equal with `==` for one config.
-#[derive(Debug, PartialEq)]
-pub struct Plan {
-    /// The config's name in diagnostics (its path, or `<inline>`).
-    pub source: Text,
-    /// Every rule, enabled or not, in declared order.
-    pub rules: List<Rule>,
-    /// For the phase at index `p` of [`Phase::ALL`] ([`Phase::index`]),
-    /// the indices into `rules` of its *enabled* rules in declared order.
-    pub phases: [List<u32>; Phase::COUNT],
-    /// For the phase at index `p`, the index of its enabled rules by tool
-    /// and by `when` leaf, over their positions in `phases[p]`.
-    pub index: [PhaseIndex; Phase::COUNT],
-    /// `tool_settings`, in key order.
-    pub tool_paths: List<ToolPaths>,
-    /// The tool catalogue the config was checked against, in name order
-    /// (empty without one): what rewrites are validated against at run time.
-    pub tool_schemas: List<ToolSchema>,
-    /// The config's `limits`.
-    pub limits: Limits,
-}
-
-/// One catalogue tool's JSON Schemas, as JSON text (compiled into
-/// validators by the runtime, once, when first needed).
-#[derive(Debug, PartialEq)]
-pub struct ToolSchema {
-    /// The exact tool name.
-    pub tool: Text,
-    /// The schema of its arguments.
-    pub input: Text,
-    /// The schema of its result, when the catalogue gives one.
-    pub result: Option<Text>,
-}
-
-impl Plan {
-    /// A plan with no rules (what `hooks!` emits beside a compile error).
-    pub const fn empty(source: &'static str) -> Plan {
-        Plan {
-            source: Cow::Borrowed(source),
-            rules: List::EMPTY,
-            phases: [const { List::EMPTY }; Phase::COUNT],
-            index: [const { PhaseIndex::EMPTY }; Phase::COUNT],
-            tool_paths: List::EMPTY,
-            tool_schemas: List::EMPTY,
-            limits: Limits::DEFAULT,
-        }
-    }
-
-    /// The indices of the enabled rules of `phase`, in declared order.
-    pub fn rules_for(&self, phase: Phase) -> &[u32] {
-        &self.phases[phase.index()]
-    }
-
-    /// The `tool_settings` of `tool`, if the config has some.
-    pub fn tool_paths(&self, tool: &str) -> Option<&ToolPaths> {
-        self.tool_paths.iter().find(|t| t.tool == tool)
-    }
 }

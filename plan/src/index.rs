@@ -23,9 +23,8 @@ use regex_automata::{Anchored, Input};
 use smallvec::SmallVec;
 
 use crate::automata::Search;
-use crate::data::{Dfa, List, Plan, Text};
+use crate::data::{Dfa, List, Text};
 use crate::eval::{Facts, Subject, resolve};
-use crate::phase::Phase;
 
 /// A set of rule positions as 64-bit words, trimmed of leading and trailing
 /// zero words: bit `b` of `words[w]` is position `64 * (offset + w) + b`.
@@ -184,9 +183,9 @@ impl PhaseIndex {
 
 /// Candidate positions (inline up to 1,024 rules per phase, so selecting
 /// allocates nothing below that).
-type Words = SmallVec<[u64; 16]>;
+pub(crate) type Words = SmallVec<[u64; 16]>;
 
-fn candidates(index: &PhaseIndex, count: usize, facts: &Facts<'_>) -> Words {
+pub(crate) fn candidates(index: &PhaseIndex, count: usize, facts: &Facts<'_>) -> Words {
     let n = count.div_ceil(64);
     let mut tool: Words = SmallVec::from_elem(0, n);
     match facts.tool {
@@ -230,59 +229,8 @@ fn text_at<'a>(subject: Subject<'a>, pointer: &[Text]) -> Option<&'a str> {
     }
 }
 
-/// Walks the rules of one phase that match an event, in declared order,
-/// visiting only the index's candidates. Never allocates for phases of up to
-/// 1,024 enabled rules.
-///
-/// Each call to [`Cursor::next`] is given the event's facts as they are
-/// now: after a rule was returned (and its flow maybe rewrote the event)
-/// the candidates are computed again, so every rule is judged on the event
-/// as the rules before it left it, as in a rule-by-rule loop.
-#[derive(Debug)]
-pub struct Cursor<'p> {
-    plan: &'p Plan,
-    phase: Phase,
-    next: usize,
-    words: Option<Words>,
-}
-
-impl<'p> Cursor<'p> {
-    /// A cursor over the enabled rules of `phase`.
-    pub fn new(plan: &'p Plan, phase: Phase) -> Cursor<'p> {
-        Cursor {
-            plan,
-            phase,
-            next: 0,
-            words: None,
-        }
-    }
-
-    /// The index into [`Plan::rules`] of the next rule that matches `facts`
-    /// (which must be of this cursor's phase), or `None` when no later rule
-    /// does.
-    pub fn next(&mut self, facts: &Facts<'_>) -> Option<u32> {
-        let positions = self.plan.rules_for(self.phase);
-        let index = &self.plan.index[self.phase.index()];
-        let words = self
-            .words
-            .get_or_insert_with(|| candidates(index, positions.len(), facts));
-        while let Some(pos) = next_set(words, self.next) {
-            self.next = pos + 1;
-            let Some(&i) = positions.get(pos) else {
-                break;
-            };
-            if self.plan.rules[i as usize].matches(facts) {
-                // The caller may rewrite the event before asking again.
-                self.words = None;
-                return Some(i);
-            }
-        }
-        self.next = positions.len();
-        None
-    }
-}
-
-fn next_set(words: &[u64], from: usize) -> Option<usize> {
+/// The first set bit of `words` at or after position `from`.
+pub(crate) fn next_set(words: &[u64], from: usize) -> Option<usize> {
     let mut w = from / 64;
     let mut word = words.get(w)? & (u64::MAX << (from % 64));
     loop {
@@ -291,15 +239,5 @@ fn next_set(words: &[u64], from: usize) -> Option<usize> {
         }
         w += 1;
         word = *words.get(w)?;
-    }
-}
-
-impl Plan {
-    /// The indices into [`Plan::rules`] of the enabled rules that match
-    /// `facts`, in declared order, each judged on `facts` as given. Never
-    /// allocates for phases of up to 1,024 enabled rules.
-    pub fn matching<'p, 'e>(&'p self, facts: Facts<'e>) -> impl Iterator<Item = u32> + use<'p, 'e> {
-        let mut cursor = Cursor::new(self, facts.phase);
-        std::iter::from_fn(move || cursor.next(&facts))
     }
 }

@@ -34,6 +34,7 @@ mod limits;
 mod output;
 mod payload;
 mod phase;
+mod plan;
 #[cfg(feature = "policy")]
 pub mod rego;
 mod script;
@@ -42,13 +43,13 @@ pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
 pub use data::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, PolicyModule,
     PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text,
-    ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+    ToolChoiceSpec, ToolPaths, ToolSet,
 };
 pub use digest::policy_digest;
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
-pub use index::{Bits, Cursor, Gate, PatternGroup, PhaseIndex};
+pub use index::{Bits, Gate, PatternGroup, PhaseIndex};
 pub use limits::{DEFAULT_TIMEOUT_MS, HeaderPart, HttpProtocol, Limits, header_parts};
 pub use output::{
     ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,
@@ -62,4 +63,5 @@ pub use payload::{
 pub use phase::{
     CLAUDE_CODE_EVENTS, FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
 };
+pub use plan::{Cursor, Plan, ToolSchema};
 pub use script::{script_path, shell_words, valid_env_name};

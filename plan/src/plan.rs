@@ -1,0 +1,137 @@
+//! [`Plan`]: a config lowered for dispatch, the rules (`data`) and the
+//! per-phase index over them (`index`) together, and [`Cursor`], the walk
+//! over the rules of one phase that match an event.
+
+use std::borrow::Cow;
+
+use crate::data::{List, Rule, Text, ToolPaths};
+use crate::eval::Facts;
+use crate::index::{PhaseIndex, Words, candidates, next_set};
+use crate::limits::Limits;
+use crate::phase::Phase;
+
+/// A config lowered for dispatch: rules in declared order with defaults
+/// applied, and per phase the indices of its enabled rules, so that "no hook
+/// for this phase" is one check.
+///
+/// Built once by `lower` (owned); `hooks!` quotes that same
+/// value as `static` data. Both forms compare equal with `==` for one config.
+#[derive(Debug, PartialEq)]
+pub struct Plan {
+    /// The config's name in diagnostics (its path, or `<inline>`).
+    pub source: Text,
+    /// Every rule, enabled or not, in declared order.
+    pub rules: List<Rule>,
+    /// For the phase at index `p` of [`Phase::ALL`] ([`Phase::index`]),
+    /// the indices into `rules` of its *enabled* rules in declared order.
+    pub phases: [List<u32>; Phase::COUNT],
+    /// For the phase at index `p`, the index of its enabled rules by tool
+    /// and by `when` leaf, over their positions in `phases[p]`.
+    pub index: [PhaseIndex; Phase::COUNT],
+    /// `tool_settings`, in key order.
+    pub tool_paths: List<ToolPaths>,
+    /// The tool catalogue the config was checked against, in name order
+    /// (empty without one): what rewrites are validated against at run time.
+    pub tool_schemas: List<ToolSchema>,
+    /// The config's `limits`.
+    pub limits: Limits,
+}
+
+/// One catalogue tool's JSON Schemas, as JSON text (compiled into
+/// validators by the runtime, once, when first needed).
+#[derive(Debug, PartialEq)]
+pub struct ToolSchema {
+    /// The exact tool name.
+    pub tool: Text,
+    /// The schema of its arguments.
+    pub input: Text,
+    /// The schema of its result, when the catalogue gives one.
+    pub result: Option<Text>,
+}
+
+impl Plan {
+    /// A plan with no rules (what `hooks!` emits beside a compile error).
+    pub const fn empty(source: &'static str) -> Plan {
+        Plan {
+            source: Cow::Borrowed(source),
+            rules: List::EMPTY,
+            phases: [const { List::EMPTY }; Phase::COUNT],
+            index: [const { PhaseIndex::EMPTY }; Phase::COUNT],
+            tool_paths: List::EMPTY,
+            tool_schemas: List::EMPTY,
+            limits: Limits::DEFAULT,
+        }
+    }
+
+    /// The indices of the enabled rules of `phase`, in declared order.
+    pub fn rules_for(&self, phase: Phase) -> &[u32] {
+        &self.phases[phase.index()]
+    }
+
+    /// The `tool_settings` of `tool`, if the config has some.
+    pub fn tool_paths(&self, tool: &str) -> Option<&ToolPaths> {
+        self.tool_paths.iter().find(|t| t.tool == tool)
+    }
+}
+
+/// Walks the rules of one phase that match an event, in declared order,
+/// visiting only the index's candidates. Never allocates for phases of up to
+/// 1,024 enabled rules.
+///
+/// Each call to [`Cursor::next`] is given the event's facts as they are
+/// now: after a rule was returned (and its flow maybe rewrote the event)
+/// the candidates are computed again, so every rule is judged on the event
+/// as the rules before it left it, as in a rule-by-rule loop.
+#[derive(Debug)]
+pub struct Cursor<'p> {
+    plan: &'p Plan,
+    phase: Phase,
+    next: usize,
+    words: Option<Words>,
+}
+
+impl<'p> Cursor<'p> {
+    /// A cursor over the enabled rules of `phase`.
+    pub fn new(plan: &'p Plan, phase: Phase) -> Cursor<'p> {
+        Cursor {
+            plan,
+            phase,
+            next: 0,
+            words: None,
+        }
+    }
+
+    /// The index into [`Plan::rules`] of the next rule that matches `facts`
+    /// (which must be of this cursor's phase), or `None` when no later rule
+    /// does.
+    pub fn next(&mut self, facts: &Facts<'_>) -> Option<u32> {
+        let positions = self.plan.rules_for(self.phase);
+        let index = &self.plan.index[self.phase.index()];
+        let words = self
+            .words
+            .get_or_insert_with(|| candidates(index, positions.len(), facts));
+        while let Some(pos) = next_set(words, self.next) {
+            self.next = pos + 1;
+            let Some(&i) = positions.get(pos) else {
+                break;
+            };
+            if self.plan.rules[i as usize].matches(facts) {
+                // The caller may rewrite the event before asking again.
+                self.words = None;
+                return Some(i);
+            }
+        }
+        self.next = positions.len();
+        None
+    }
+}
+
+impl Plan {
+    /// The indices into [`Plan::rules`] of the enabled rules that match
+    /// `facts`, in declared order, each judged on `facts` as given. Never
+    /// allocates for phases of up to 1,024 enabled rules.
+    pub fn matching<'p, 'e>(&'p self, facts: Facts<'e>) -> impl Iterator<Item = u32> + use<'p, 'e> {
+        let mut cursor = Cursor::new(self, facts.phase);
+        std::iter::from_fn(move || cursor.next(&facts))
+    }
+}
