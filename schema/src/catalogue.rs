@@ -291,7 +291,7 @@ impl CatalogueSource {
         let mut catalogue = Catalogue::new();
         let mut errors = Vec::new();
         for (name, entry) in tools.iter() {
-            let at = format!("/catalogue/{}", crate::automata::escape_token(name));
+            let at = format!("/catalogue/{}", hooks_plan::automata::escape_token(name));
             let mut schema = |source: &SchemaSource, key: &str| {
                 let pointer = format!("{at}/{key}");
                 let value = match source {
@@ -542,7 +542,7 @@ pub(crate) fn pointers(root: &Value) -> Vec<String> {
             }
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {
                 for (key, sub) in props {
-                    let p = format!("{at}/{}", crate::automata::escape_token(key));
+                    let p = format!("{at}/{}", hooks_plan::automata::escape_token(key));
                     if !out.contains(&p) && out.len() < 256 {
                         out.push(p.clone());
                     }
@@ -561,7 +561,7 @@ mod tests {
     use serde_json::json;
 
     fn tokens(p: &str) -> Vec<String> {
-        crate::automata::pointer_tokens(p).unwrap_or_default()
+        hooks_plan::automata::pointer_tokens(p).unwrap_or_default()
     }
 
     #[test]

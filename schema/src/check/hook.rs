@@ -10,9 +10,9 @@ use super::settings::{policies_allowed, policy};
 use super::walk::{child, quoted_list, suggest};
 use super::{At, Checker};
 use crate::capability::{ActionKind, describe_phases};
+use crate::config::schema_rules::TOOL_FILTER_KEYS;
 use crate::diagnostic::Layer;
 use crate::phase::{FailurePolicy, Phase};
-use crate::schema::TOOL_FILTER_KEYS;
 
 /// Claude Code (and other runtimes') event names and their canonical phases.
 const FOREIGN_PHASES: &[(&str, &str)] = &[

@@ -230,7 +230,7 @@ fn schema_and_checker_enforce_the_capability_table() {
                 "{phase} {action:?}"
             );
         }
-        for key in crate::schema::TOOL_FILTER_KEYS {
+        for key in crate::config::schema_rules::TOOL_FILTER_KEYS {
             let text = doc(phase, json!({key: ["bash"], "run": run}));
             assert_eq!(accepted(&text), caps.tool, "{phase} {key}");
         }

@@ -329,7 +329,7 @@ impl JsonSchema for Hook {
     }
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let mut schema = RawHook::json_schema(generator);
-        crate::schema::add_hook_rules(&mut schema, generator);
+        super::schema_rules::add_hook_rules(&mut schema, generator);
         schema
     }
 }

@@ -27,6 +27,7 @@ mod hook;
 mod http;
 mod policy;
 mod predicate;
+pub(crate) mod schema_rules;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

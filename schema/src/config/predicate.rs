@@ -155,7 +155,7 @@ impl JsonSchema for Predicate {
         "Predicate".into()
     }
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        crate::schema::predicate_schema(generator, true)
+        super::schema_rules::predicate_schema(generator, true)
     }
 }
 
