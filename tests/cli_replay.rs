@@ -8,6 +8,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "common/real.rs"]
+mod real;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -41,21 +44,6 @@ const OWN_TRANSCRIPTS: [&str; 2] = [
     "tests/fixtures/transcripts/session.jsonl",
 ];
 
-/// `../shared/real/<sub>/`, the shared real-world inputs, if present;
-/// otherwise a note on stderr naming the missing directory.
-fn shared_real(sub: &str) -> Option<PathBuf> {
-    let dir = root().join("../shared/real").join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped the real inputs: {} does not exist (the shared real-world inputs sit beside the clone)",
-            dir.display()
-        );
-        None
-    }
-}
-
 fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("a readable directory")
@@ -68,7 +56,7 @@ fn files_with(dir: &Path, ext: &str) -> Vec<PathBuf> {
 
 /// The real transcripts (none without the shared inputs).
 fn real_transcripts() -> Vec<PathBuf> {
-    let Some(dir) = shared_real("transcripts") else {
+    let Some(dir) = real::dir("transcripts") else {
         return Vec::new();
     };
     let files = files_with(&dir, "jsonl");
@@ -120,7 +108,7 @@ fn imported_configs(dir: &Path) -> Vec<PathBuf> {
     .iter()
     .map(|s| root().join(s))
     .collect();
-    if let Some(real) = shared_real("claude-settings") {
+    if let Some(real) = real::dir("claude-settings") {
         settings.extend(files_with(&real, "json"));
     }
     let configs: Vec<PathBuf> = settings
@@ -269,7 +257,7 @@ fn an_imported_bash_matcher_fires_once_per_bash_call() {
 
     // oven-sh/bun's settings guard `Bash` in PreToolUse.
     let (Some(settings), Some(transcripts)) =
-        (shared_real("claude-settings"), shared_real("transcripts"))
+        (real::dir("claude-settings"), real::dir("transcripts"))
     else {
         return;
     };

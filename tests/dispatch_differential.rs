@@ -14,6 +14,7 @@ use hooks_schema::plan::{ActionSpec, List, ProgramSpec, Rule};
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = Full, "configs/full.yaml");
+agent_hooks::hooks!(name = Example, "../examples/hooks.yaml");
 
 fn poll_ready<F: Future>(future: F) -> F::Output {
     match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
@@ -170,6 +171,25 @@ fn static_and_loaded_plans_are_equal_in_every_field() {
         a.rules.iter().any(|r| !r.enabled),
         "a disabled rule is kept"
     );
+}
+
+/// The reference config `examples/hooks.yaml` compiles with `hooks!`, and
+/// the static table has the same rules as the one the run-time loader builds
+/// (the example has `http` hooks and the loader needs `load`: features the
+/// UI cases' default-features-off facade does not build).
+#[test]
+fn example_config_compiles_to_the_loaded_rules() {
+    let static_ids: Vec<String> = Example::table()
+        .rules()
+        .iter()
+        .map(|r| r.id.to_string())
+        .collect();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hooks.yaml");
+    let config = hooks_schema::load_file(&path).expect("the example is valid");
+    let loaded = Table::from_config(&config, "hooks.yaml").expect("loads");
+    let loaded_ids: Vec<String> = loaded.rules().iter().map(|r| r.id.to_string()).collect();
+    assert_eq!(static_ids, loaded_ids);
+    assert!(!static_ids.is_empty());
 }
 
 /// The plan comparison is not vacuous: changing one `run` field of the

@@ -18,6 +18,8 @@
 
 #[path = "common/claude.rs"]
 mod claude;
+#[path = "common/real.rs"]
+mod real;
 
 use std::process::{Command, Output};
 

@@ -4,6 +4,8 @@
 
 #[path = "common/claude.rs"]
 mod claude;
+#[path = "common/real.rs"]
+mod real;
 
 use agent_hooks::import::claude::{ToolMatch, convert_matcher, import_str};
 use claude::{command_of, fixture, load, real, real_settings_dir, run_of, settings};

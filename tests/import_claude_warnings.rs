@@ -5,6 +5,8 @@
 
 #[path = "common/claude.rs"]
 mod claude;
+#[path = "common/real.rs"]
+mod real;
 
 use agent_hooks::import::claude::{ImportError, import_str};
 use claude::{FIXTURES, REAL, fixture, load, real, real_settings_dir, settings};

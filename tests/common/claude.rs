@@ -1,7 +1,8 @@
 //! Helpers shared by the `import claude` tests (`import_claude*.rs`): the
 //! project's own settings fixtures, the shared corpus of real settings files
 //! and what each of them is recorded to give, and loading and reading the
-//! converted config. Include with `#[path = "common/claude.rs"] mod claude;`.
+//! converted config. Include with `#[path = "common/claude.rs"] mod claude;`
+//! beside `#[path = "common/real.rs"] mod real;`.
 
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
@@ -30,19 +31,10 @@ pub(crate) fn fixture(file: &str) -> (String, String) {
     (name, text)
 }
 
-/// `../shared/real/claude-settings/`, the real settings files, if present;
-/// otherwise a note on stderr naming the missing directory.
+/// The real settings files (`claude-settings/` of the shared real-world
+/// inputs), if present; otherwise a visible skip line ([`crate::real::dir`]).
 pub(crate) fn real_settings_dir() -> Option<PathBuf> {
-    let dir = root().join("../shared/real/claude-settings");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: {} does not exist (the shared real-world inputs sit beside the clone)",
-            dir.display()
-        );
-        None
-    }
+    crate::real::dir("claude-settings")
 }
 
 pub(crate) fn json_files(dir: &Path) -> Vec<PathBuf> {

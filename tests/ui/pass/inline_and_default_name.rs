@@ -15,7 +15,7 @@ mod named {
 
 fn main() {
     use agent_hooks::AgentHook;
-    use hooks_schema::Phase;
+    use hooks_plan::Phase;
     assert!(guard::Hooks::new().observes(Phase::RunError));
     assert!(!guard::Hooks::new().observes(Phase::BeforeTool));
     assert_eq!(guard::Hooks::table().source(), "<inline>");

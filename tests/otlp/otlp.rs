@@ -3,9 +3,16 @@
 //! invocation (a `run` hook, a `policy` hook, a declarative rule), each a
 //! child of the event's fold span, and the invocation counter, to an OTLP
 //! receiver this test runs on loopback; no attribute holds the canary
-//! secret the hooks saw. Run with `cargo test --features otlp --test otlp`.
+//! secret the hooks saw.
+//!
+//! Cargo gives an integration test only its own package's binaries, so the
+//! binary is the facade's, built beside this test's executable by the same
+//! `cargo test --workspace`, which unifies features: the `otlp` this package
+//! turns on is in it. Alone: `cargo build -p agent-hooks --features otlp &&
+//! cargo test -p agent-hooks-otlp-tests`.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -48,6 +55,23 @@ fn receiver() -> (u16, Received, Arc<AtomicBool>, std::thread::JoinHandle<()>) {
         }
     });
     (port, received, stop, thread)
+}
+
+/// The facade's `agent-hooks` binary: `target/<profile>/agent-hooks`, beside
+/// this test's `target/<profile>/deps/otlp-<hash>`.
+fn agent_hooks_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let bin = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test runs from target/<profile>/deps/")
+        .join(format!("agent-hooks{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo test --workspace`, which builds it with the `otlp` feature",
+        bin.display()
+    );
+    bin
 }
 
 fn text(value: Option<&AnyValue>) -> Option<String> {
@@ -102,7 +126,7 @@ fn every_invocation_is_one_exported_span_without_the_canary() {
     .expect("writable");
 
     let (port, received, stop, thread) = receiver();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+    let mut child = Command::new(agent_hooks_bin())
         .args(["test", "hooks.yaml", "--event", "event.json"])
         .current_dir(dir.path())
         .env(
@@ -136,6 +160,11 @@ fn every_invocation_is_one_exported_span_without_the_canary() {
     assert!(!stderr.contains("warning"), "{stderr}");
 
     let received = received.lock().expect("not poisoned");
+    assert!(
+        !received.is_empty(),
+        "no OTLP request arrived: was the binary built without the `otlp` feature \
+         (an older `cargo build`)? Run `cargo test --workspace`"
+    );
     let mut spans: Vec<Span> = Vec::new();
     let mut all_attributes: Vec<BTreeMap<String, String>> = Vec::new();
     let mut invocations = 0.0;
