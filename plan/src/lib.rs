@@ -49,7 +49,9 @@ pub use data::{
 pub use digest::policy_digest;
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Cursor, Gate, PatternGroup, PhaseIndex};
-pub use limits::{DEFAULT_TIMEOUT_MS, HeaderPart, HttpProtocol, Limits, header_parts};
+pub use limits::{
+    DEFAULT_TIMEOUT_MS, HeaderPart, HeaderTemplateError, HttpProtocol, Limits, header_parts,
+};
 pub use output::{
     ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,
     finish_schema, output_schema,

@@ -2,8 +2,9 @@
 //! `check`, `hooks!` and the runtime. Behind the `policy` feature.
 
 /// Why a policy does not compile: the file (as written) and the 1-based
-/// line and column when the engine located it, and its message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// line and column when the engine located it, and its message. Shown as
+/// `FILE:LINE:COLUMN: MESSAGE`, or the message alone when no file is known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct PolicyError {
     /// The file the error is in, when known.
     pub file: Option<String>,
@@ -13,6 +14,15 @@ pub struct PolicyError {
     pub column: usize,
     /// The engine's message (lowercase first letter, no location prefix).
     pub message: String,
+}
+
+impl std::fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{file}:{}:{}: {}", self.line, self.column, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
 }
 
 /// A `regorus` engine with `modules` (path as written, text) loaded, checked

@@ -44,7 +44,9 @@ pub use action::{
     RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode,
 };
 pub use hook::{Hook, RegexPattern, ToolPattern};
-pub use http::{HeaderPart, Http, HttpProtocol, OPA_DATA_PATH, header_parts, url_problem};
+pub use http::{
+    HeaderPart, HeaderTemplateError, Http, HttpProtocol, OPA_DATA_PATH, header_parts, url_problem,
+};
 pub use policy::{POLICY_QUERY_PATTERN, Policy};
 pub use predicate::{ArgTest, Predicate};
 
