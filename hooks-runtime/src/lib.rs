@@ -150,7 +150,7 @@ pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome}
 pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, ToolChoice};
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
-pub use crate::dispatch::{Dispatcher, RewriteSchema, Table, TableRef};
+pub use crate::dispatch::{Dispatcher, RewriteMismatch, RewriteSchema, Table, TableRef};
 // Loading configs at run time, and trusting them (the `load` feature).
 #[cfg(feature = "load")]
 pub use crate::dispatch::{
@@ -176,7 +176,7 @@ pub use crate::shell::invoke::{
 pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, ToolPathSettings};
 
 // `policy` hooks: Rego policies evaluated in process.
-pub use crate::rego::RegoPolicy;
+pub use crate::rego::{PolicyEvalError, RegoPolicy};
 pub use crate::shell::records::{
     HookRecord, HttpExchange, InjectionRecord, InjectionStatus, PolicyIdentity, Record,
     RecordStatus, RecordWriter,

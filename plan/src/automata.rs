@@ -12,6 +12,47 @@ use regex_automata::{Anchored, Input};
 /// produce, in bytes (8 MiB): a pattern past it is an error, not a huge binary.
 pub const DFA_SIZE_LIMIT: usize = 8 * 1024 * 1024;
 
+/// Why a glob or regex does not compile into a matcher. The message is
+/// the one of the crate that refused it (lowercase, no trailing period);
+/// the variant says which step did and holds what it was given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PatternError {
+    /// A glob does not parse (an unclosed `[` or `{`, a dangling `\`, ...).
+    #[error("{reason}")]
+    Glob {
+        /// The glob as written.
+        glob: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A regex does not parse, or its NFA exceeds the size limit.
+    #[error("{reason}")]
+    Regex {
+        /// The regex as written.
+        regex: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The DFA of these regexes does not build: one does not parse, or the
+    /// automaton would exceed [`DFA_SIZE_LIMIT`].
+    #[error("{reason}")]
+    Dfa {
+        /// The regexes, one per pattern of the DFA.
+        regexes: Vec<String>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The regex crate does not compile the [`fallback`] of these regexes.
+    #[error("the fallback matcher does not compile: {reason}")]
+    Fallback {
+        /// The regexes, as given to [`fallback`].
+        regexes: Vec<String>,
+        /// The regex crate's message.
+        reason: String,
+    },
+}
+
 /// How a DFA is searched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Search {
@@ -65,13 +106,13 @@ pub fn may_give_up<S: AsRef<str>>(regexes: &[S]) -> bool {
 ///
 /// # Errors
 ///
-/// A lowercase message when the regex crate does not compile the patterns
-/// within 64 MiB (the DFA of the same patterns fit in [`DFA_SIZE_LIMIT`], so
-/// this is not expected).
+/// [`PatternError::Fallback`] when the regex crate does not compile the
+/// patterns within 64 MiB (the DFA of the same patterns fit in
+/// [`DFA_SIZE_LIMIT`], so this is not expected).
 pub fn fallback<S: AsRef<str>>(
     regexes: &[S],
     search: Search,
-) -> Result<regex::bytes::RegexSet, String> {
+) -> Result<regex::bytes::RegexSet, PatternError> {
     let patterns = regexes.iter().map(|r| match search {
         Search::Anchored => format!("^(?:{})", r.as_ref()),
         Search::Unanchored => r.as_ref().to_owned(),
@@ -80,7 +121,28 @@ pub fn fallback<S: AsRef<str>>(
         .size_limit(64 * 1024 * 1024)
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .build()
-        .map_err(|e| format!("the fallback matcher does not compile: {e}"))
+        .map_err(|e| PatternError::Fallback {
+            regexes: regexes.iter().map(|r| r.as_ref().to_owned()).collect(),
+            reason: e.to_string(),
+        })
+}
+
+/// Why a string is not an RFC 6901 JSON pointer ([`pointer_tokens`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PointerError {
+    /// The pointer is not empty and does not start with `/`.
+    #[error("invalid JSON pointer `{pointer}`, expected `/` at the start (RFC 6901)")]
+    NoLeadingSlash {
+        /// The pointer as written.
+        pointer: String,
+    },
+    /// The pointer holds a `~` not followed by `0` or `1`.
+    #[error("invalid JSON pointer `{pointer}`, `~` must be followed by `0` or `1` (RFC 6901)")]
+    BadEscape {
+        /// The pointer as written.
+        pointer: String,
+    },
 }
 
 /// Escapes one reference token per RFC 6901 (`~` → `~0`, `/` → `~1`):
@@ -101,16 +163,17 @@ pub fn escape_token(token: &str) -> String {
 ///
 /// # Errors
 ///
-/// A lowercase message when the pointer is not empty and does not start with
-/// `/`, or holds a `~` not followed by `0` or `1`.
-pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, String> {
+/// [`PointerError::NoLeadingSlash`] when the pointer is not empty and does
+/// not start with `/`; [`PointerError::BadEscape`] when it holds a `~` not
+/// followed by `0` or `1`.
+pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, PointerError> {
     if pointer.is_empty() {
         return Ok(Vec::new());
     }
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(format!(
-            "invalid JSON pointer `{pointer}`, expected `/` at the start (RFC 6901)"
-        ));
+        return Err(PointerError::NoLeadingSlash {
+            pointer: pointer.to_owned(),
+        });
     };
     rest.split('/')
         .map(|token| {
@@ -122,9 +185,9 @@ pub fn pointer_tokens(pointer: &str) -> Result<Vec<String>, String> {
                         Some('0') => out.push('~'),
                         Some('1') => out.push('/'),
                         _ => {
-                            return Err(format!(
-                                "invalid JSON pointer `{pointer}`, `~` must be followed by `0` or `1` (RFC 6901)"
-                            ));
+                            return Err(PointerError::BadEscape {
+                                pointer: pointer.to_owned(),
+                            });
                         }
                     }
                 } else {

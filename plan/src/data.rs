@@ -180,12 +180,13 @@ impl BuiltDfa {
     ///
     /// # Errors
     ///
-    /// As [`crate::automata::fallback`], for a DFA that may give up.
+    /// [`PatternError::Fallback`](crate::automata::PatternError::Fallback),
+    /// as [`crate::automata::fallback`], for a DFA that may give up.
     pub fn new(
         dfa: dense::DFA<Vec<u32>>,
         regexes: Vec<String>,
         search: crate::automata::Search,
-    ) -> Result<BuiltDfa, String> {
+    ) -> Result<BuiltDfa, crate::automata::PatternError> {
         let fallback = OnceLock::new();
         if crate::automata::may_give_up(&regexes) {
             let _ = fallback.set(crate::automata::fallback(&regexes, search)?);

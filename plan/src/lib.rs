@@ -35,7 +35,6 @@ mod output;
 mod payload;
 mod phase;
 mod plan;
-#[cfg(feature = "policy")]
 pub mod rego;
 mod script;
 
@@ -50,7 +49,9 @@ pub use data::{
 pub use digest::policy_digest;
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Gate, PatternGroup, PhaseIndex};
-pub use limits::{DEFAULT_TIMEOUT_MS, HeaderPart, HttpProtocol, Limits, header_parts};
+pub use limits::{
+    DEFAULT_TIMEOUT_MS, HeaderPart, HeaderTemplateError, HttpProtocol, Limits, header_parts,
+};
 pub use output::{
     ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,
     finish_schema, output_schema,

@@ -110,14 +110,23 @@ pub enum HeaderPart<'a> {
     Var(&'a str),
 }
 
+/// Why a header value template does not split ([`header_parts`]): a `${`
+/// with no closing `}`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`${{` without a closing `}}`")]
+pub struct HeaderTemplateError {
+    /// The byte offset of the unclosed `${` in the value.
+    pub offset: usize,
+}
+
 /// The pieces of header value `value`: `${NAME}` references and the text
 /// between them (a `$` not followed by `{` is literal). `hooks!`, `check`
 /// and the runtime split values with this one function.
 ///
 /// # Errors
 ///
-/// A message when a `${` has no closing `}`.
-pub fn header_parts(value: &str) -> Result<Vec<HeaderPart<'_>>, String> {
+/// [`HeaderTemplateError`] when a `${` has no closing `}`.
+pub fn header_parts(value: &str) -> Result<Vec<HeaderPart<'_>>, HeaderTemplateError> {
     let mut parts = Vec::new();
     let mut rest = value;
     while let Some(start) = rest.find("${") {
@@ -126,7 +135,9 @@ pub fn header_parts(value: &str) -> Result<Vec<HeaderPart<'_>>, String> {
         }
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err("`${` without a closing `}`".to_owned());
+            return Err(HeaderTemplateError {
+                offset: value.len() - rest.len() + start,
+            });
         };
         parts.push(HeaderPart::Var(&after[..end]));
         rest = &after[end + 1..];

@@ -1,9 +1,11 @@
 //! Compiling a `policy` hook's Rego modules (regorus): one function for
-//! `check`, `hooks!` and the runtime. Behind the `policy` feature.
+//! `check`, `hooks!` and the runtime ([`compile_policy`], behind the
+//! `policy` feature), and why a policy does not compile ([`PolicyError`]).
 
 /// Why a policy does not compile: the file (as written) and the 1-based
-/// line and column when the engine located it, and its message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// line and column when the engine located it, and its message. Shown as
+/// `FILE:LINE:COLUMN: MESSAGE`, or the message alone when no file is known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct PolicyError {
     /// The file the error is in, when known.
     pub file: Option<String>,
@@ -15,6 +17,15 @@ pub struct PolicyError {
     pub message: String,
 }
 
+impl std::fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{file}:{}:{}: {}", self.line, self.column, self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
 /// A `regorus` engine with `modules` (path as written, text) loaded, checked
 /// that some module declares the package of `query`
 /// (`data.<package>.<rule>`). What `check` and `hooks!` run on every policy
@@ -24,6 +35,7 @@ pub struct PolicyError {
 ///
 /// [`PolicyError`] for the first module that does not parse (located in
 /// it), or when no module declares the query's package.
+#[cfg(feature = "policy")]
 pub fn compile_policy<'a>(
     modules: impl IntoIterator<Item = (&'a str, &'a str)>,
     query: &str,
@@ -65,6 +77,7 @@ pub fn compile_policy<'a>(
 /// A `regorus` error for `path`, split into its location (the
 /// `--> path:LINE:COL` line) and its message (the `error: ...` line); the
 /// whole text, at 1:1, when it has neither.
+#[cfg(feature = "policy")]
 fn parse_error(path: &str, text: &str) -> PolicyError {
     let location = text.lines().find_map(|l| {
         let rest = l.trim().strip_prefix("-->")?.trim();

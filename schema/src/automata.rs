@@ -23,7 +23,8 @@ use regex_automata::util::syntax;
 
 use crate::config::ToolPattern;
 pub use hooks_plan::automata::{
-    DFA_SIZE_LIMIT, Search, escape_token, fallback, may_give_up, pointer_tokens, try_is_match,
+    DFA_SIZE_LIMIT, PatternError, PointerError, Search, escape_token, fallback, may_give_up,
+    pointer_tokens, try_is_match,
 };
 use hooks_plan::{BuiltDfa, Dfa};
 
@@ -40,9 +41,9 @@ pub type OwnedDfa = dense::DFA<Vec<u32>>;
 ///
 /// # Errors
 ///
-/// A lowercase message when a regex does not parse or the DFA would exceed
-/// [`DFA_SIZE_LIMIT`].
-pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String> {
+/// [`PatternError::Dfa`] when a regex does not parse or the DFA would
+/// exceed [`DFA_SIZE_LIMIT`].
+pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, PatternError> {
     let start = match search {
         Search::Anchored => StartKind::Anchored,
         Search::Unanchored => StartKind::Unanchored,
@@ -66,13 +67,18 @@ pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, String>
         .map_err(|e| {
             // Lowercase the first word, unless it is an acronym (`DFA ...`).
             let text = e.to_string();
-            if text.chars().nth(1).is_some_and(char::is_uppercase) {
-                return text;
+            let reason = if text.chars().nth(1).is_some_and(char::is_uppercase) {
+                text
+            } else {
+                let mut chars = text.chars();
+                chars.next().map_or_else(String::new, |c| {
+                    c.to_lowercase().chain(chars).collect::<String>()
+                })
+            };
+            PatternError::Dfa {
+                regexes: regexes.to_vec(),
+                reason,
             }
-            let mut chars = text.chars();
-            chars.next().map_or_else(String::new, |c| {
-                c.to_lowercase().chain(chars).collect::<String>()
-            })
         })
 }
 
@@ -103,8 +109,9 @@ impl ToolMatcher {
 ///
 /// # Errors
 ///
-/// A lowercase message naming the first pattern that does not compile.
-pub fn tool_matcher(patterns: &[ToolPattern]) -> Result<ToolMatcher, String> {
+/// [`PatternError`] for the first pattern that does not compile, or for
+/// the DFA of the non-literal ones ([`built`]).
+pub fn tool_matcher(patterns: &[ToolPattern]) -> Result<ToolMatcher, PatternError> {
     let mut names = Vec::new();
     let mut regexes = Vec::new();
     for pattern in patterns {
@@ -128,7 +135,7 @@ pub fn tool_matcher(patterns: &[ToolPattern]) -> Result<ToolMatcher, String> {
 /// # Errors
 ///
 /// As [`build_dfa`] and [`fallback`].
-pub fn built(regexes: &[String], search: Search) -> Result<Dfa, String> {
+pub fn built(regexes: &[String], search: Search) -> Result<Dfa, PatternError> {
     let dfa = build_dfa(regexes, search)?;
     Ok(Dfa::Owned(Box::new(BuiltDfa::new(
         dfa,
@@ -141,8 +148,10 @@ pub fn built(regexes: &[String], search: Search) -> Result<Dfa, String> {
 ///
 /// # Errors
 ///
-/// A lowercase message when the glob does not compile.
-pub fn glob_dfa(glob: &str) -> Result<OwnedDfa, String> {
+/// [`PatternError`] when the glob does not compile
+/// ([`glob_to_regex`](crate::glob_to_regex)) or its DFA does not build
+/// ([`build_dfa`]).
+pub fn glob_dfa(glob: &str) -> Result<OwnedDfa, PatternError> {
     build_dfa(&[crate::glob_to_regex(glob)?], Search::Anchored)
 }
 
@@ -150,8 +159,10 @@ pub fn glob_dfa(glob: &str) -> Result<OwnedDfa, String> {
 ///
 /// # Errors
 ///
-/// A lowercase message when the regex does not compile.
-pub fn search_dfa(regex: &str) -> Result<OwnedDfa, String> {
+/// [`PatternError`] when the regex does not compile
+/// ([`check_regex`](crate::check_regex)) or its DFA does not build
+/// ([`build_dfa`]).
+pub fn search_dfa(regex: &str) -> Result<OwnedDfa, PatternError> {
     crate::check_regex(regex)?;
     build_dfa(&[regex.to_owned()], Search::Unanchored)
 }
@@ -201,6 +212,25 @@ mod tests {
     }
 
     #[test]
+    fn pattern_errors_name_the_step_and_the_pattern() {
+        assert!(matches!(
+            search_dfa("("),
+            Err(PatternError::Regex { regex, .. }) if regex == "("
+        ));
+        let glob = glob_dfa("[ab").unwrap_err();
+        assert!(
+            matches!(&glob, PatternError::Glob { glob, .. } if glob == "[ab"),
+            "{glob:?}"
+        );
+        assert_eq!(glob.to_string(), "unclosed character class; missing ']'");
+        let group = ["a".to_owned(), "(".to_owned()];
+        assert!(matches!(
+            build_dfa(&group, Search::Anchored),
+            Err(PatternError::Dfa { regexes, .. }) if regexes == group
+        ));
+    }
+
+    #[test]
     fn pointers_split_and_unescape() {
         assert!(pointer_tokens("").unwrap().is_empty());
         assert_eq!(pointer_tokens("/a~1b/~0c/0").unwrap(), ["a/b", "~c", "0"]);
@@ -210,8 +240,23 @@ mod tests {
             let pointer = format!("/{}", escape_token(token));
             assert_eq!(pointer_tokens(&pointer).unwrap(), [token], "{pointer}");
         }
-        assert!(pointer_tokens("a").is_err());
-        assert!(pointer_tokens("/~2").is_err());
+        assert_eq!(
+            pointer_tokens("a"),
+            Err(PointerError::NoLeadingSlash {
+                pointer: "a".into()
+            })
+        );
+        let bad = pointer_tokens("/~2").unwrap_err();
+        assert_eq!(
+            bad,
+            PointerError::BadEscape {
+                pointer: "/~2".into()
+            }
+        );
+        assert_eq!(
+            bad.to_string(),
+            "invalid JSON pointer `/~2`, `~` must be followed by `0` or `1` (RFC 6901)"
+        );
     }
 }
 

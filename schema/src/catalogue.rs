@@ -34,6 +34,16 @@ pub struct Catalogue {
     tools: BTreeMap<String, ToolSchemas>,
 }
 
+/// A JSON document that is not a tool catalogue ([`Catalogue::from_json`]):
+/// not an object of tools, a tool without `input`, or an unknown key.
+#[derive(Debug, thiserror::Error)]
+#[error("not a tool catalogue: {source}")]
+pub struct CatalogueError {
+    /// Where and why the document does not have the catalogue's shape.
+    #[source]
+    source: serde_json::Error,
+}
+
 /// One tool's schemas, as JSON Schema documents (draft 2020-12 unless they
 /// say otherwise with `$schema`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,9 +89,9 @@ impl Catalogue {
     ///
     /// # Errors
     ///
-    /// A lowercase message when the document does not have that shape.
-    pub fn from_json(value: &Value) -> Result<Catalogue, String> {
-        serde_json::from_value(value.clone()).map_err(|e| format!("not a tool catalogue: {e}"))
+    /// [`CatalogueError`] when the document does not have that shape.
+    pub fn from_json(value: &Value) -> Result<Catalogue, CatalogueError> {
+        serde_json::from_value(value.clone()).map_err(|source| CatalogueError { source })
     }
 
     /// The catalogue as the JSON document a config's `catalogue:` key may
@@ -587,6 +597,21 @@ mod tests {
         assert!(
             !validator.is_valid(&config),
             "an unknown active tool is flagged in the editor"
+        );
+    }
+
+    #[test]
+    fn a_document_of_another_shape_is_not_a_catalogue() {
+        let err = Catalogue::from_json(&json!({"bash": {"inptu": {}}})).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("not a tool catalogue: unknown field `inptu`"),
+            "{text}"
+        );
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert!(
+            source.is_some_and(|s| text.ends_with(&s)),
+            "the serde error is the source: {err:?}"
         );
     }
 

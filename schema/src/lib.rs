@@ -67,19 +67,22 @@ mod yaml;
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
-pub use catalogue::{Catalogue, CatalogueSource, SchemaSource, ToolEntry, ToolSchemas};
+pub use catalogue::{
+    Catalogue, CatalogueError, CatalogueSource, SchemaSource, ToolEntry, ToolSchemas,
+};
 pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 #[cfg(feature = "http")]
 pub use config::url_problem;
 pub use config::{
-    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HistoryPatch, Hook,
-    Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN, Policy, Predicate,
-    Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools, ToolChoice,
-    ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
+    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HeaderTemplateError,
+    HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN,
+    Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
+    ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
 pub use features::FEATURE_OFF;
+pub use hooks_plan::automata::PatternError;
 #[cfg(feature = "rewrite-check")]
 pub use load::schema_accepts;
 pub use load::{Compiled, Loader, compile_file, compile_str, load_file, load_str, parse_document};

@@ -1,5 +1,7 @@
 //! Compiling tool-name globs and regexes, to reject bad patterns at load time.
 
+use hooks_plan::automata::PatternError;
+
 /// Largest compiled NFA a pattern may produce, in bytes (1 MiB): a bigger one
 /// would make the build-time DFA too large.
 const NFA_SIZE_LIMIT: usize = 1024 * 1024;
@@ -11,14 +13,17 @@ const NFA_SIZE_LIMIT: usize = 1024 * 1024;
 ///
 /// # Errors
 ///
-/// A lowercase message when the glob does not compile.
-pub fn glob_to_regex(glob: &str) -> Result<String, String> {
+/// [`PatternError::Glob`] when the glob does not compile.
+pub fn glob_to_regex(glob: &str) -> Result<String, PatternError> {
     globset::GlobBuilder::new(glob)
         .literal_separator(false)
         .backslash_escape(true)
         .build()
         .map(|g| format!("(?s){}", g.regex()))
-        .map_err(|e| lowercase_error(&e.kind().to_string()))
+        .map_err(|e| PatternError::Glob {
+            glob: glob.to_owned(),
+            reason: lowercase_error(&e.kind().to_string()),
+        })
 }
 
 /// Checks that `pattern` parses as a regular expression (Rust `regex`
@@ -26,16 +31,20 @@ pub fn glob_to_regex(glob: &str) -> Result<String, String> {
 ///
 /// # Errors
 ///
-/// A lowercase message naming the problem.
-pub fn check_regex(pattern: &str) -> Result<(), String> {
+/// [`PatternError::Regex`] naming the problem.
+pub fn check_regex(pattern: &str) -> Result<(), PatternError> {
+    let refused = |reason: &str| PatternError::Regex {
+        regex: pattern.to_owned(),
+        reason: lowercase_error(reason),
+    };
     let hir = regex_syntax::ParserBuilder::new()
         .nest_limit(64)
         .build()
         .parse(pattern)
         .map_err(|e| match e {
-            regex_syntax::Error::Parse(p) => lowercase_error(&p.kind().to_string()),
-            regex_syntax::Error::Translate(t) => lowercase_error(&t.kind().to_string()),
-            other => lowercase_error(&other.to_string()),
+            regex_syntax::Error::Parse(p) => refused(&p.kind().to_string()),
+            regex_syntax::Error::Translate(t) => refused(&t.kind().to_string()),
+            other => refused(&other.to_string()),
         })?;
     regex_automata::nfa::thompson::Compiler::new()
         .configure(
@@ -43,7 +52,7 @@ pub fn check_regex(pattern: &str) -> Result<(), String> {
         )
         .build_from_hir(&hir)
         .map(|_| ())
-        .map_err(|e| lowercase_error(&e.to_string()))
+        .map_err(|e| refused(&e.to_string()))
 }
 
 fn lowercase_error(s: &str) -> String {
@@ -72,7 +81,11 @@ mod tests {
     fn regexes_are_checked() {
         assert!(check_regex(r"rm\s+-rf").is_ok());
         let err = check_regex("(unclosed").unwrap_err();
-        assert!(err.starts_with("unclosed"), "{err}");
+        assert!(err.to_string().starts_with("unclosed"), "{err}");
+        assert!(
+            matches!(&err, PatternError::Regex { regex, .. } if regex == "(unclosed"),
+            "{err:?}"
+        );
         assert!(check_regex(r"\w{1000}{1000}").is_err());
     }
 }

@@ -112,7 +112,7 @@ pub use eval::{facts, subject};
 #[cfg(feature = "load")]
 pub use load::LoadError;
 pub use run::{Dispatcher, TableRef};
-pub use schemas::RewriteSchema;
+pub use schemas::{RewriteMismatch, RewriteSchema};
 pub use table::Table;
 #[cfg(feature = "load")]
 pub use trust::{

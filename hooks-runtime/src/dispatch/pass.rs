@@ -259,7 +259,10 @@ impl Table {
             return None;
         };
         let schema = self.rewrite_schema(rule.phase, event.tool_name()?)?;
-        schema.check(value).err()
+        schema
+            .check(value)
+            .err()
+            .map(|mismatch| mismatch.to_string())
     }
 }
 

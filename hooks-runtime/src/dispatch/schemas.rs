@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use hooks_plan::Phase;
 use hooks_plan::Plan;
 
-pub use crate::shell::invoke::RewriteSchema;
+pub use crate::shell::invoke::{RewriteMismatch, RewriteSchema};
 
 /// A table's validators by tool: input schemas and result schemas.
 #[derive(Debug, Default)]

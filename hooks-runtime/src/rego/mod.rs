@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use hooks_plan::PolicySpec;
+use hooks_plan::rego::PolicyError;
 use serde_json::Value;
 
 /// One `policy` hook's policy: query, Rego files and identity.
@@ -43,9 +44,41 @@ pub struct RegoPolicy {
 #[derive(Default)]
 struct Engines {
     #[cfg(feature = "policy")]
-    compiled: OnceLock<Result<regorus::Engine, String>>,
+    compiled: OnceLock<Result<regorus::Engine, PolicyError>>,
     #[cfg(feature = "policy")]
     idle: Mutex<Vec<regorus::Engine>>,
+}
+
+/// Why a policy's query has no value ([`RegoPolicy::evaluate`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PolicyEvalError {
+    /// The policy does not compile (a table built from a checked config
+    /// never has one).
+    #[error("the policy does not compile: {0}")]
+    Compile(#[source] PolicyError),
+    /// Evaluating the query failed: a rule with conflicting values, a
+    /// builtin's error.
+    #[error("evaluating `{query}` failed: {message}")]
+    Eval {
+        /// The query evaluated.
+        query: String,
+        /// The engine's message.
+        message: String,
+    },
+    /// This build of agent-hooks has no `policy` feature: nothing is
+    /// evaluated (a table built by `hooks!` or `Table::load` never holds a
+    /// policy then: both refuse a `policy` hook without the feature).
+    #[error("this build of agent-hooks has no `policy` feature")]
+    FeatureOff,
+    /// The query's value has no JSON form.
+    #[error("the value of `{query}` is not JSON: {message}")]
+    NotJson {
+        /// The query evaluated.
+        query: String,
+        /// Why the value does not serialize.
+        message: String,
+    },
 }
 
 impl RegoPolicy {
@@ -100,12 +133,13 @@ impl RegoPolicy {
     ///
     /// # Errors
     ///
-    /// A message when the policy does not compile (a table built from a
-    /// checked config never has one), or the evaluation fails (a rule with
-    /// conflicting values, a builtin's error), or its value has no JSON
-    /// form.
+    /// [`PolicyEvalError::Compile`] when the policy does not compile (a
+    /// table built from a checked config never has one),
+    /// [`PolicyEvalError::Eval`] when the evaluation fails (a rule with
+    /// conflicting values, a builtin's error), [`PolicyEvalError::NotJson`]
+    /// when its value has no JSON form.
     #[cfg(feature = "policy")]
-    pub fn evaluate(&self, input: Value) -> Result<Option<Value>, String> {
+    pub fn evaluate(&self, input: Value) -> Result<Option<Value>, PolicyEvalError> {
         let mut engine = self.engine()?;
         engine.set_input(regorus::Value::from(input));
         let value = engine.eval_rule(self.query.to_string());
@@ -114,32 +148,36 @@ impl RegoPolicy {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(engine);
-        let value = value.map_err(|e| format!("evaluating `{}` failed: {e}", self.query))?;
+        let value = value.map_err(|e| PolicyEvalError::Eval {
+            query: self.query.to_string(),
+            message: e.to_string(),
+        })?;
         if value == regorus::Value::Undefined {
             return Ok(None);
         }
         serde_json::to_value(&value)
             .map(Some)
-            .map_err(|e| format!("the value of `{}` is not JSON: {e}", self.query))
+            .map_err(|e| PolicyEvalError::NotJson {
+                query: self.query.to_string(),
+                message: e.to_string(),
+            })
     }
 
     /// Without the `policy` feature nothing is evaluated.
     ///
     /// # Errors
     ///
-    /// Always: this build of agent-hooks has no `policy` feature (a table
-    /// built by `hooks!` or `Table::load` never holds a policy then: both
-    /// refuse a `policy` hook without the feature).
+    /// Always [`PolicyEvalError::FeatureOff`].
     #[cfg(not(feature = "policy"))]
-    pub fn evaluate(&self, input: Value) -> Result<Option<Value>, String> {
+    pub fn evaluate(&self, input: Value) -> Result<Option<Value>, PolicyEvalError> {
         let _ = (input, &self.engines);
-        Err("this build of agent-hooks has no `policy` feature".to_owned())
+        Err(PolicyEvalError::FeatureOff)
     }
 
     /// An idle engine of this policy, or a copy of its compiled engine
     /// (compiled on first use).
     #[cfg(feature = "policy")]
-    fn engine(&self) -> Result<regorus::Engine, String> {
+    fn engine(&self) -> Result<regorus::Engine, PolicyEvalError> {
         if let Some(engine) = self
             .engines
             .idle
@@ -156,15 +194,9 @@ impl RegoPolicy {
                     self.modules.iter().map(|(p, t)| (&**p, &**t)),
                     &self.query,
                 )
-                .map_err(|e| match e.file {
-                    Some(file) => format!(
-                        "the policy does not compile: {file}:{}:{}: {}",
-                        e.line, e.column, e.message
-                    ),
-                    None => format!("the policy does not compile: {}", e.message),
-                })
             })
             .clone()
+            .map_err(PolicyEvalError::Compile)
     }
 }
 
@@ -185,5 +217,57 @@ impl fmt::Debug for RegoPolicy {
                 &self.modules.iter().map(|(p, _)| &**p).collect::<Vec<_>>(),
             )
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn policy(query: &str, text: &str) -> RegoPolicy {
+        RegoPolicy::new(query, [("p.rego", text)])
+    }
+
+    #[test]
+    fn a_failed_evaluation_says_which_step_failed() {
+        let undeclared = policy("data.other.d", "package agent\nd := 1\n");
+        let err = undeclared.evaluate(json!({})).unwrap_err();
+        assert!(
+            matches!(&err, PolicyEvalError::Compile(e) if e.file.is_none()),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "the policy does not compile: no policy file declares the package of query `data.other.d` (declared: `agent`)"
+        );
+
+        let broken = policy("data.agent.d", "package agent\nd := {\n");
+        let err = broken.evaluate(json!({})).unwrap_err();
+        let PolicyEvalError::Compile(located) = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(located.file.as_deref(), Some("p.rego"));
+        let prefix = format!(
+            "the policy does not compile: p.rego:{}:{}: ",
+            located.line, located.column
+        );
+        assert!(err.to_string().starts_with(&prefix), "{err}");
+
+        let conflict = policy(
+            "data.agent.d",
+            "package agent\nd := 1 if input.x == 1\nd := 2 if input.x == 1\n",
+        );
+        assert_eq!(conflict.evaluate(json!({"x": 2})), Ok(None));
+        let err = conflict.evaluate(json!({"x": 1})).unwrap_err();
+        assert!(
+            matches!(&err, PolicyEvalError::Eval { query, .. } if query == "data.agent.d"),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("evaluating `data.agent.d` failed: "),
+            "{err}"
+        );
     }
 }

@@ -368,7 +368,7 @@ impl Checker<'_> {
                 At::Value,
                 Layer::Schema,
                 "invalid-pointer",
-                problem,
+                problem.to_string(),
                 hint,
             );
         }

@@ -38,8 +38,9 @@ impl ToolPattern {
     ///
     /// # Errors
     ///
-    /// A message when the glob or regex does not compile.
-    pub fn to_regex(&self) -> Result<String, String> {
+    /// [`PatternError`](crate::PatternError) when the glob or regex does
+    /// not compile.
+    pub fn to_regex(&self) -> Result<String, crate::PatternError> {
         match self {
             ToolPattern::Glob(glob) => crate::matcher::glob_to_regex(glob),
             ToolPattern::Regex(r) => {

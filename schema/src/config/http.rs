@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{Defaults, is_default};
 use crate::duration::Duration;
 use crate::phase::PayloadMode;
-pub use hooks_plan::{HeaderPart, HttpProtocol, header_parts};
+pub use hooks_plan::{HeaderPart, HeaderTemplateError, HttpProtocol, header_parts};
 
 /// The path every `protocol: opa` URL starts with: OPA's REST data API.
 pub const OPA_DATA_PATH: &str = "/v1/data/";
@@ -122,7 +122,9 @@ mod tests {
                 HeaderPart::Literal("!")
             ]
         );
-        assert!(header_parts("Bearer ${TOKEN").is_err());
+        let unclosed = header_parts("Bearer ${TOKEN").unwrap_err();
+        assert_eq!(unclosed, HeaderTemplateError { offset: 7 });
+        assert_eq!(unclosed.to_string(), "`${` without a closing `}`");
     }
 
     #[cfg(feature = "http")]

@@ -47,7 +47,7 @@ pub use action::{
 pub use hook::{Hook, RegexPattern, ToolPattern};
 #[cfg(feature = "http")]
 pub use http::url_problem;
-pub use http::{HeaderPart, Http, HttpProtocol, OPA_DATA_PATH, header_parts};
+pub use http::{HeaderPart, HeaderTemplateError, Http, HttpProtocol, OPA_DATA_PATH, header_parts};
 pub use policy::{POLICY_QUERY_PATTERN, Policy};
 pub use predicate::{ArgTest, Predicate};
 

@@ -5,7 +5,7 @@
 use hooks_plan::{Bits, BuiltDfa, Dfa, Gate, List, PatternGroup, PhaseIndex, Text};
 
 use super::lower::DfaCache;
-use crate::automata::{self, Search};
+use crate::automata::{self, PatternError, Search};
 use crate::config::{ArgTest, Hook, Predicate};
 
 /// One pattern for a group: its regex and whether it is anchored.
@@ -40,7 +40,9 @@ pub(super) fn build(
                         None => names.push((name.to_owned(), vec![position])),
                     },
                     None => tool_patterns.push(Pattern {
-                        regex: pattern.to_regex().map_err(|m| err("/include_tools", m))?,
+                        regex: pattern
+                            .to_regex()
+                            .map_err(|e| err("/include_tools", e.to_string()))?,
                         anchored: true,
                         position,
                     }),
@@ -49,8 +51,9 @@ pub(super) fn build(
         }
         match hook.when.as_ref().and_then(gate_leaf) {
             Some((pointer, pattern)) => {
-                let tokens = automata::pointer_tokens(pointer).map_err(|m| err("/when", m))?;
-                let (regex, anchored) = pattern.map_err(|m| err("/when", m))?;
+                let tokens =
+                    automata::pointer_tokens(pointer).map_err(|e| err("/when", e.to_string()))?;
+                let (regex, anchored) = pattern.map_err(|e| err("/when", e.to_string()))?;
                 let pattern = Pattern {
                     regex,
                     anchored,
@@ -91,7 +94,7 @@ pub(super) fn build(
 }
 
 /// A gate leaf's regex and whether it is anchored, or why it has none.
-type LeafRegex = Result<(String, bool), String>;
+type LeafRegex = Result<(String, bool), PatternError>;
 
 /// The leaf a rule's `when` cannot hold without, as its pointer, the regex
 /// of its test (a glob as its anchored regex) and whether that regex is
@@ -125,7 +128,7 @@ fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup
     let dfa = if let [one] = patterns {
         cache
             .build(&one.regex, search)
-            .map_err(|m| (one.position, m))?
+            .map_err(|e| (one.position, e.to_string()))?
             .clone()
     } else {
         cache.count_build();
@@ -140,7 +143,7 @@ fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup
         }
     };
     let position = patterns.first().map_or(0, |p| p.position);
-    let dfa = BuiltDfa::new(dfa, regexes, search).map_err(|m| (position, m))?;
+    let dfa = BuiltDfa::new(dfa, regexes, search).map_err(|e| (position, e.to_string()))?;
     Ok(vec![PatternGroup {
         dfa: Dfa::Owned(Box::new(dfa)),
         anchored,

@@ -5,10 +5,11 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use serde_json::Value;
 
-use crate::automata::{self, OwnedDfa, Search};
+use crate::automata::{self, OwnedDfa, PatternError, Search};
 use crate::config::{
     Action, ArgTest, Config, Hook, Predicate, Program, RewriteOp, ToolChoice, ToolChoiceMode,
     ToolPattern,
@@ -62,17 +63,19 @@ impl DfaCache {
     ///
     /// # Errors
     ///
-    /// As [`automata::build_dfa`].
-    pub fn build(&mut self, regex: &str, search: Search) -> Result<&OwnedDfa, String> {
-        let key = (regex.to_owned(), SearchKey::from(search));
-        if !self.built.contains_key(&key) {
-            let dfa = automata::build_dfa(std::slice::from_ref(&key.0), search)?;
-            self.builds += 1;
-            self.built.insert(key.clone(), dfa);
+    /// [`PatternError`], as [`automata::build_dfa`].
+    pub fn build(&mut self, regex: &str, search: Search) -> Result<&OwnedDfa, PatternError> {
+        match self
+            .built
+            .entry((regex.to_owned(), SearchKey::from(search)))
+        {
+            Entry::Occupied(cached) => Ok(cached.into_mut()),
+            Entry::Vacant(slot) => {
+                let dfa = automata::build_dfa(std::slice::from_ref(&slot.key().0), search)?;
+                self.builds += 1;
+                Ok(slot.insert(dfa))
+            }
         }
-        self.built
-            .get(&key)
-            .ok_or_else(|| "internal: a DFA vanished from the cache".to_owned())
     }
 
     /// How many DFAs have been built through this cache (each built once).
@@ -95,7 +98,7 @@ impl DfaCache {
         self.builds += 1;
     }
 
-    fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, String> {
+    fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, PatternError> {
         let dfa = self.build(regex, search)?.clone();
         Ok(Dfa::Owned(Box::new(BuiltDfa::new(
             dfa,
@@ -209,7 +212,7 @@ fn tool_set(
     if patterns.is_empty() {
         return Ok(None);
     }
-    let at = |message: String| (format!("/{key}"), message);
+    let at = |e: PatternError| (format!("/{key}"), e.to_string());
     let mut names = Vec::new();
     let mut regexes = Vec::new();
     for pattern in patterns {
@@ -236,7 +239,8 @@ fn tool_set(
 }
 
 fn pointer(p: &str) -> Result<List<Text>, String> {
-    Ok(automata::pointer_tokens(p)?
+    Ok(automata::pointer_tokens(p)
+        .map_err(|e| e.to_string())?
         .into_iter()
         .map(Cow::Owned)
         .collect())
@@ -297,11 +301,20 @@ fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
             pointer: pointer(p)?,
             test: match test {
                 ArgTest::Matches(re) => {
-                    crate::check_regex(re)?;
-                    Test::Matches(cache.owned(re, Search::Unanchored)?)
+                    crate::check_regex(re).map_err(|e| e.to_string())?;
+                    Test::Matches(
+                        cache
+                            .owned(re, Search::Unanchored)
+                            .map_err(|e| e.to_string())?,
+                    )
                 }
                 ArgTest::Glob(g) => {
-                    Test::Glob(cache.owned(&crate::glob_to_regex(g)?, Search::Anchored)?)
+                    let regex = crate::glob_to_regex(g).map_err(|e| e.to_string())?;
+                    Test::Glob(
+                        cache
+                            .owned(&regex, Search::Anchored)
+                            .map_err(|e| e.to_string())?,
+                    )
                 }
                 ArgTest::Equals(v) => Test::Equals(json(v)),
                 ArgTest::Exists(b) => Test::Exists(*b),

@@ -227,7 +227,7 @@ impl Call<'_> {
     /// failure.
     pub(super) fn evaluate(&mut self, policy: &RegoPolicy, built: BuiltPayload) -> Outcome {
         let value = match policy.evaluate(built.document) {
-            Err(detail) => return Outcome::Failed(FailureKind::PolicyFailed, detail),
+            Err(e) => return Outcome::Failed(FailureKind::PolicyFailed, e.to_string()),
             Ok(value) => value,
         };
         // The value is capped like a process's stdout.

@@ -38,7 +38,7 @@ pub use self::batch::run_shell_hooks;
 pub(crate) use self::decide::MESSAGE_MAX_CHARS;
 pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
-pub use self::validate::RewriteSchema;
+pub use self::validate::{RewriteMismatch, RewriteSchema};
 use crate::core::fold::Fold;
 use crate::core::report::HookReport;
 use crate::core::telemetry;

@@ -1,6 +1,7 @@
 //! [`Call::check_rewrite`]: a rewrite the hook's output asked for must fit
 //! the tool catalogue's schema ([`ShellHookSpec::rewrite_schema`](super::ShellHookSpec::rewrite_schema)),
-//! and the compiled schema itself, [`RewriteSchema`].
+//! and the compiled schema itself, [`RewriteSchema`], with what it refuses,
+//! [`RewriteMismatch`].
 
 use std::fmt;
 use std::sync::Arc;
@@ -38,29 +39,51 @@ impl fmt::Debug for RewriteSchema {
     }
 }
 
+/// A rewritten value that does not fit its tool's catalogue schema: the
+/// first violation ([`RewriteSchema::check`]). Shown in words: ``the
+/// rewritten arguments of `bash` do not fit its input schema at
+/// `/timeout`: "thirty" is not of type "integer"``.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the rewritten {} of `{tool}` do not fit its {what} schema at `{instance_path}`: {message}",
+    rewritten(what)
+)]
+pub struct RewriteMismatch {
+    /// The tool whose schema refused the value.
+    pub tool: String,
+    /// Which schema: `input` (a rewrite of the arguments) or `result`.
+    pub what: &'static str,
+    /// The JSON pointer of the offending part of the value (`""`: all of it).
+    pub instance_path: String,
+    /// The validator's message for it.
+    pub message: String,
+}
+
+/// What a rewrite checked against the `what` schema rewrote.
+fn rewritten(what: &str) -> &'static str {
+    if what == "input" {
+        "arguments"
+    } else {
+        "result"
+    }
+}
+
 impl RewriteSchema {
     /// Whether `value` fits.
     ///
     /// # Errors
     ///
-    /// The first violation, in words (`the rewritten arguments of `bash`
-    /// do not fit its input schema at `/timeout`: "thirty" is not of type
-    /// "integer"`).
+    /// [`RewriteMismatch`] for the first violation.
     #[cfg(feature = "rewrite-check")]
-    pub fn check(&self, value: &Value) -> Result<(), String> {
+    pub fn check(&self, value: &Value) -> Result<(), RewriteMismatch> {
         match self.validator.iter_errors(value).next() {
             None => Ok(()),
-            Some(e) => Err(format!(
-                "the rewritten {} of `{}` do not fit its {} schema at `{}`: {e}",
-                if self.what == "input" {
-                    "arguments"
-                } else {
-                    "result"
-                },
-                self.tool,
-                self.what,
-                e.instance_path()
-            )),
+            Some(e) => Err(RewriteMismatch {
+                tool: self.tool.to_string(),
+                what: self.what,
+                instance_path: e.instance_path().to_string(),
+                message: e.to_string(),
+            }),
         }
     }
 }
@@ -70,7 +93,7 @@ impl RewriteSchema {
     /// built by `hooks!` or `Table::load` has no catalogue then (both refuse
     /// one without the feature).
     #[cfg(not(feature = "rewrite-check"))]
-    pub fn check(&self, value: &Value) -> Result<(), String> {
+    pub fn check(&self, value: &Value) -> Result<(), RewriteMismatch> {
         let _ = value;
         Ok(())
     }
@@ -111,7 +134,41 @@ impl Call<'_> {
         };
         match schema.check(value) {
             Ok(()) => outcome,
-            Err(detail) => Outcome::Failed(FailureKind::InvalidOutput, detail),
+            Err(mismatch) => Outcome::Failed(FailureKind::InvalidOutput, mismatch.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_misfit_names_the_tool_the_schema_and_the_place() {
+        let schema = r#"{"type": "object", "properties": {"timeout": {"type": "integer"}}}"#;
+        let input = RewriteSchema::compile("bash", "input", schema).expect("compiles");
+        assert_eq!(input.check(&json!({"timeout": 30})), Ok(()));
+        let misfit = input.check(&json!({"timeout": "thirty"})).unwrap_err();
+        assert_eq!(
+            misfit,
+            RewriteMismatch {
+                tool: "bash".into(),
+                what: "input",
+                instance_path: "/timeout".into(),
+                message: r#""thirty" is not of type "integer""#.into(),
+            }
+        );
+        assert_eq!(
+            misfit.to_string(),
+            r#"the rewritten arguments of `bash` do not fit its input schema at `/timeout`: "thirty" is not of type "integer""#
+        );
+        let result =
+            RewriteSchema::compile("bash", "result", r#"{"type": "string"}"#).expect("compiles");
+        let misfit = result.check(&json!(1)).unwrap_err();
+        assert_eq!(
+            misfit.to_string(),
+            r#"the rewritten result of `bash` do not fit its result schema at ``: 1 is not of type "string""#
+        );
     }
 }
