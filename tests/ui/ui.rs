@@ -2,8 +2,8 @@
 //! `.stderr` shows the config's `file:line:col` and snippet.
 //!
 //! trybuild builds the cases in its own project (`target/tests/trybuild/`)
-//! whose dependencies are this package's: the facade with default features
-//! off, `hooks-plan` and `serde_json`. A case that needs a facade feature
+//! whose dependencies are this package's: the facade with its default
+//! feature (`rewrite-check`) alone, `hooks-plan` and `serde_json`. A case that needs a facade feature
 //! belongs with the tests of that feature.
 //!
 //! Regenerate the expected output with `TRYBUILD=overwrite cargo test -p
