@@ -8,7 +8,7 @@
 
 use crate::config::{Action, Config};
 use crate::diagnostic::{Diagnostic, Layer};
-use crate::yaml::Positions;
+use crate::yaml::{Anchor, Positions};
 
 /// The diagnostics code of a config that needs a feature this build lacks.
 pub const FEATURE_OFF: &str = "feature-off";
@@ -19,17 +19,16 @@ pub const FEATURE_OFF: &str = "feature-off";
 pub(crate) fn missing(config: &Config, positions: &Positions, file: &str) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     let mut at = |pointer: &str, feature: &str, what: String| {
-        let pos = positions.key_pos(pointer);
         found.push(
-            Diagnostic::new(
-                file,
-                pos.line,
-                pos.column,
-                pointer,
-                Layer::Semantic,
-                FEATURE_OFF,
-                format!("{what} needs the `{feature}` feature of agent-hooks, which this build does not enable"),
-            )
+            positions
+                .error_at(
+                    file,
+                    pointer,
+                    Anchor::Key,
+                    Layer::Semantic,
+                    FEATURE_OFF,
+                    format!("{what} needs the `{feature}` feature of agent-hooks, which this build does not enable"),
+                )
             .with_hint(format!(
                 "turn it on: `agent-hooks = {{ version = \"...\", features = [\"{feature}\"] }}` in Cargo.toml"
             )),

@@ -11,7 +11,7 @@ use crate::check::Checker;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Diagnostics, Layer};
 use crate::plan::{self, DfaCache, Plan};
-use crate::yaml::{self, Positions};
+use crate::yaml::{self, Anchor, Positions};
 
 /// Loads a config from its text. `file` is the name shown in diagnostics.
 ///
@@ -209,18 +209,14 @@ impl Loader {
                 catalogue,
                 warnings,
             }),
-            Err(e) => {
-                let pos = positions.value_pos(&e.pointer);
-                Err(Diagnostics::single(Diagnostic::new(
-                    file,
-                    pos.line,
-                    pos.column,
-                    &e.pointer,
-                    Layer::Semantic,
-                    "pattern-too-large",
-                    format!("hook `{}`: {}", e.hook, e.message),
-                )))
-            }
+            Err(e) => Err(Diagnostics::single(positions.error_at(
+                file,
+                &e.pointer,
+                Anchor::Value,
+                Layer::Semantic,
+                "pattern-too-large",
+                format!("hook `{}`: {}", e.hook, e.message),
+            ))),
         }
     }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Action, Config};
 use crate::diagnostic::{Diagnostic, Layer};
-use crate::yaml::Positions;
+use crate::yaml::{Anchor, Positions};
 
 /// The largest Rego file a policy may name, in bytes (1 MiB).
 pub const MAX_POLICY_BYTES: u64 = 1 << 20;
@@ -63,16 +63,7 @@ pub(crate) fn load_policies(
             continue;
         };
         let at = |pointer: &str, code: &str, message: String| {
-            let pos = positions.value_pos(pointer);
-            Diagnostic::new(
-                file,
-                pos.line,
-                pos.column,
-                pointer,
-                Layer::Semantic,
-                code,
-                message,
-            )
+            positions.error_at(file, pointer, Anchor::Value, Layer::Semantic, code, message)
         };
         let mut complete = true;
         for (k, path) in policy.rego.iter().enumerate() {

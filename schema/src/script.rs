@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::config::{Action, Config, Program};
 use crate::diagnostic::{Diagnostic, Layer, Severity};
 use crate::load::Compiled;
+use crate::yaml::Anchor;
 pub use hooks_plan::{script_path, shell_words};
 
 /// The script a `run` hook names (see [`hook_scripts`]); a
@@ -107,25 +108,24 @@ pub fn script_warnings(
     missing
         .into_iter()
         .map(|m| {
-            let pos = positions.value_pos(&m.pointer);
             let id = &config.hooks[m.hook].id;
-            Diagnostic::new(
-                file,
-                pos.line,
-                pos.column,
-                &m.pointer,
-                Layer::Lint,
-                MISSING_SCRIPT,
-                format!(
-                    "hook `{id}` runs the script `{}`, which does not exist in the workspace (looked for `{}`)",
-                    m.script,
-                    m.looked_at.display()
-                ),
-            )
-            .with_severity(Severity::Warning)
-            .with_hint(
-                "scripts resolve against the workspace root (joined with `run.cwd`); at run time a missing script is a `spawn_failed` failure under the hook's failure policy",
-            )
+            positions
+                .error_at(
+                    file,
+                    &m.pointer,
+                    Anchor::Value,
+                    Layer::Lint,
+                    MISSING_SCRIPT,
+                    format!(
+                        "hook `{id}` runs the script `{}`, which does not exist in the workspace (looked for `{}`)",
+                        m.script,
+                        m.looked_at.display()
+                    ),
+                )
+                .with_severity(Severity::Warning)
+                .with_hint(
+                    "scripts resolve against the workspace root (joined with `run.cwd`); at run time a missing script is a `spawn_failed` failure under the hook's failure policy",
+                )
         })
         .collect()
 }

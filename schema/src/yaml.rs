@@ -23,6 +23,15 @@ pub const MAX_ALIASES: usize = 100;
 /// Most events replayed through aliases in one config (alias bomb guard).
 pub const MAX_ALIAS_REPLAY_EVENTS: usize = 10_000;
 
+/// Where in an entry a diagnostic points: its key or its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    /// The entry's key.
+    Key,
+    /// The entry's value.
+    Value,
+}
+
 /// A 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub(crate) struct Pos {
@@ -78,6 +87,24 @@ impl Positions {
     /// Position of the value at `pointer` (or its nearest ancestor).
     pub(crate) fn value_pos(&self, pointer: &str) -> Pos {
         self.place(pointer).value
+    }
+
+    /// An error of `layer` in `file` at what `pointer` names: its value, or
+    /// its key (`policy:` rather than the mapping under it).
+    pub(crate) fn error_at(
+        &self,
+        file: &str,
+        pointer: &str,
+        anchor: Anchor,
+        layer: Layer,
+        code: &str,
+        message: String,
+    ) -> Diagnostic {
+        let pos = match anchor {
+            Anchor::Value => self.value_pos(pointer),
+            Anchor::Key => self.key_pos(pointer),
+        };
+        Diagnostic::new(file, pos.line, pos.column, pointer, layer, code, message)
     }
 }
 
