@@ -15,8 +15,10 @@
 mod client;
 pub(crate) mod opa;
 
+use std::borrow::Cow;
+
 pub use client::install_tls_provider;
-pub(crate) use client::{Answer, post};
+pub(crate) use client::{Answer, Headers, Prepared, post};
 
 use hooks_plan::{HeaderPart, HttpProtocol, header_parts};
 
@@ -59,14 +61,24 @@ impl HttpTarget {
             .filter_map(|name| std::env::var(name).ok().map(|v| (name.as_str(), v)))
     }
 
-    /// The headers with their `${NAME}` references replaced.
+    /// Whether a header value references a variable (`${NAME}`): its
+    /// value is then resolved on every request, from the environment then.
+    pub(crate) fn has_templates(&self) -> bool {
+        self.headers.iter().any(|(_, value)| value.contains("${"))
+    }
+
+    /// The headers with their `${NAME}` references replaced (the headers
+    /// themselves, borrowed, when none has one).
     ///
     /// # Errors
     ///
     /// A message (naming the header and the variable, never a value) when a
     /// value references a variable not listed in `env` or not set, or a
     /// template does not split ([`header_parts`]).
-    pub(crate) fn resolved_headers(&self) -> Result<Vec<(String, String)>, String> {
+    pub(crate) fn resolved_headers(&self) -> Result<Cow<'_, [(String, String)]>, String> {
+        if !self.has_templates() {
+            return Ok(Cow::Borrowed(&self.headers));
+        }
         let env: Vec<(&str, String)> = self.env_values().collect();
         self.headers
             .iter()
@@ -92,6 +104,7 @@ impl HttpTarget {
                 }
                 Ok((name.clone(), value))
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()
+            .map(Cow::Owned)
     }
 }

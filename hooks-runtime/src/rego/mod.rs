@@ -21,11 +21,15 @@
 //! payload is the engine's `input` as a value and the query's value comes
 //! back as one: nothing is serialized or parsed in between.
 
+mod input;
+
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use hooks_plan::PolicySpec;
 use serde_json::Value;
+
+pub(crate) use self::input::Input;
 
 /// One `policy` hook's policy: query, Rego files and identity.
 #[derive(Clone)]
@@ -101,8 +105,14 @@ impl RegoPolicy {
     /// conflicting values, a builtin's error), or its value has no JSON
     /// form.
     pub fn evaluate(&self, input: Value) -> Result<Option<Value>, String> {
+        self.evaluate_input(regorus::Value::from(input))
+    }
+
+    /// [`RegoPolicy::evaluate`] of an input already in `regorus`'s form
+    /// (a payload rendered by [`Input`]).
+    pub(crate) fn evaluate_input(&self, input: regorus::Value) -> Result<Option<Value>, String> {
         let mut engine = self.engine()?;
-        engine.set_input(regorus::Value::from(input));
+        engine.set_input(input);
         let value = engine.eval_rule(self.query.to_string());
         self.engines
             .idle
