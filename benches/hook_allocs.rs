@@ -9,6 +9,15 @@
 //! (`allocation-counter`): the runtime is current-thread, so the hook's
 //! whole pipeline runs there; the loopback server's thread does not count.
 //!
+//! Two reference lines follow, no hook involved: the floor of a `run`
+//! hook's spawn on the same runtime. `bare spawn` is tokio's
+//! `Command::new("sh").arg("-c").arg("echo {}").output()` (the parent's
+//! environment inherited, no stdin); `prepared spawn` spawns one command
+//! built once the way the executor builds it (cleared environment with
+//! the executor's base variables, cwd, process group, piped stdin, stdout
+//! and stderr), writes `{}` to stdin and reads both outputs into buffers
+//! on the stack.
+//!
 //! Run with `cargo bench --bench hook_allocs` (add `-- --quick` for fewer
 //! events); figures are in BENCHMARKS.md, "Hook allocations".
 
@@ -120,5 +129,69 @@ fn main() {
             std::hint::black_box(fold());
         });
         println!("  {name:<22} {per_event:>8.1} allocations/event");
+    }
+    let bare = || {
+        // `output()` spawns when called: inside the runtime.
+        let output = rt.block_on(async {
+            tokio::process::Command::new("sh")
+                .arg("-c")
+                .arg("echo {}")
+                .output()
+                .await
+        });
+        std::hint::black_box(output.expect("sh runs"));
+    };
+    let prepared = prepared_spawn(&rt, root.path());
+    for (name, spawn) in [
+        ("floor: bare spawn", &bare as &dyn Fn()),
+        ("floor: prepared spawn", &prepared),
+    ] {
+        spawn();
+        let per_event = allocations(events, spawn);
+        println!("  {name:<22} {per_event:>8.1} allocations/event");
+    }
+}
+
+/// One spawn of a command built once as the executor builds a `run`
+/// hook's (see the module docs), as a closure.
+fn prepared_spawn<'a>(rt: &'a tokio::runtime::Runtime, cwd: &Path) -> impl Fn() + 'a {
+    use std::process::Stdio;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut command = tokio::process::Command::new("/bin/sh");
+    command.arg("-c").arg("--").arg("echo {}").env_clear();
+    for name in hooks_runtime::BASE_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            command.env(name, value);
+        }
+    }
+    command
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let command = std::cell::RefCell::new(command);
+    move || {
+        let status = rt.block_on(async {
+            let mut child = command.borrow_mut().spawn().expect("sh spawns");
+            let (stdin, stdout, stderr) =
+                (child.stdin.take(), child.stdout.take(), child.stderr.take());
+            let (mut stdin, mut stdout, mut stderr) = (
+                stdin.expect("piped"),
+                stdout.expect("piped"),
+                stderr.expect("piped"),
+            );
+            let (mut out, mut err) = ([0u8; 512], [0u8; 512]);
+            let write = async {
+                let _ = stdin.write_all(b"{}\n").await;
+                drop(stdin);
+            };
+            let read_out = async { while stdout.read(&mut out).await.unwrap_or(0) > 0 {} };
+            let read_err = async { while stderr.read(&mut err).await.unwrap_or(0) > 0 {} };
+            tokio::join!(write, read_out, read_err);
+            child.wait().await
+        });
+        std::hint::black_box(status.expect("sh exits"));
     }
 }

@@ -2,7 +2,7 @@
 //! without visiting the others.
 //!
 //! For each phase the lowering indexes its enabled rules (by *position*: the
-//! place of a rule in [`Plan::rules_for`]) two ways:
+//! place of a rule in [`Plan::rules_for`](crate::Plan::rules_for)) two ways:
 //!
 //! - by tool: rules without `include_tools`, a sorted table of exact tool
 //!   names, and every other `include_tools` pattern of the phase compiled
@@ -141,7 +141,7 @@ pub struct Gate {
 }
 
 /// The index of one phase's enabled rules: its tool table and DFAs, and its
-/// `when` gates ([`Plan::matching`] uses it).
+/// `when` gates ([`Plan::matching`](crate::Plan::matching) uses it).
 #[derive(Debug, PartialEq)]
 pub struct PhaseIndex {
     /// Positions of the rules without `include_tools` (every tool).

@@ -13,7 +13,7 @@ use super::action::RuleActions;
 use crate::core::context::HookContext;
 use crate::core::event::StepEvent;
 use crate::core::id::HookId;
-use crate::shell::invoke::{self, Invocation, ShellHookSpec, ShellRuntime, ToolView};
+use crate::shell::invoke::{self, HookCache, Invocation, ShellHookSpec, ShellRuntime, ToolView};
 use crate::shell::payload::ToolPathSettings;
 
 /// A compiled hook config: its [`Plan`] (rules in declared order, and per
@@ -33,11 +33,12 @@ pub struct Table {
 }
 
 /// What a table builds once for its `run`, `http` and `policy` rules: each
-/// rule's spec (by rule index; `None` for declarative rules) and each
-/// tool's path settings (by index in the plan's `tool_paths`).
+/// rule's spec and the cache its invocations reuse (by rule index; `None`
+/// for declarative rules) and each tool's path settings (by index in the
+/// plan's `tool_paths`).
 #[derive(Debug)]
 struct Hooks {
-    specs: Box<[Option<ShellHookSpec>]>,
+    specs: Box<[Option<(ShellHookSpec, HookCache)>]>,
     tool_paths: Box<[ToolPathSettings]>,
 }
 
@@ -128,7 +129,7 @@ impl Table {
                     .plan
                     .rules
                     .iter()
-                    .map(|r| r.hook_spec(&config))
+                    .map(|r| Some((r.hook_spec(&config)?, HookCache::default())))
                     .collect(),
                 tool_paths: self
                     .plan
@@ -147,6 +148,12 @@ impl Table {
     /// The spec of rule `index` (in declared order) when it is a `run`,
     /// `http` or `policy` rule, built once per table.
     pub(crate) fn hook_spec(&self, index: usize) -> Option<&ShellHookSpec> {
+        self.hook(index).map(|(spec, _)| spec)
+    }
+
+    /// The spec of rule `index` and its invocations' cache, as
+    /// [`Table::hook_spec`].
+    fn hook(&self, index: usize) -> Option<&(ShellHookSpec, HookCache)> {
         self.hooks().specs.get(index)?.as_ref()
     }
 
@@ -182,9 +189,9 @@ impl Table {
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> Option<Invocation> {
-        let spec = self.hook_spec(index)?;
+        let (spec, cache) = self.hook(index)?;
         let tools = self.tool_view(spec.phase, event.tool_name());
-        Some(invoke::invoke(spec, shell, tools, ctx, event).await)
+        Some(invoke::invoke(spec, cache, shell, tools, ctx, event).await)
     }
 
     /// [`Table::invoke_rule`] for each of `indices` on the same `event`,

@@ -3,12 +3,21 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
 use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
 
-use super::Answer;
 use crate::core::report::{Captured, FailureKind};
+
+/// What the server answered: its status and the body, capped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Answer {
+    /// The HTTP status code.
+    pub(crate) status: u16,
+    /// The first bytes of the body (at most the cap), its true length and
+    /// whether it was cut.
+    pub(crate) body: Captured,
+}
 
 /// Most redirects followed when a hook allows them.
 const MAX_REDIRECTS: usize = 10;
@@ -37,6 +46,11 @@ fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
                 } else {
                     Policy::none()
                 })
+                // reqwest retries only HTTP/2 protocol refusals by default;
+                // this client speaks HTTP/1.1 (no `http2` feature), so the
+                // policy would never act, and its bookkeeping costs two
+                // allocations a request.
+                .retry(reqwest::retry::never())
                 .build()
                 .map_err(|e| format!("the HTTP client could not be built: {}", describe(e)))
         })
@@ -44,38 +58,76 @@ fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
         .map_err(Clone::clone)
 }
 
-/// POSTs `body` (JSON) to `url` with `headers`, reading at most `cap` bytes
-/// of the response body (the rest is read and counted, then dropped), all
-/// within `timeout` on the caller's clock, or until `cancel` fires.
+/// What the requests of one `http` hook share, prepared once: the URL,
+/// parsed (`None` when it does not parse: reqwest then says why on each
+/// request, as for a URL given as text), its `Host` header when no
+/// redirect can change the host, and the header map when no header value
+/// references a variable (`None`: the values are resolved per request), or
+/// why that map cannot be built.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    url: Option<reqwest::Url>,
+    host: Option<HeaderValue>,
+    headers: Option<Result<HeaderMap, (FailureKind, String)>>,
+}
+
+impl Prepared {
+    /// The parts of `target`'s requests that no event changes.
+    pub(crate) fn of(target: &super::HttpTarget) -> Prepared {
+        let url = reqwest::Url::parse(&target.url).ok();
+        let host = url
+            .as_ref()
+            .filter(|_| !target.follow_redirects)
+            .and_then(host_header);
+        let headers = (!target.has_templates()).then(|| header_map(&target.headers, host.as_ref()));
+        Prepared { url, host, headers }
+    }
+
+    /// The prepared header map, when the target's headers do not change
+    /// per request.
+    pub(crate) fn headers(&self) -> Option<&Result<HeaderMap, (FailureKind, String)>> {
+        self.headers.as_ref()
+    }
+}
+
+/// The `Host` header hyper writes for a request to `url`: its host, and
+/// its port unless it is the scheme's default (which a parsed URL leaves
+/// out); `None` for a URL without a host.
+fn host_header(url: &reqwest::Url) -> Option<HeaderValue> {
+    let host = url.host_str()?;
+    let value = match url.port() {
+        Some(port) => HeaderValue::from_str(&format!("{host}:{port}")),
+        None => HeaderValue::from_str(host),
+    };
+    value.ok()
+}
+
+/// The headers of one request: prepared once, or resolved for it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Headers<'a> {
+    /// [`Prepared::headers`].
+    Prepared(&'a Result<HeaderMap, (FailureKind, String)>),
+    /// Names and values resolved for this request.
+    Resolved(&'a [(String, String)]),
+}
+
+/// The header map of a request: `Content-Type: application/json`, then
+/// `headers` (a header named twice keeps its last value), each value
+/// marked sensitive; then, unless `headers` names them, what the HTTP
+/// stack would add to every request: reqwest's default `Accept: */*` and
+/// hyper's `Host` (when `host` is given). With them already in place, the
+/// copies reqwest and hyper take of the map need not grow to add them.
 ///
 /// # Errors
 ///
-/// The failure kind and a detail that names neither header values nor the
-/// body: `spawn_failed` (a header that is not valid HTTP, no client),
-/// `connection_failed` (no connection, or it closed mid-body), `timed_out`
-/// (the whole exchange, connect to last byte, took longer than `timeout`),
-/// `cancelled`.
-///
-/// # Cancel safety
-///
-/// Dropping the future drops the request and closes its connection.
-pub(crate) async fn post(
-    url: &str,
+/// `spawn_failed` naming the header whose name or value is not valid HTTP
+/// (never the value).
+fn header_map(
     headers: &[(String, String)],
-    follow_redirects: bool,
-    body: Vec<u8>,
-    timeout: Duration,
-    cap: usize,
-    cancel: &CancellationToken,
-) -> Result<Answer, (FailureKind, String)> {
-    if cancel.is_cancelled() {
-        return Err((
-            FailureKind::Cancelled,
-            "cancelled before the request".to_owned(),
-        ));
-    }
-    let client = client(follow_redirects).map_err(|e| (FailureKind::SpawnFailed, e))?;
-    let mut map = HeaderMap::new();
+    host: Option<&HeaderValue>,
+) -> Result<HeaderMap, (FailureKind, String)> {
+    // Room for what hyper adds too (`Content-Length`).
+    let mut map = HeaderMap::with_capacity(headers.len() + 4);
     map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     for (name, value) in headers {
         let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
@@ -93,19 +145,76 @@ pub(crate) async fn post(
         value.set_sensitive(true);
         map.insert(name, value);
     }
+    map.entry(ACCEPT).or_insert(HeaderValue::from_static("*/*"));
+    if let Some(host) = host {
+        map.entry(HOST).or_insert_with(|| host.clone());
+    }
+    Ok(map)
+}
+
+/// POSTs `body` (JSON) to `target`'s URL (parsed once in `prepared`) with
+/// `headers`, reading at most `cap` bytes of the response body (the rest
+/// is read and counted, then dropped), all within `timeout` on the
+/// caller's clock, or until `cancel` fires.
+///
+/// # Errors
+///
+/// The failure kind and a detail that names neither header values nor the
+/// body: `spawn_failed` (a header that is not valid HTTP, no client),
+/// `connection_failed` (no connection, or it closed mid-body), `timed_out`
+/// (the whole exchange, connect to last byte, took longer than `timeout`),
+/// `cancelled`.
+///
+/// # Cancel safety
+///
+/// Dropping the future drops the request and closes its connection.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the parts of one request, each from elsewhere"
+)]
+pub(crate) async fn post(
+    target: &super::HttpTarget,
+    prepared: &Prepared,
+    headers: Headers<'_>,
+    body: Vec<u8>,
+    timeout: Duration,
+    cap: usize,
+    cancel: &CancellationToken,
+) -> Result<Answer, (FailureKind, String)> {
+    if cancel.is_cancelled() {
+        return Err((
+            FailureKind::Cancelled,
+            "cancelled before the request".to_owned(),
+        ));
+    }
+    let client = client(target.follow_redirects).map_err(|e| (FailureKind::SpawnFailed, e))?;
+    let map = match headers {
+        Headers::Prepared(map) => map.clone()?,
+        Headers::Resolved(headers) => header_map(headers, prepared.host.as_ref())?,
+    };
+    let request = match &prepared.url {
+        // The map becomes the request's own: a builder would copy it entry
+        // by entry.
+        Some(url) => {
+            let mut request = reqwest::Request::new(reqwest::Method::POST, url.clone());
+            *request.headers_mut() = map;
+            *request.body_mut() = Some(body.into());
+            Ok(request)
+        }
+        // reqwest says why the URL does not parse.
+        None => client.post(&target.url).headers(map).body(body).build(),
+    };
+    let failed = |e: reqwest::Error| {
+        (
+            FailureKind::ConnectionFailed,
+            format!("the request failed: {}", describe(e)),
+        )
+    };
     let exchange = async {
         let mut response = client
-            .post(url)
-            .headers(map)
-            .body(body)
-            .send()
+            .execute(request.map_err(failed)?)
             .await
-            .map_err(|e| {
-                (
-                    FailureKind::ConnectionFailed,
-                    format!("the request failed: {}", describe(e)),
-                )
-            })?;
+            .map_err(failed)?;
         let status = response.status().as_u16();
         let mut captured = Captured::default();
         loop {

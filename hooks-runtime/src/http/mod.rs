@@ -11,50 +11,31 @@
 //! and reads `result` as a JSON value ([`opa`]).
 //!
 //! Depends on the core only (failure kinds, [`Captured`](crate::Captured)).
+//! The exchange itself (reqwest) is the `http` feature's; without it an
+//! `http` hook fails with [`FEATURE_OFF`] (a table built by `hooks!` or
+//! `Table::load` never holds one then: both refuse it).
 
 #[cfg(feature = "http")]
 mod client;
+#[cfg(feature = "http")]
 pub(crate) mod opa;
+
+#[cfg(feature = "http")]
+use std::borrow::Cow;
 
 #[cfg(feature = "http")]
 pub use client::install_tls_provider;
 #[cfg(feature = "http")]
-pub(crate) use client::post;
+pub(crate) use client::{Answer, Headers, Prepared, post};
 
-use hooks_plan::{HeaderPart, HttpProtocol, header_parts};
-
-use crate::core::report::Captured;
+/// The failure detail of an `http` hook in a build without the `http`
+/// feature.
 #[cfg(not(feature = "http"))]
-use crate::core::report::FailureKind;
+pub(crate) const FEATURE_OFF: &str = "this build of agent-hooks has no `http` feature";
 
-/// What the server answered: its status and the body, capped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Answer {
-    /// The HTTP status code.
-    pub(crate) status: u16,
-    /// The first bytes of the body (at most the cap), its true length and
-    /// whether it was cut.
-    pub(crate) body: Captured,
-}
-
-/// Without the `http` feature no request is made: every `http` hook fails
-/// with `spawn_failed`. Unreachable from a table built by `hooks!` or
-/// `Table::load`, which refuse an `http` hook without the feature.
-#[cfg(not(feature = "http"))]
-pub(crate) async fn post(
-    _url: &str,
-    _headers: &[(String, String)],
-    _follow_redirects: bool,
-    _body: Vec<u8>,
-    _timeout: std::time::Duration,
-    _cap: usize,
-    _cancel: &tokio_util::sync::CancellationToken,
-) -> Result<Answer, (FailureKind, String)> {
-    Err((
-        FailureKind::SpawnFailed,
-        "this build of agent-hooks has no `http` feature".to_owned(),
-    ))
-}
+use hooks_plan::HttpProtocol;
+#[cfg(feature = "http")]
+use hooks_plan::{HeaderPart, header_parts};
 
 /// Where and how an `http` hook sends its payload (the config's `http`
 /// action, in runtime form).
@@ -95,14 +76,26 @@ impl HttpTarget {
             .filter_map(|name| std::env::var(name).ok().map(|v| (name.as_str(), v)))
     }
 
-    /// The headers with their `${NAME}` references replaced.
+    /// Whether a header value references a variable (`${NAME}`): its
+    /// value is then resolved on every request, from the environment then.
+    #[cfg(feature = "http")]
+    pub(crate) fn has_templates(&self) -> bool {
+        self.headers.iter().any(|(_, value)| value.contains("${"))
+    }
+
+    /// The headers with their `${NAME}` references replaced (the headers
+    /// themselves, borrowed, when none has one).
     ///
     /// # Errors
     ///
     /// A message (naming the header and the variable, never a value) when a
     /// value references a variable not listed in `env` or not set, or a
     /// template does not split ([`header_parts`]).
-    pub(crate) fn resolved_headers(&self) -> Result<Vec<(String, String)>, String> {
+    #[cfg(feature = "http")]
+    pub(crate) fn resolved_headers(&self) -> Result<Cow<'_, [(String, String)]>, String> {
+        if !self.has_templates() {
+            return Ok(Cow::Borrowed(&self.headers));
+        }
         let env: Vec<(&str, String)> = self.env_values().collect();
         self.headers
             .iter()
@@ -128,6 +121,7 @@ impl HttpTarget {
                 }
                 Ok((name.clone(), value))
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()
+            .map(Cow::Owned)
     }
 }

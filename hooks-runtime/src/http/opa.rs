@@ -3,14 +3,15 @@
 
 use serde_json::Value;
 
-/// The request body: `{"input": <payload>}`, serialized at once from the
-/// payload document (no intermediate value).
-pub(crate) fn request(payload: &Value) -> Vec<u8> {
-    #[derive(serde::Serialize)]
-    struct Request<'a> {
-        input: &'a Value,
-    }
-    serde_json::to_vec(&Request { input: payload }).unwrap_or_default()
+/// The request body: `{"input": <payload>}` around the payload
+/// document's JSON text (compact, as `serde_json` writes the wrapper).
+pub(crate) fn request(payload: &[u8]) -> Vec<u8> {
+    const OPEN: &[u8] = b"{\"input\":";
+    let mut body = Vec::with_capacity(OPEN.len() + payload.len() + 1);
+    body.extend_from_slice(OPEN);
+    body.extend_from_slice(payload);
+    body.push(b'}');
+    body
 }
 
 /// What an OPA answer says: the `result` (`None` when the document is
@@ -68,7 +69,14 @@ mod tests {
 
     #[test]
     fn the_request_wraps_the_payload_as_input() {
-        let body = request(&serde_json::json!({"phase": "before_tool"}));
+        let payload = serde_json::json!({"phase": "before_tool"});
+        let body = request(&serde_json::to_vec(&payload).unwrap());
         assert_eq!(body, br#"{"input":{"phase":"before_tool"}}"#);
+        #[derive(serde::Serialize)]
+        struct Request<'a> {
+            input: &'a Value,
+        }
+        let wrapped = serde_json::to_vec(&Request { input: &payload }).unwrap();
+        assert_eq!(body, wrapped);
     }
 }

@@ -21,6 +21,9 @@
 //! payload is the engine's `input` as a value and the query's value comes
 //! back as one: nothing is serialized or parsed in between.
 
+#[cfg(feature = "policy")]
+mod input;
+
 use std::fmt;
 use std::sync::Arc;
 #[cfg(feature = "policy")]
@@ -29,6 +32,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use hooks_plan::PolicySpec;
 use hooks_plan::rego::PolicyError;
 use serde_json::Value;
+
+#[cfg(feature = "policy")]
+pub(crate) use self::input::Input;
 
 /// One `policy` hook's policy: query, Rego files and identity.
 #[derive(Clone)]
@@ -140,8 +146,18 @@ impl RegoPolicy {
     /// when its value has no JSON form.
     #[cfg(feature = "policy")]
     pub fn evaluate(&self, input: Value) -> Result<Option<Value>, PolicyEvalError> {
+        self.evaluate_input(regorus::Value::from(input))
+    }
+
+    /// [`RegoPolicy::evaluate`] of an input already in `regorus`'s form
+    /// (a payload rendered by [`Input`]).
+    #[cfg(feature = "policy")]
+    pub(crate) fn evaluate_input(
+        &self,
+        input: regorus::Value,
+    ) -> Result<Option<Value>, PolicyEvalError> {
         let mut engine = self.engine()?;
-        engine.set_input(regorus::Value::from(input));
+        engine.set_input(input);
         let value = engine.eval_rule(self.query.to_string());
         self.engines
             .idle

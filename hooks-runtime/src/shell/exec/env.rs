@@ -23,7 +23,7 @@ pub const NEVER_INHERITED: &[&str] = &["BASH_ENV", "ENV"];
 /// up) and `spec`. Later entries override earlier ones.
 pub(crate) fn build_env(
     spec: &EnvSpec,
-    parent: impl Fn(&str) -> Option<OsString>,
+    mut parent: impl FnMut(&str) -> Option<OsString>,
 ) -> Result<Vec<(OsString, OsString)>, PreflightError> {
     let mut out: Vec<(OsString, OsString)> = Vec::new();
     let mut put = |name: &str, value: OsString| {

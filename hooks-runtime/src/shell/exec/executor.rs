@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, Command};
+use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::{Instant, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
 
@@ -22,6 +22,7 @@ use super::env::build_env;
 use super::group::Running;
 use super::outcome::{Captured, ExecFailure, ExecOutcome, ExecStatus};
 use super::preflight::{PreflightError, canonical_root, check_form, resolve_cwd};
+use super::prepared::Prepared;
 use super::read::{BoundedCapture, drain_into};
 use crate::core::report::FailureKind;
 
@@ -138,6 +139,11 @@ impl Executor {
         &self.root
     }
 
+    /// The canonical workspace root, shared.
+    pub(super) fn root(&self) -> &Arc<Path> {
+        &self.root
+    }
+
     /// The time between SIGTERM and SIGKILL.
     pub fn kill_grace(&self) -> Duration {
         self.kill_grace
@@ -201,31 +207,60 @@ impl Executor {
 
     async fn run_inner(&self, req: &ExecRequest, cancel: &CancellationToken) -> ExecOutcome {
         let start = Instant::now();
-        let failed = |failure: ExecFailure| ExecOutcome {
-            status: ExecStatus::Failed(failure),
-            stdout: Captured::default(),
-            stderr: Captured::default(),
-            elapsed: start.elapsed(),
-            pid: None,
-        };
         if cancel.is_cancelled() {
-            return failed(ExecFailure::new(
-                FailureKind::Cancelled,
-                "cancelled before the process was started",
-            ));
+            return cancelled_before(start);
         }
-        let mut command = match self.command(req) {
-            Ok(command) => command,
-            Err(err) => return failed(ExecFailure::new(FailureKind::SpawnFailed, err.to_string())),
+        let spawned = self
+            .command(req)
+            .map_err(|err| ExecFailure::new(FailureKind::SpawnFailed, err.to_string()))
+            .and_then(|mut command| spawn(&mut command));
+        let launch = Launch {
+            stdin: req.stdin.as_deref(),
+            timeout: req.timeout,
+            stdout_cap: req.stdout_cap,
+            stderr_cap: req.stderr_cap,
         };
-        let mut child = match command.spawn() {
+        self.drive(spawned, launch, cancel, start).await
+    }
+
+    /// [`Executor::run`] of the request `shape` builds, spawned from the
+    /// command `prepared` keeps for it (built on the first run, and again
+    /// when what it was built from changed: see [`Prepared`]), with the
+    /// stdin, deadline and caps of `launch`. The same preflight, spawn,
+    /// deadline, cancellation and reaping as `run`.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`Executor::run`].
+    pub(crate) async fn run_prepared(
+        &self,
+        prepared: &Prepared,
+        shape: impl FnOnce() -> ExecRequest,
+        launch: Launch<'_>,
+        cancel: &CancellationToken,
+    ) -> ExecOutcome {
+        let start = Instant::now();
+        if cancel.is_cancelled() {
+            return cancelled_before(start);
+        }
+        let spawned = prepared.spawn(self, shape);
+        self.drive(spawned, launch, cancel, start).await
+    }
+
+    /// Drives a spawned child (or reports why it was not spawned): stdin
+    /// written while stdout and stderr are read, the race of its exit
+    /// against the deadline and `cancel`, termination and reaping
+    /// ([`Executor::run`]).
+    async fn drive(
+        &self,
+        spawned: Result<Child, ExecFailure>,
+        launch: Launch<'_>,
+        cancel: &CancellationToken,
+        start: Instant,
+    ) -> ExecOutcome {
+        let mut child = match spawned {
             Ok(child) => child,
-            Err(err) => {
-                return failed(ExecFailure::new(
-                    FailureKind::SpawnFailed,
-                    format!("cannot start the process: {err}"),
-                ));
-            }
+            Err(failure) => return failed_at(start, failure),
         };
         let pid = child.id();
         let stdin = child.stdin.take();
@@ -233,11 +268,11 @@ impl Executor {
         let stderr = child.stderr.take();
         let mut running = Running::new(child);
         let deadline = start
-            .checked_add(req.timeout)
+            .checked_add(launch.timeout)
             .unwrap_or_else(|| start + Duration::from_secs(100 * 365 * 24 * 3600));
 
-        let mut out = BoundedCapture::new(req.stdout_cap);
-        let mut err = BoundedCapture::new(req.stderr_cap);
+        let mut out = BoundedCapture::new(launch.stdout_cap);
+        let mut err = BoundedCapture::new(launch.stderr_cap);
         let (end, reaped) = {
             let io = async {
                 let read_out = async {
@@ -250,7 +285,7 @@ impl Executor {
                         drain_into(stderr, &mut err).await;
                     }
                 };
-                tokio::join!(feed_stdin(stdin, req.stdin.as_deref()), read_out, read_err);
+                tokio::join!(feed_stdin(stdin, launch.stdin), read_out, read_err);
             };
             let mut io = pin!(io);
             let mut io_done = false;
@@ -311,7 +346,7 @@ impl Executor {
             )),
             End::TimedOut => ExecStatus::Failed(ExecFailure::new(
                 FailureKind::TimedOut,
-                format!("timed out after {} ms", req.timeout.as_millis()),
+                format!("timed out after {} ms", launch.timeout.as_millis()),
             )),
             End::Cancelled => ExecStatus::Failed(ExecFailure::new(
                 FailureKind::Cancelled,
@@ -329,9 +364,25 @@ impl Executor {
 
     /// Preflight plus the `Command` to spawn.
     pub(crate) fn command(&self, req: &ExecRequest) -> Result<Command, PreflightError> {
+        self.command_reading(req, |name| std::env::var_os(name))
+            .map(|built| built.command)
+    }
+
+    /// [`Executor::command`] with the parent's environment read through
+    /// `parent`, and what the command was built from besides `req`.
+    pub(super) fn command_reading(
+        &self,
+        req: &ExecRequest,
+        parent: impl FnMut(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Built, PreflightError> {
         check_form(req)?;
         let cwd = resolve_cwd(&self.root, req.cwd.as_deref())?;
-        let env = build_env(&req.env, |name| std::env::var_os(name))?;
+        let env = build_env(&req.env, parent)?;
+        let path = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone());
+        let mut program = None;
         let mut command = match &req.form {
             CommandForm::Shell(text) => {
                 let mut command = Command::new("/bin/sh");
@@ -340,22 +391,19 @@ impl Executor {
                 command
             }
             CommandForm::Exec(argv) => {
-                let Some((program, args)) = argv.split_first() else {
+                let Some((name, args)) = argv.split_first() else {
                     return Err(PreflightError::EmptyArgv);
                 };
-                let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v);
-                let mut command = match path.and_then(|p| lookup_program(program, p, &cwd)) {
-                    Some(resolved) => Command::new(resolved),
-                    None => Command::new(program),
-                };
-                command.arg0(program).args(args);
+                program = path.as_deref().and_then(|p| lookup_program(name, p, &cwd));
+                let mut command = Command::new(program.as_deref().unwrap_or(Path::new(name)));
+                command.arg0(name).args(args);
                 command
             }
         };
         command
             .env_clear()
             .envs(env)
-            .current_dir(cwd)
+            .current_dir(&cwd)
             .stdin(if req.stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -365,8 +413,68 @@ impl Executor {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        Ok(command)
+        Ok(Built {
+            command,
+            cwd,
+            path,
+            program,
+        })
     }
+}
+
+/// A command [`Executor::command_reading`] built, with the canonical cwd,
+/// the child's `PATH` and the program it looked up there (exec form).
+pub(super) struct Built {
+    pub(super) command: Command,
+    pub(super) cwd: PathBuf,
+    pub(super) path: Option<std::ffi::OsString>,
+    pub(super) program: Option<PathBuf>,
+}
+
+/// The stdin, deadline and output caps of one run
+/// ([`ExecRequest`]'s fields of the same names).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Launch<'a> {
+    /// Written to stdin, then `"\n"`; `None`: nothing (stdin is `/dev/null`).
+    pub(crate) stdin: Option<&'a [u8]>,
+    /// Deadline from the start of the run.
+    pub(crate) timeout: Duration,
+    /// Bytes of stdout kept.
+    pub(crate) stdout_cap: usize,
+    /// Bytes of stderr kept.
+    pub(crate) stderr_cap: usize,
+}
+
+/// Spawns `command`; an OS error is a `spawn_failed` failure.
+pub(super) fn spawn(command: &mut Command) -> Result<Child, ExecFailure> {
+    command.spawn().map_err(|err| {
+        ExecFailure::new(
+            FailureKind::SpawnFailed,
+            format!("cannot start the process: {err}"),
+        )
+    })
+}
+
+/// The outcome of a run that failed before its process ran.
+fn failed_at(start: Instant, failure: ExecFailure) -> ExecOutcome {
+    ExecOutcome {
+        status: ExecStatus::Failed(failure),
+        stdout: Captured::default(),
+        stderr: Captured::default(),
+        elapsed: start.elapsed(),
+        pid: None,
+    }
+}
+
+/// The outcome of a run whose token was cancelled before it started.
+fn cancelled_before(start: Instant) -> ExecOutcome {
+    failed_at(
+        start,
+        ExecFailure::new(
+            FailureKind::Cancelled,
+            "cancelled before the process was started",
+        ),
+    )
 }
 
 /// The file a bare program name (no `/`) names in the child's `path`, the
@@ -380,7 +488,7 @@ impl Executor {
 /// `posix_spawnp` (it would search the parent's `PATH`) and falls back to
 /// `fork` + `exec`, which copies the agent's page tables on every hook; an
 /// absolute path keeps it on `posix_spawn` (`CLONE_VFORK`).
-fn lookup_program(program: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
+pub(super) fn lookup_program(program: &str, path: &OsStr, cwd: &Path) -> Option<PathBuf> {
     if program.contains('/') || program.is_empty() {
         return None;
     }

@@ -13,12 +13,15 @@ mod executor;
 mod group;
 mod outcome;
 pub(crate) mod preflight;
+mod prepared;
 mod read;
 pub(crate) mod worker;
 
 pub use command::{CommandForm, EnvSpec, ExecRequest};
 pub use env::{BASE_ENV, NEVER_INHERITED};
 pub use executor::Executor;
+pub(crate) use executor::Launch;
 pub use outcome::{Captured, ExecFailure, ExecOutcome, ExecStatus};
 pub use preflight::PreflightError;
+pub(crate) use prepared::Prepared;
 pub use tokio_util::sync::CancellationToken;

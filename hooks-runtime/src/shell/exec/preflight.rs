@@ -130,7 +130,25 @@ pub(crate) fn resolve_cwd(root: &Path, cwd: Option<&Path>) -> Result<PathBuf, Pr
 /// Checked before spawning a hook: an interpreter that cannot open its
 /// script exits with a code of its own (`sh` with 2, which the protocols
 /// read as a deny), so the hook's failure policy would never see it.
+#[cfg(test)]
 pub(crate) fn missing_script(form: &CommandForm, cwd: &Path) -> Option<String> {
+    let script = script_of(form)?;
+    script.missing_in(cwd)
+}
+
+/// The script file an interpreter command runs (see `missing_script`):
+/// found once per command, checked on every run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Script {
+    /// The interpreter (`argv[0]`).
+    interpreter: String,
+    /// The script's path as written.
+    path: String,
+}
+
+/// The script `form` runs an interpreter on; `None` when it does not run
+/// one (or, in shell form, is not one simple command).
+pub(crate) fn script_of(form: &CommandForm) -> Option<Script> {
     let words;
     let argv: &[String] = match form {
         CommandForm::Exec(argv) => argv,
@@ -139,16 +157,27 @@ pub(crate) fn missing_script(form: &CommandForm, cwd: &Path) -> Option<String> {
             &words
         }
     };
-    let script = hooks_plan::script_path(argv)?;
-    let path = cwd.join(script);
-    if path.exists() {
-        return None;
+    let path = hooks_plan::script_path(argv)?.to_owned();
+    Some(Script {
+        interpreter: argv[0].clone(),
+        path,
+    })
+}
+
+impl Script {
+    /// The failure's detail when the script does not exist relative to
+    /// `cwd`; `None` when it does.
+    pub(crate) fn missing_in(&self, cwd: &Path) -> Option<String> {
+        if cwd.join(&self.path).exists() {
+            return None;
+        }
+        Some(format!(
+            "the script `{}` that `{}` should run does not exist in `{}`",
+            self.path,
+            self.interpreter,
+            cwd.display()
+        ))
     }
-    Some(format!(
-        "the script `{script}` that `{}` should run does not exist in `{}`",
-        argv[0],
-        cwd.display()
-    ))
 }
 
 /// Checks the request's shape (not its cwd or environment).

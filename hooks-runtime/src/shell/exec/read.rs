@@ -4,12 +4,17 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 
 use super::outcome::Captured;
 
-/// Size of the read buffer (bytes).
+/// Size of the read buffer of a stream with more to read than the first
+/// buffer holds (bytes).
 const CHUNK: usize = 16 * 1024;
+
+/// Size of the first read buffer, kept in the reading future (bytes): most
+/// hooks print less, and read no further buffer.
+const FIRST: usize = 512;
 
 /// Accumulates at most `cap` bytes of a stream and counts all of them.
 ///
-/// Memory stays within `cap` plus the read buffer: the kept vector never
+/// Memory stays within `cap` plus the read buffers: the kept vector never
 /// grows past `cap` (its capacity is clamped to `cap`).
 #[derive(Debug)]
 pub(crate) struct BoundedCapture {
@@ -57,13 +62,28 @@ impl BoundedCapture {
 /// Reads `reader` to its end into `sink`. A read error ends the stream like
 /// an EOF (the process's status still tells what happened).
 ///
+/// Reads go to a small buffer inside the future first; a read that fills it
+/// (more output is likely) moves the rest to a [`CHUNK`]-byte buffer on the
+/// heap. A stream that stays short or empty costs no heap buffer.
+///
 /// Cancel safety: dropping the future loses nothing already pushed to `sink`.
 pub(crate) async fn drain_into<R: AsyncRead + Unpin>(mut reader: R, sink: &mut BoundedCapture) {
-    let mut buf = vec![0u8; CHUNK];
+    let mut first = [0u8; FIRST];
+    let mut more: Vec<u8> = Vec::new();
     loop {
-        match reader.read(&mut buf).await {
+        let buf: &mut [u8] = if more.is_empty() {
+            &mut first
+        } else {
+            &mut more
+        };
+        match reader.read(buf).await {
             Ok(0) | Err(_) => return,
-            Ok(n) => sink.push(&buf[..n]),
+            Ok(n) => {
+                sink.push(&buf[..n]);
+                if n == FIRST && more.is_empty() {
+                    more = vec![0u8; CHUNK];
+                }
+            }
         }
     }
 }
@@ -104,6 +124,18 @@ mod tests {
         assert!(got.bytes.is_empty());
         assert_eq!(got.total_len, 3);
         assert!(got.truncated);
+    }
+
+    #[tokio::test]
+    async fn drains_short_and_long_readers() {
+        for len in [0, 1, FIRST - 1, FIRST, FIRST + 1, CHUNK + 3] {
+            let data: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let mut c = BoundedCapture::new(usize::MAX);
+            drain_into(&data[..], &mut c).await;
+            let got = c.finish();
+            assert_eq!(got.bytes, data, "{len}");
+            assert_eq!(got.total_len, len as u64);
+        }
     }
 
     #[tokio::test]

@@ -3,11 +3,13 @@
 //! last steps: [`Call::begin`], [`Call::not_observed`], [`Call::emit_started`]
 //! and [`Call::finish`].
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
 use hooks_plan::{PathDiagnostic, Phase};
 
+use super::cache::HookCache;
 use super::spec::HookTarget;
 use super::{Invocation, ShellHookSpec, ShellRuntime, ToolView};
 use crate::core::diagnostic::Diagnostic;
@@ -16,7 +18,7 @@ use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
 use crate::shell::records::{HookRecord, HttpExchange, PolicyIdentity, Record, RecordStatus};
-use crate::shell::redact::{SecretSet, is_credential_name, redact_sensitive_text};
+use crate::shell::redact::{MIN_SECRET_LEN, SecretSet, is_credential_name, redact_sensitive_text};
 use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 
 /// One invocation of a shell hook in progress: what every step reads
@@ -24,6 +26,8 @@ use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 /// steps collect, in order.
 pub(super) struct Call<'a> {
     pub(super) spec: &'a ShellHookSpec,
+    /// What the spec's invocations reuse.
+    pub(super) cache: &'a HookCache,
     pub(super) rt: &'a ShellRuntime,
     /// The event's tool: its path settings and rewrite schema.
     pub(super) tools: ToolView<'a>,
@@ -33,7 +37,7 @@ pub(super) struct Call<'a> {
     /// The context's turn.
     pub(super) turn: u32,
     /// The hook's secrets: see [`hook_secrets`].
-    pub(super) secrets: SecretSet,
+    pub(super) secrets: Cow<'a, SecretSet>,
     /// Redacted texts for the operator, in the order they arose.
     pub(super) diagnostics: Vec<String>,
     /// The sizes of the process's output, once it ran.
@@ -43,14 +47,18 @@ pub(super) struct Call<'a> {
     /// What an `http` hook's server answered, once it did.
     pub(super) http: Option<HttpExchange>,
     start: Instant,
-    tool: Option<String>,
+    tool: Option<&'a str>,
     hook_id: HookId,
 }
 
 /// What running the hook came to, before the failure policy.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per invocation, moved a few times: cheaper than a heap allocation per decision"
+)]
 pub(super) enum Outcome {
     /// The hook's output parsed into a decision (its flow already redacted).
-    Decided(Box<ProtocolDecision>),
+    Decided(ProtocolDecision),
     /// The hook failed: the kind and an unredacted detail.
     Failed(FailureKind, String),
 }
@@ -66,19 +74,21 @@ pub(super) struct Settled {
 }
 
 impl<'a> Call<'a> {
-    /// Starts the clock and gathers what the steps share for `spec` on
-    /// `rt` called with `event` (`tools`: its tool's settings); returns the
-    /// call with no diagnostics yet.
+    /// Starts the clock and gathers what the steps share for `spec` (and
+    /// its `cache`) on `rt` called with `event` (`tools`: its tool's
+    /// settings); returns the call with no diagnostics yet.
     pub(super) fn begin(
         spec: &'a ShellHookSpec,
+        cache: &'a HookCache,
         rt: &'a ShellRuntime,
         tools: ToolView<'a>,
         ctx: &'a HookContext,
-        event: &StepEvent<'_>,
+        event: &StepEvent<'a>,
     ) -> Self {
         let start = Instant::now();
         Call {
             spec,
+            cache,
             rt,
             tools,
             ctx,
@@ -90,7 +100,7 @@ impl<'a> Call<'a> {
             path_diagnostics: Vec::new(),
             http: None,
             start,
-            tool: event.tool_name().map(str::to_owned),
+            tool: event.tool_name(),
             hook_id: HookId::new(Arc::clone(&spec.id)),
         }
     }
@@ -182,7 +192,7 @@ impl<'a> Call<'a> {
             record: "hook",
             phase: self.phase,
             hook_id: self.spec.id.to_string(),
-            tool: self.tool.clone(),
+            tool: self.tool.map(str::to_owned),
             status,
             decision: None,
             failure_kind: None,
@@ -233,23 +243,34 @@ impl<'a> Call<'a> {
 
 /// The secrets of a hook: the runtime's, plus the values of its
 /// credential-like `env.set` entries and `env.pass` names, and every value
-/// an `http` hook's headers may reference (its `env`).
-fn hook_secrets(spec: &ShellHookSpec, rt: &ShellRuntime) -> SecretSet {
-    let mut secrets = rt.secrets.clone();
+/// an `http` hook's headers may reference (its `env`). Borrowed from the
+/// runtime when the hook adds none.
+fn hook_secrets<'a>(spec: &ShellHookSpec, rt: &'a ShellRuntime) -> Cow<'a, SecretSet> {
+    let mut secrets = Cow::Borrowed(&rt.secrets);
+    let mut add = |value: String| {
+        // Shorter values are not secrets (`SecretSet::add` skips them).
+        if value.len() >= MIN_SECRET_LEN {
+            secrets.to_mut().add(value);
+        }
+    };
     match &spec.target {
         HookTarget::Http(target) => {
             for (_, value) in target.env_values() {
-                secrets.add(value);
+                add(value);
             }
         }
         HookTarget::Process(process) => {
             let env = &process.env;
-            secrets.add_env(env.set.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            for (name, value) in &env.set {
+                if is_credential_name(name) {
+                    add(value.clone());
+                }
+            }
             for name in &env.pass {
                 if is_credential_name(name)
                     && let Ok(value) = std::env::var(name)
                 {
-                    secrets.add(value);
+                    add(value);
                 }
             }
         }

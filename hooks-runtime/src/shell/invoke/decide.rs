@@ -83,7 +83,7 @@ impl Call<'_> {
     /// failure.
     pub(super) fn apply_failure_policy(&mut self, outcome: Outcome) -> Settled {
         match outcome {
-            Outcome::Decided(decision) => self.decided(*decision),
+            Outcome::Decided(decision) => self.decided(decision),
             Outcome::Failed(kind, detail) => self.failed(kind, &detail),
         }
     }

@@ -2,27 +2,36 @@
 //! ([`Call::spawn`] → [`Call::read_exit`]) or a policy
 //! ([`Call::evaluate`]); an `http` hook's exchange is in `http.rs`.
 
+use std::borrow::Cow;
+use std::path::Path;
+
 use hooks_plan::Protocol;
 
 use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;
 use super::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget};
 use crate::core::report::OutputSizes;
+#[cfg(feature = "policy")]
 use crate::rego::RegoPolicy;
-use crate::shell::exec::preflight::missing_script;
-use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, SpillFile};
+use crate::shell::exec::Launch;
+use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, Render, SpillFile};
 use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
 use crate::{CommandForm, ExecOutcome, ExecRequest, ExecStatus, FailureKind, Flow, StepEvent};
 
 impl Call<'_> {
-    /// Builds the stdin payload of `event` (cwd, payload mode, protocol,
-    /// affected paths, spill to the session directory) and keeps its notes
-    /// as redacted diagnostics and its path findings for the record. Returns the payload, or the failure
-    /// (`spawn_failed` and its detail) when it cannot be prepared.
-    pub(super) fn build_payload(
+    /// Builds the payload of `event` (cwd, payload mode, protocol,
+    /// affected paths, spill to the session directory) rendered by
+    /// `render` for the target, and keeps its notes as redacted
+    /// diagnostics and its path findings for the record. Returns the
+    /// payload; or, in place of running the target, the outcome of a call
+    /// refused before it runs ([`BuiltPayload::refusal`], see
+    /// [`Call::refuse`]) or the failure (`spawn_failed` and its detail)
+    /// when the payload cannot be prepared.
+    pub(super) fn build_payload<R: Render>(
         &mut self,
         event: &StepEvent<'_>,
-    ) -> Result<BuiltPayload, (FailureKind, String)> {
+        render: &R,
+    ) -> Result<BuiltPayload<R::Output>, Box<Outcome>> {
         let (spec, rt) = (self.spec, self.rt);
         let root = rt.executor.workspace_root();
         let cwd = self.cwd();
@@ -42,30 +51,33 @@ impl Call<'_> {
             root,
             limits: rt.limits.payload,
         };
-        match payload::build(event, &input) {
-            Err(err) => Err((
+        match payload::build_as(event, &input, render) {
+            Err(err) => Err(Box::new(Outcome::Failed(
                 FailureKind::SpawnFailed,
                 format!("the payload could not be prepared: {err}"),
-            )),
-            Ok(built) => {
+            ))),
+            Ok(mut built) => {
                 let notes: Vec<String> = built.diagnostics.iter().map(|d| self.redact(d)).collect();
                 self.diagnostics.extend(notes);
                 self.path_diagnostics.clone_from(&built.path_diagnostics);
-                Ok(built)
+                match built.refusal.take() {
+                    // A write outside the workspace root: refused unrun.
+                    Some(reason) => Err(Box::new(self.refuse(&reason))),
+                    None => Ok(built),
+                }
             }
         }
     }
 
     /// The hook's working directory: a process's `cwd` joined to the
-    /// workspace root and canonicalized, else the root.
-    fn cwd(&self) -> std::path::PathBuf {
+    /// workspace root and canonicalized, else the root (borrowed).
+    fn cwd(&self) -> Cow<'_, Path> {
         let root = self.rt.executor.workspace_root();
         self.spec
             .process()
             .and_then(|p| p.cwd.as_ref())
-            .map(|c| root.join(c))
-            .and_then(|c| c.canonicalize().ok())
-            .unwrap_or_else(|| root.to_path_buf())
+            .and_then(|c| root.join(c).canonicalize().ok())
+            .map_or(Cow::Borrowed(root), Cow::Owned)
     }
 
     /// The outcome of a call refused before spawning
@@ -73,7 +85,7 @@ impl Call<'_> {
     /// had answered it (redacted), so the mode and the record treat it alike.
     pub(super) fn refuse(&self, reason: &str) -> Outcome {
         let reason = self.redact(reason);
-        Outcome::Decided(Box::new(ProtocolDecision::flow(Flow::skip(reason))))
+        Outcome::Decided(ProtocolDecision::flow(Flow::skip(reason)))
     }
 
     /// Fails the call as `spawn_failed` before spawning when the command
@@ -84,7 +96,10 @@ impl Call<'_> {
         let Some(process) = self.spec.process() else {
             return Ok(()); // an `http` or `policy` hook runs no script
         };
-        match missing_script(&process.form, &self.cwd()) {
+        let Some(script) = self.cache.script(process) else {
+            return Ok(());
+        };
+        match script.missing_in(&self.cwd()) {
             Some(detail) => Err((FailureKind::SpawnFailed, detail)),
             None => Ok(()),
         }
@@ -104,7 +119,7 @@ impl Call<'_> {
         process: &ProcessTarget,
         built: BuiltPayload,
     ) -> ExecOutcome {
-        let stdin = built.stdin();
+        let stdin = built.document;
         let spill = built.spill;
         let out = match process.worker {
             Some(size) => {
@@ -115,7 +130,22 @@ impl Call<'_> {
                 let cap = self.rt.limits.stdout_cap;
                 pool.request(&self.rt.executor, &stdin, deadline, cap).await
             }
+            None if spill.is_none() => {
+                // The command is built once and respawned.
+                let launch = Launch {
+                    stdin: Some(&stdin),
+                    timeout: self.spec.timeout,
+                    stdout_cap: self.rt.limits.stdout_cap,
+                    stderr_cap: self.rt.limits.stderr_cap,
+                };
+                let shape = || self.exec_request(process, Vec::new(), None);
+                let (executor, cancel) = (&self.rt.executor, &self.rt.cancel);
+                executor
+                    .run_prepared(&self.cache.process, shape, launch, cancel)
+                    .await
+            }
             None => {
+                // The payload-ref file's path is in the environment.
                 let req = self.exec_request(process, stdin, spill.as_ref());
                 self.rt.executor.run(&req, &self.rt.cancel).await
             }
@@ -224,9 +254,14 @@ impl Call<'_> {
     /// would be). The query's value is read by the native protocol as a
     /// JSON value (undefined: `continue`), capped like a process's stdout
     /// (its JSON text's length); a failed evaluation is a `policy_failed`
-    /// failure.
-    pub(super) fn evaluate(&mut self, policy: &RegoPolicy, built: BuiltPayload) -> Outcome {
-        let value = match policy.evaluate(built.document) {
+    /// failure. With the `policy` feature only.
+    #[cfg(feature = "policy")]
+    pub(super) fn evaluate(
+        &mut self,
+        policy: &RegoPolicy,
+        built: BuiltPayload<regorus::Value>,
+    ) -> Outcome {
+        let value = match policy.evaluate_input(built.document) {
             Err(e) => return Outcome::Failed(FailureKind::PolicyFailed, e.to_string()),
             Ok(value) => value,
         };
@@ -261,7 +296,7 @@ impl Call<'_> {
                         decision.context = items.into_vec();
                     }
                 }
-                Outcome::Decided(Box::new(decision))
+                Outcome::Decided(decision)
             }
             Err(ProtocolFailure { kind, detail, .. }) => Outcome::Failed(kind, detail),
         }

@@ -5,7 +5,7 @@ use hooks_plan::{HttpProtocol, Protocol};
 
 use super::call::{Call, Outcome};
 use crate::core::report::StreamSize;
-use crate::http::{self, Answer, HttpTarget, opa};
+use crate::http::{self, Answer, Headers, HttpTarget, opa};
 use crate::shell::payload::BuiltPayload;
 use crate::shell::protocol;
 use crate::shell::records::HttpExchange;
@@ -13,7 +13,8 @@ use crate::{FailureKind, StepEvent};
 
 impl Call<'_> {
     /// POSTs the payload `built` to `target` (wrapped as `{"input": ...}`
-    /// under `protocol: opa`) with its headers resolved, under the spec's
+    /// under `protocol: opa`) with its headers resolved (prepared once
+    /// when no value references a variable), under the spec's
     /// timeout and the session's cancellation token; the body is capped at
     /// the stdout cap. Returns the answer or the failure.
     ///
@@ -23,20 +24,29 @@ impl Call<'_> {
         target: &HttpTarget,
         built: BuiltPayload,
     ) -> Result<Answer, (FailureKind, String)> {
-        let headers = target.resolved_headers().map_err(|e| {
-            (
-                FailureKind::SpawnFailed,
-                format!("the request could not be prepared: {e}"),
-            )
-        })?;
+        let prepared = self.cache.http(target);
+        // Headers without `${VAR}` are prepared once; others resolved now.
+        let resolved = match prepared.headers() {
+            Some(_) => None,
+            None => Some(target.resolved_headers().map_err(|e| {
+                (
+                    FailureKind::SpawnFailed,
+                    format!("the request could not be prepared: {e}"),
+                )
+            })?),
+        };
+        let headers = match (prepared.headers(), &resolved) {
+            (Some(map), _) => Headers::Prepared(map),
+            (None, resolved) => Headers::Resolved(resolved.as_deref().unwrap_or_default()),
+        };
         let body = match target.protocol {
             HttpProtocol::Opa => opa::request(&built.document),
-            HttpProtocol::Native | HttpProtocol::Claude => built.stdin(),
+            HttpProtocol::Native | HttpProtocol::Claude => built.document,
         };
         http::post(
-            &target.url,
-            &headers,
-            target.follow_redirects,
+            target,
+            prepared,
+            headers,
             body,
             self.spec.timeout,
             self.rt.limits.stdout_cap,

@@ -21,9 +21,11 @@
 //! it counts per user turn for every kind of hook.
 
 mod batch;
+mod cache;
 mod call;
 mod decide;
 mod execute;
+#[cfg(feature = "http")]
 mod http;
 mod redact_flow;
 mod runtime;
@@ -35,6 +37,7 @@ use std::sync::Arc;
 
 pub(crate) use self::batch::join_in_order;
 pub use self::batch::run_shell_hooks;
+pub(crate) use self::cache::HookCache;
 pub(crate) use self::decide::MESSAGE_MAX_CHARS;
 pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
@@ -42,7 +45,7 @@ pub use self::validate::{RewriteMismatch, RewriteSchema};
 use crate::core::fold::Fold;
 use crate::core::report::HookReport;
 use crate::core::telemetry;
-use crate::shell::payload::ToolPathSettings;
+use crate::shell::payload::{Json, ToolPathSettings};
 use crate::shell::records::HookRecord;
 use crate::{
     AgentHook, ContextList, Flow, FoldStep, HookContext, HookFuture, StepEvent, StepEventKind,
@@ -104,12 +107,17 @@ impl Invocation {
 pub struct ShellHook {
     spec: ShellHookSpec,
     runtime: Arc<ShellRuntime>,
+    cache: HookCache,
 }
 
 impl ShellHook {
     /// Binds `spec` to `runtime`.
     pub fn new(spec: ShellHookSpec, runtime: Arc<ShellRuntime>) -> Self {
-        ShellHook { spec, runtime }
+        ShellHook {
+            spec,
+            runtime,
+            cache: HookCache::default(),
+        }
     }
 
     /// The spec.
@@ -143,7 +151,7 @@ impl ShellHook {
             paths: self.spec.tool_paths.as_ref(),
             rewrite: self.spec.rewrite_schema.as_ref(),
         };
-        invoke(&self.spec, &self.runtime, tools, ctx, event).await
+        invoke(&self.spec, &self.cache, &self.runtime, tools, ctx, event).await
     }
 }
 
@@ -160,20 +168,21 @@ pub(crate) struct ToolView<'a> {
 }
 
 /// [`ShellHook::invoke`] of `spec` on `runtime`, with `tools` for the
-/// event's tool: what a dispatch table calls with the spec it built once
-/// for a rule.
+/// event's tool: what a dispatch table calls with the spec (and the
+/// `cache` beside it) it built once for a rule.
 ///
 /// # Cancel safety
 ///
 /// As [`ShellHook::invoke`].
 pub(crate) async fn invoke(
     spec: &ShellHookSpec,
+    cache: &HookCache,
     runtime: &ShellRuntime,
     tools: ToolView<'_>,
     ctx: &HookContext,
     event: StepEvent<'_>,
 ) -> Invocation {
-    let call = Call::begin(spec, runtime, tools, ctx, &event);
+    let call = Call::begin(spec, cache, runtime, tools, ctx, &event);
     if event.kind() != spec.phase {
         return call.not_observed();
     }
@@ -193,29 +202,45 @@ pub(crate) async fn invoke(
 /// the record.
 async fn run(mut call: Call<'_>, event: StepEvent<'_>) -> Invocation {
     call.emit_started();
-    let outcome = match call
-        .check_script()
-        .and_then(|()| call.build_payload(&event))
-    {
-        Ok(mut built) => match built.refusal.take() {
-            // A write outside the workspace root: refused unrun.
-            Some(reason) => call.refuse(&reason),
-            None => {
-                let outcome = match &call.spec.target {
-                    Target::Process(process) => {
+    let outcome = match call.check_script() {
+        Err((kind, detail)) => Outcome::Failed(kind, detail),
+        Ok(()) => {
+            // The payload is rendered for its target: JSON text for a
+            // process and an HTTP body, a value for a policy.
+            let outcome = match &call.spec.target {
+                Target::Process(process) => match call.build_payload(&event, &Json) {
+                    Ok(built) => {
                         let out = call.spawn(process, built).await;
                         call.read_exit(&event, process, out)
                     }
-                    Target::Http(target) => {
+                    Err(outcome) => *outcome,
+                },
+                #[cfg(feature = "http")]
+                Target::Http(target) => match call.build_payload(&event, &Json) {
+                    Ok(built) => {
                         let answer = call.post(target, built).await;
                         call.read_answer(&event, target, answer)
                     }
-                    Target::Policy(policy) => call.evaluate(policy, built),
-                };
-                call.check_rewrite(outcome)
-            }
-        },
-        Err((kind, detail)) => Outcome::Failed(kind, detail),
+                    Err(outcome) => *outcome,
+                },
+                #[cfg(not(feature = "http"))]
+                Target::Http(_) => Outcome::Failed(
+                    crate::FailureKind::SpawnFailed,
+                    crate::http::FEATURE_OFF.to_owned(),
+                ),
+                #[cfg(feature = "policy")]
+                Target::Policy(policy) => match call.build_payload(&event, &crate::rego::Input) {
+                    Ok(built) => call.evaluate(policy, built),
+                    Err(outcome) => *outcome,
+                },
+                #[cfg(not(feature = "policy"))]
+                Target::Policy(_) => Outcome::Failed(
+                    crate::FailureKind::PolicyFailed,
+                    crate::PolicyEvalError::FeatureOff.to_string(),
+                ),
+            };
+            call.check_rewrite(outcome)
+        }
     };
     let outcome = call.cap_context(outcome);
     let settled = call.apply_failure_policy(outcome);

@@ -4,20 +4,24 @@
 //! modes `full` / `redacted`, and the spill to a payload-ref file over the
 //! stdin cap.
 
+mod envelope;
 mod paths;
 mod spill;
 
+use std::borrow::Cow;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use hooks_plan::{
-    BinaryMeta, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,
+    BinaryMeta, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind,
     PayloadMode, Phase, Protocol,
 };
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use self::envelope::{Document, Envelope};
 use self::paths::AffectedPaths;
 pub use self::paths::affected_paths;
 use self::paths::describe;
@@ -56,7 +60,8 @@ impl Default for PayloadLimits {
 
 /// A tool's path settings (the config's `tool_settings`): which argument
 /// pointers hold paths, whether absolute paths are allowed, whether the tool
-/// writes. They drive [`Payload::affected_paths`].
+/// writes. They drive
+/// [`Payload::affected_paths`](hooks_plan::Payload::affected_paths).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolPathSettings {
     /// RFC 6901 pointers into the tool's arguments whose values are a path
@@ -126,15 +131,17 @@ pub struct PayloadInput<'a> {
     pub limits: PayloadLimits,
 }
 
-/// A built payload.
+/// A built payload: its document rendered for the hook's target (`D`:
+/// its JSON text by default; a policy's input value) and what building
+/// it found.
 #[derive(Debug)]
-pub struct BuiltPayload {
-    /// The JSON document the hook gets: the whole payload, or the elided
-    /// envelope when the payload was over the stdin cap. A process reads it
-    /// on stdin ([`BuiltPayload::stdin`]), an `http` hook as its request
-    /// body, a `policy` hook as its `input` (the value itself, never
-    /// serialized).
-    pub document: Value,
+pub struct BuiltPayload<D = Vec<u8>> {
+    /// The document the hook gets: the whole payload, or the elided
+    /// envelope when the payload was over the stdin cap. A process reads
+    /// its JSON text on stdin ([`BuiltPayload::stdin`]), an `http` hook as
+    /// its request body, a `policy` hook as its `input` (a value rendered
+    /// straight from the payload, never parsed from text).
+    pub(crate) document: D,
     /// The payload-ref file, when the payload spilled; remove it with
     /// `SpillFile::remove` when the invocation ends.
     pub spill: Option<SpillFile>,
@@ -153,10 +160,31 @@ pub struct BuiltPayload {
 }
 
 impl BuiltPayload {
-    /// The document as stdin bytes (without the trailing `\n` the executor
-    /// adds).
+    /// A copy of the document's JSON text, as stdin bytes (without the
+    /// trailing `\n` the executor adds).
     pub fn stdin(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.document).unwrap_or_default()
+        self.document.clone()
+    }
+}
+
+/// How a payload document is rendered for the target that reads it.
+pub(crate) trait Render {
+    /// The rendered document.
+    type Output;
+    /// `doc`, whose compact JSON text is `len` bytes, as the target takes it.
+    fn render<S: Serialize + ?Sized>(&self, doc: &S, len: usize) -> Self::Output;
+}
+
+/// The document as compact JSON text, in one allocation of its exact length.
+pub(crate) struct Json;
+
+impl Render for Json {
+    type Output = Vec<u8>;
+    fn render<S: Serialize + ?Sized>(&self, doc: &S, len: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len);
+        // Writing a serializable value into a vector cannot fail.
+        let _ = serde_json::to_writer(&mut out, doc);
+        out
     }
 }
 
@@ -165,15 +193,18 @@ impl BuiltPayload {
 /// Binary blobs in the event's JSON values (objects with `type` `image`,
 /// `audio`, `file`, `bytes` or `binary` and a base64 string `data` or
 /// `source.data`; `data:` URLs) are replaced by `{"$binary": N}` and listed
-/// in [`Payload::binary`] with kind, decoded length and SHA-256. In
-/// `redacted` mode every value goes through [`redact_json`] /
-/// [`redact_sensitive_text`] with `input.secrets`.
+/// in [`Payload::binary`](hooks_plan::Payload::binary) with kind, decoded
+/// length and SHA-256. In `redacted` mode every value goes through
+/// [`redact_json`] / [`redact_sensitive_text`] with `input.secrets`.
 ///
 /// When the serialized payload is over `limits.stdin_cap` bytes it is
 /// written to a new payload-ref file under the session directory (mode 0600,
 /// `create_new`, containment in the root checked after canonicalization)
 /// and stdin gets the envelope with `elided: true` and `payload_ref`; over
 /// `limits.spill_cap` (or with no session directory) the ref is left out.
+///
+/// The payload is serialized once, straight from the event (borrowed where
+/// no blob, redaction or depth cut changes a value) into its JSON text.
 ///
 /// # Errors
 ///
@@ -183,30 +214,51 @@ pub fn build(
     event: &StepEvent<'_>,
     input: &PayloadInput<'_>,
 ) -> Result<BuiltPayload, PayloadError> {
+    build_as(event, input, &Json)
+}
+
+/// [`build`] with the document rendered by `render` (a policy's input
+/// value, for instance) instead of as JSON text.
+///
+/// # Errors
+///
+/// As [`build`].
+pub(crate) fn build_as<'e, R: Render>(
+    event: &StepEvent<'e>,
+    input: &PayloadInput<'_>,
+    render: &R,
+) -> Result<BuiltPayload<R::Output>, PayloadError> {
     let phase = event.kind();
     let mut diagnostics = Vec::new();
     let mut binary = Vec::new();
     let redact = input.mode == PayloadMode::Redacted;
-    let mut prep = |value: &Value, root: &str| -> Value {
+    // A value is copied only when a blob, redaction or the depth cut
+    // changes it.
+    let mut prep = |value: &'e Value, root: &str| -> Cow<'e, Value> {
         if nests_deeper_than(value, MAX_DEPTH) {
             diagnostics.push(format!(
                 "`{root}` nests deeper than {MAX_DEPTH} levels: elided from the payload"
             ));
-            return Value::String(format!("[elided: nested deeper than {MAX_DEPTH} levels]"));
+            return Cow::Owned(Value::String(format!(
+                "[elided: nested deeper than {MAX_DEPTH} levels]"
+            )));
+        }
+        if !redact && !has_binary(value) {
+            return Cow::Borrowed(value);
         }
         let mut v = value.clone();
         extract_binary(&mut v, root, &mut binary);
-        if redact {
+        Cow::Owned(if redact {
             redact_json(&v, input.secrets)
         } else {
             v
-        }
+        })
     };
-    let text = |s: &str| -> String {
+    let text = |s: &'e str| -> Cow<'e, str> {
         if redact {
-            redact_sensitive_text(s, input.secrets).into_owned()
+            redact_sensitive_text(s, input.secrets)
         } else {
-            s.to_owned()
+            Cow::Borrowed(s)
         }
     };
     let mut args = None;
@@ -219,10 +271,16 @@ pub fn build(
         StepEvent::RunStart => {}
         StepEvent::UserPrompt { prompt: p } => prompt = Some(text(p)),
         StepEvent::BeforeCompletion { request } => {
-            data.insert("request".into(), prep(request, "/data/request"));
+            data.insert(
+                "request".into(),
+                prep(request, "/data/request").into_owned(),
+            );
         }
         StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
-            data.insert("response".into(), prep(response, "/data/response"));
+            data.insert(
+                "response".into(),
+                prep(response, "/data/response").into_owned(),
+            );
         }
         StepEvent::TextDelta { delta } | StepEvent::ToolCallDelta { delta, .. } => {
             data.insert("delta".into(), text(delta).into());
@@ -241,11 +299,14 @@ pub fn build(
         } => {
             args = Some(prep(a, "/args"));
             if !suggestions.is_null() {
-                data.insert("suggestions".into(), prep(suggestions, "/data/suggestions"));
+                data.insert(
+                    "suggestions".into(),
+                    prep(suggestions, "/data/suggestions").into_owned(),
+                );
             }
         }
         StepEvent::AfterToolBatch { calls } => {
-            data.insert("calls".into(), prep(calls, "/data/calls"));
+            data.insert("calls".into(), prep(calls, "/data/calls").into_owned());
         }
         StepEvent::Notification {
             notification_type,
@@ -301,7 +362,7 @@ pub fn build(
             if !std::ptr::eq(original_args, a) && (!comparable || original_args != a) {
                 data.insert(
                     "original_args".into(),
-                    prep(original_args, "/data/original_args"),
+                    prep(original_args, "/data/original_args").into_owned(),
                 );
             }
             if let ToolOutcome::Failed {
@@ -359,59 +420,58 @@ pub fn build(
         paths: affected_paths,
         diagnostics: path_diagnostics,
     } = paths;
-    let cwd = input.cwd.to_string_lossy().into_owned();
+    let cwd = input.cwd.to_string_lossy();
     let data = (!data.is_empty()).then_some(Value::Object(data));
-    let full: Value = match input.protocol {
-        Protocol::Native => {
-            let payload = Payload {
-                schema: PAYLOAD_SCHEMA_NAME.to_owned(),
-                version: PAYLOAD_VERSION,
-                phase,
-                hook_id: input.hook_id.to_owned(),
-                run_id: input.ctx.run_id().to_owned(),
-                turn: u64::from(input.ctx.turn()),
-                cwd: cwd.clone(),
-                target_ran: target_ran(phase),
-                mode: input.mode,
-                tool_name: event.tool_name().map(str::to_owned),
-                call_id: event.call_id().map(str::to_owned),
-                args,
-                result,
-                outcome,
-                prompt,
-                data,
-                affected_paths,
-                path_diagnostics: path_diagnostics.clone(),
-                binary,
-                loop_count,
-                payload_ref: None,
-                elided: false,
-            };
-            serde_json::to_value(&payload).unwrap_or(Value::Null)
-        }
+    let doc = match input.protocol {
+        Protocol::Native => Document::Native(Envelope {
+            schema: PAYLOAD_SCHEMA_NAME,
+            version: PAYLOAD_VERSION,
+            phase,
+            hook_id: input.hook_id,
+            run_id: input.ctx.run_id(),
+            turn: u64::from(input.ctx.turn()),
+            cwd: &cwd,
+            target_ran: target_ran(phase),
+            mode: input.mode,
+            tool_name: event.tool_name(),
+            call_id: event.call_id(),
+            args,
+            result,
+            outcome,
+            prompt,
+            data,
+            affected_paths,
+            path_diagnostics: &path_diagnostics,
+            binary,
+            loop_count,
+        }),
         Protocol::Claude => {
             let mut v =
-                claude::stdin_payload(event, input.ctx, &cwd, args.as_ref(), result.as_ref());
+                claude::stdin_payload(event, input.ctx, &cwd, args.as_deref(), result.as_deref());
             if let (Some(map), Some(p)) = (v.as_object_mut(), prompt) {
-                map.insert("prompt".into(), p.into());
+                map.insert("prompt".into(), p.into_owned().into());
             }
             if redact {
                 // Also covers the fields `stdin_payload` copies from the event.
                 v = redact_json(&v, input.secrets);
             }
-            v
+            Document::Claude(v)
         }
     };
-    let len = json_len(&full);
+    let len = json_len(&doc);
     if len <= input.limits.stdin_cap {
+        let document = render.render(&doc, len);
+        drop(doc);
         return Ok(BuiltPayload {
-            document: full,
+            document,
             spill: None,
             diagnostics,
             path_diagnostics,
             refusal,
         });
     }
+    let full = serde_json::to_value(&doc).unwrap_or(Value::Null);
+    drop(doc);
     // Over the stdin cap: spill the whole payload, send an elided envelope.
     let bytes = serde_json::to_vec(&full).unwrap_or_default();
     let spill = match input.session_dir {
@@ -466,8 +526,9 @@ pub fn build(
             );
         }
     }
+    let document = render.render(&stub, json_len(&stub));
     Ok(BuiltPayload {
-        document: stub,
+        document,
         spill,
         diagnostics,
         path_diagnostics,
@@ -493,7 +554,7 @@ fn extract_binary(value: &mut Value, at: &str, out: &mut Vec<BinaryMeta>) {
         let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
         out.push(BinaryMeta {
             pointer: at.to_owned(),
-            kind,
+            kind: kind.to_owned(),
             len_bytes: len as u64,
             sha256,
         });
@@ -516,14 +577,26 @@ fn extract_binary(value: &mut Value, at: &str, out: &mut Vec<BinaryMeta>) {
     }
 }
 
+/// Whether `value` holds a binary blob ([`extract_binary`] would change
+/// it), found without copying anything. `value` nests at most
+/// [`MAX_DEPTH`] levels (the recursion is bounded by it).
+fn has_binary(value: &Value) -> bool {
+    binary_blob(value).is_some()
+        || match value {
+            Value::Array(items) => items.iter().any(has_binary),
+            Value::Object(map) => map.values().any(has_binary),
+            _ => false,
+        }
+}
+
 /// `(kind, base64 text)` when `value` is a binary blob.
-fn binary_blob(value: &Value) -> Option<(String, String)> {
+fn binary_blob(value: &Value) -> Option<(&str, &str)> {
     match value {
         Value::String(s) if s.starts_with("data:") => {
             let (head, data) = s.split_once(',')?;
             let mime = head.strip_prefix("data:")?.strip_suffix(";base64")?;
             let kind = if mime.is_empty() { "bytes" } else { mime };
-            Some((kind.to_owned(), data.to_owned()))
+            Some((kind, data))
         }
         Value::Object(map) => {
             let ty = map.get("type")?.as_str()?;
@@ -538,7 +611,7 @@ fn binary_blob(value: &Value) -> Option<(String, String)> {
                 .iter()
                 .find_map(|k| map.get(*k).and_then(Value::as_str))
                 .or_else(|| map.get("source")?.get("media_type")?.as_str());
-            Some((mime.unwrap_or(ty).to_owned(), data.to_owned()))
+            Some((mime.unwrap_or(ty), data))
         }
         _ => None,
     }
@@ -553,20 +626,17 @@ fn binary_blob(value: &Value) -> Option<(String, String)> {
 pub(crate) const MAX_DEPTH: usize = 100;
 
 /// Whether `value` nests more than `max` levels (a scalar is 1 level),
-/// found without recursion.
+/// found without allocating: the recursion stops `max + 1` levels down,
+/// however deep `value` is.
 fn nests_deeper_than(value: &Value, max: usize) -> bool {
-    let mut stack = vec![(value, 1usize)];
-    while let Some((v, depth)) = stack.pop() {
-        if depth > max {
-            return true;
-        }
-        match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
-            _ => {}
-        }
+    let Some(below) = max.checked_sub(1) else {
+        return true;
+    };
+    match value {
+        Value::Array(items) => items.iter().any(|i| nests_deeper_than(i, below)),
+        Value::Object(map) => map.values().any(|i| nests_deeper_than(i, below)),
+        _ => false,
     }
-    false
 }
 
 #[cfg(test)]

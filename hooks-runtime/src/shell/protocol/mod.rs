@@ -195,7 +195,7 @@ pub(crate) fn frame_json(
 /// The length of `value` serialized as compact JSON (bytes), counted
 /// without building the text: what a value's size is measured by against
 /// a cap (a payload's stdin cap, a policy value's stdout cap).
-pub(crate) fn json_len(value: &Value) -> usize {
+pub(crate) fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
     struct Count(usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

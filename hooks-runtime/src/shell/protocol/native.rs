@@ -30,9 +30,9 @@ use hooks_plan::{FlowKind, HookOutput, OutputDecision, Phase};
 
 use serde_json::{Map, Value};
 
-use super::{
-    ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, json_type, nonzero_exit, too_large,
-};
+#[cfg(any(feature = "http", feature = "policy"))]
+use super::json_type;
+use super::{ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large};
 use crate::{Captured, ContextItem, Flow, RequestPatch};
 
 /// Reads a native hook process's exit code, stdout and stderr into a
@@ -87,6 +87,7 @@ pub(crate) fn read_output(
 ///
 /// [`ProtocolFailure`] `invalid_output` when the value is not an object or
 /// has misplaced fields.
+#[cfg(any(feature = "http", feature = "policy"))]
 pub(crate) fn read_value(
     phase: Phase,
     value: Option<Value>,
