@@ -46,11 +46,6 @@ fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
                 } else {
                     Policy::none()
                 })
-                // reqwest retries only HTTP/2 protocol refusals by default;
-                // this client speaks HTTP/1.1 (no `http2` feature), so the
-                // policy would never act, and its bookkeeping costs two
-                // allocations a request.
-                .retry(reqwest::retry::never())
                 .build()
                 .map_err(|e| format!("the HTTP client could not be built: {}", describe(e)))
         })
