@@ -20,6 +20,11 @@
 //!
 //! Run with `cargo bench --bench hook_allocs` (add `-- --quick` for fewer
 //! events); figures are in BENCHMARKS.md, "Hook allocations".
+//!
+//! `-- --only CASE --events N` (CASE: `block`, `run`, `http`, `policy`)
+//! runs the warm-up and N events of one case and counts nothing: under a
+//! call profiler, the difference between N = 2 and N = 1 is what one
+//! steady-state event executes (BENCHMARKS.md, "Files one event runs").
 
 #[path = "support/measure.rs"]
 mod measure;
@@ -65,8 +70,17 @@ fn serve() -> String {
 const POLICY: &str = "package bench\n\ndecision := {\"decision\": \"block\", \"reason\": \"no\"} if {\n\tcontains(input.args.command, \"rm -rf\")\n}\n";
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    let (warm, events) = if quick { (1, 20) } else { (1, 200) };
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let (warm, mut events) = if quick { (1, 20) } else { (1, 200) };
+    let after = |flag: &str| {
+        let i = args.iter().position(|a| a == flag)?;
+        args.get(i + 1).cloned()
+    };
+    let only = after("--only");
+    if let Some(n) = after("--events") {
+        events = n.parse().expect("--events takes a number");
+    }
     let root = tempfile::tempdir().expect("a workspace root");
     std::fs::write(root.path().join("bench.rego"), POLICY).expect("the policy file");
     let url = serve();
@@ -109,6 +123,9 @@ fn main() {
     };
     println!("hook allocations per steady-state event ({events} events after {warm} warm-up)");
     for (name, table) in tables {
+        if only.as_deref().is_some_and(|o| !name.starts_with(o) && !name.ends_with(o)) {
+            continue;
+        }
         let shell = Arc::new(table.shell_runtime(Executor::new(root.path()).expect("executor")));
         let dispatcher = Dispatcher::new(table).with_shell(shell);
         let fold = || -> StackOutcome { rt.block_on(dispatcher.fold(&ctx, event)) };
@@ -125,10 +142,19 @@ fn main() {
             };
             assert_eq!(outcome.decision, expected, "{name}");
         }
+        if only.is_some() {
+            for _ in 0..events {
+                std::hint::black_box(fold());
+            }
+            continue;
+        }
         let per_event = allocations(events, || {
             std::hint::black_box(fold());
         });
         println!("  {name:<22} {per_event:>8.1} allocations/event");
+    }
+    if only.is_some() {
+        return;
     }
     let bare = || {
         // `output()` spawns when called: inside the runtime.
