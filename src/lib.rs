@@ -14,8 +14,8 @@
 //!   [`Decided`]; an `ask` goes to your [`Approver`];
 //! - **hooks and stacks**: [`AgentHook`] / [`FnHook`] answer [`Flow`]s
 //!   ([`RequestPatch`], [`ContextItem`], ...);
-//! - **tables and trust**: [`Table::load`] loads a config at run time once a
-//!   [`TrustStore`] trusts it;
+//! - **tables and trust** (feature `load`): [`Table`]`::load` loads a config
+//!   at run time once a `TrustStore` trusts it;
 //! - **the shell runtime and records**: [`shell`] (the executor, the shell
 //!   runtime of `run` hooks, records, secrets) and [`report`] (what each
 //!   consulted hook did).
@@ -25,6 +25,17 @@
 //! and lowering configs, JSON Schemas), `hooks-plan` (the plan's types).
 //! `docs/architecture.md` in the repository maps the crates and the path of
 //! one event from YAML to decision.
+//!
+//! # Cargo features
+//!
+//! A build pays only for what its configs use (the README's "Cargo
+//! features" gives each one's build cost): `rewrite-check` (default; a
+//! `catalogue:`'s schemas, jsonschema), `http` (`http` hooks; reqwest,
+//! rustls), `policy` (`policy` hooks; regorus), `load` (`Table::load`,
+//! `TrustStore`), `otlp` (OpenTelemetry export), `cli` (the `agent-hooks`
+//! binary; all of the above but `otlp`). A config that uses an `http` or
+//! `policy` hook or a `catalogue:` without its feature is a located
+//! `hooks!` (or `Table::load`) error naming the feature.
 //!
 //! ```
 //! use std::future::Future;
