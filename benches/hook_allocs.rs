@@ -123,7 +123,10 @@ fn main() {
     };
     println!("hook allocations per steady-state event ({events} events after {warm} warm-up)");
     for (name, table) in tables {
-        if only.as_deref().is_some_and(|o| !name.starts_with(o) && !name.ends_with(o)) {
+        if only
+            .as_deref()
+            .is_some_and(|o| !name.starts_with(o) && !name.ends_with(o))
+        {
             continue;
         }
         let shell = Arc::new(table.shell_runtime(Executor::new(root.path()).expect("executor")));
