@@ -14,8 +14,9 @@ use crate::yaml::{Anchor, Positions};
 pub const FEATURE_OFF: &str = "feature-off";
 
 /// One located error for each use of a part this build was compiled
-/// without: an `http` hook (feature `http`), a `policy` hook (`policy`), a
-/// `catalogue:` (`rewrite-check`).
+/// without: an enabled `http` hook (feature `http`), an enabled `policy`
+/// hook (`policy`), a `catalogue:` (`rewrite-check`). A disabled hook
+/// never runs, so it needs no feature (its config is still checked).
 pub(crate) fn missing(config: &Config, positions: &Positions, file: &str) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     let mut at = |pointer: &str, feature: &str, what: String| {
@@ -30,11 +31,11 @@ pub(crate) fn missing(config: &Config, positions: &Positions, file: &str) -> Vec
                     format!("{what} needs the `{feature}` feature of agent-hooks, which this build does not enable"),
                 )
             .with_hint(format!(
-                "turn it on: `agent-hooks = {{ version = \"...\", features = [\"{feature}\"] }}` in Cargo.toml"
+                "add `\"{feature}\"` to the `features` of the `agent-hooks` dependency in Cargo.toml: `agent-hooks = {{ version = \"...\", features = [\"{feature}\"] }}`"
             )),
         );
     };
-    for (i, hook) in config.hooks.iter().enumerate() {
+    for (i, hook) in config.hooks.iter().enumerate().filter(|(_, h)| h.enabled) {
         match hook.action() {
             Action::Http(_) if !cfg!(feature = "http") => at(
                 &format!("/hooks/{i}/http"),
