@@ -151,7 +151,8 @@ pub(super) fn apply_patch(request: &mut Value, patch: &RequestPatch) -> Vec<Stri
         }
         shown.push(format!("active_tools = {}", request["tools"]));
     }
-    for (key, value) in &patch.additional_params {
+    for (key, value) in patch.additional_params.iter() {
+        let value = value.to_value();
         request[key] = value.clone();
         shown.push(format!("{key} = {value}"));
     }

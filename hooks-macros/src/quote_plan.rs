@@ -18,8 +18,9 @@
 //! (`Phase`, `Mode`, ...) need no list: a variant is quoted by its name (the
 //! derived `Debug`), and a cast to `isize` stops compiling if a variant
 //! gains a field. Hand-written are only the types whose static form differs
-//! from their owned one: [`List`] (a named static array), [`Text`]
-//! (`Cow::Borrowed`), [`Dfa`] (embedded bytes), numbers (suffixed literals,
+//! from their owned one: [`List`], `Cow<[T]>` and [`Params`] (a named
+//! static array), [`Text`] (`Cow::Borrowed`), [`History`] (only
+//! `keep_last` comes from a config), [`Dfa`] (embedded bytes), numbers (suffixed literals,
 //! floats bit-exact), `Option`, pairs and arrays.
 //!
 //! Why not a derive on the plan types (`databake`'s `Bake`, say): its
@@ -30,12 +31,13 @@
 //! every runtime build compiles. The lists here cost a line per type and no
 //! dependency.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use hooks_schema::plan::{
-    ActionSpec, Bits, ContextItem, Dfa, Gate, HttpSpec, Json, List, PatchSpec, PatternGroup,
-    PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule,
-    RunSpec, Test, Text, ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+    ActionSpec, Bits, ContextItem, Dfa, Gate, History, HttpSpec, Json, List, Params, PatternGroup,
+    PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role,
+    Rule, RunSpec, Test, Text, ToolChoice, ToolPaths, ToolSchema, ToolSet,
 };
 use hooks_schema::{
     FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
@@ -156,8 +158,8 @@ quote_structs! {
     HttpSpec { url, headers, env, timeout_ms, payload, protocol, follow_redirects }
     PolicySpec { query, modules, digest }
     PolicyModule { path, source }
-    PatchSpec {
-        preamble, temperature, max_tokens, tool_choice, keep_last, active_tools,
+    RequestPatch {
+        preamble, temperature, max_tokens, tool_choice, history, active_tools,
         additional_params, extra_context
     }
     ContextItem { role, content }
@@ -176,7 +178,7 @@ quote_enums! {
         Allow(v), Policy(v)
     }
     ProgramSpec { Shell(v), Exec(v) }
-    ToolChoiceSpec { Auto, None, Required, Tools(v) }
+    ToolChoice { Auto, None, Required, Tool(v) }
     RewriteStep { Set { pointer, value }, Remove { pointer } }
     Pred { All(v), Any(v), Not(v), Arg { pointer, test }, Outcome(v) }
     Test { Matches(v), Glob(v), Equals(v), Exists(v) }
@@ -201,17 +203,79 @@ impl<T: Quote> Quote for List<T> {
     }
     fn quote(&self, g: &mut Gen) -> TokenStream {
         let p = g.p.clone();
-        if self.is_empty() {
-            return quote!(#p::List::EMPTY);
+        match static_array(g, self.iter()) {
+            Some(name) => quote!(#p::List::Static(&#name)),
+            None => quote!(#p::List::EMPTY),
         }
-        let elems: Vec<TokenStream> = self.iter().map(|e| e.quote(g)).collect();
-        let name = g.name("L");
-        let n = elems.len();
-        let ty = T::ty(&p);
-        g.items.push(quote! {
-            static #name: [#ty; #n] = [#(#elems),*];
-        });
-        quote!(#p::List::Static(&#name))
+    }
+}
+
+/// A named static array of `items`, its elements of type `T`; `None` when
+/// there are none.
+fn static_array<'a, T: Quote + 'a>(
+    g: &mut Gen,
+    items: impl IntoIterator<Item = &'a T>,
+) -> Option<Ident> {
+    let elems: Vec<TokenStream> = items.into_iter().map(|e| e.quote(g)).collect();
+    if elems.is_empty() {
+        return None;
+    }
+    let name = g.name("L");
+    let n = elems.len();
+    let ty = T::ty(&g.p);
+    g.items.push(quote! {
+        static #name: [#ty; #n] = [#(#elems),*];
+    });
+    Some(name)
+}
+
+impl<T: Quote + Clone> Quote for Cow<'static, [T]> {
+    fn ty(p: &TokenStream) -> TokenStream {
+        let t = T::ty(p);
+        quote!(#p::Cow<'static, [#t]>)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        match static_array(g, self.iter()) {
+            Some(name) => quote!(#p::Cow::Borrowed(&#name)),
+            None => quote!(#p::Cow::Borrowed(&[])),
+        }
+    }
+}
+
+impl Quote for Params {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::Params)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = g.p.clone();
+        let entries: Vec<(Text, Json)> = self
+            .iter()
+            .map(|(k, v)| (Text::from(k.to_owned()), v.clone()))
+            .collect();
+        match static_array(g, entries.iter()) {
+            Some(name) => quote!(#p::Params::from_static(&#name)),
+            None => quote!(#p::Params::new()),
+        }
+    }
+}
+
+impl Quote for History {
+    fn ty(p: &TokenStream) -> TokenStream {
+        quote!(#p::History)
+    }
+    fn quote(&self, g: &mut Gen) -> TokenStream {
+        let p = &g.p;
+        match self {
+            History::KeepLast { keep_last } => {
+                let n = Literal::u64_suffixed(*keep_last);
+                quote!(#p::History::KeepLast { keep_last: #n })
+            }
+            // Messages are provider JSON a hook answers with, never config.
+            History::Replace(_) => quote!(::core::compile_error!(
+                "`hooks!` internal error: the lowering returned a replacement history"
+            )),
+        }
     }
 }
 

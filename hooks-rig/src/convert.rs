@@ -84,7 +84,7 @@ pub(crate) fn request_patch(
         patch = patch.active_tools(tools.iter().map(ToString::to_string));
     }
     if !ours.additional_params.is_empty() {
-        patch = patch.additional_params(Value::Object(ours.additional_params.clone()));
+        patch = patch.additional_params(Value::Object(ours.additional_params.to_map()));
     }
     if !ours.extra_context.is_empty() {
         patch = patch.extra_context(documents(&ours.extra_context, "hook-extra-context"));

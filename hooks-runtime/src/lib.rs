@@ -147,7 +147,7 @@ pub use crate::core::fold::Fold;
 pub use crate::core::hook::{AgentHook, FnHook, FoldStep, HookFuture};
 pub use crate::core::id::HookId;
 pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome};
-pub use crate::core::patch::{HISTORY_KEYS, History, PatchField, RequestPatch, ToolChoice};
+pub use crate::core::patch::{HISTORY_KEYS, History, Params, PatchField, RequestPatch, ToolChoice};
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
 pub use crate::dispatch::{Dispatcher, RewriteMismatch, RewriteSchema, Table, TableRef};
@@ -195,9 +195,9 @@ pub mod __private {
         StepEvent, StepEventKind,
     };
     pub use hooks_plan::{
-        ActionSpec, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
-        PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test,
-        ToolChoiceSpec, ToolPaths, ToolSchema, ToolSet,
+        ActionSpec, ContextItem, Dfa, History, HttpSpec, Json, List, Params, Plan, PolicyModule,
+        PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, StaticDfa,
+        Test, ToolChoice, ToolPaths, ToolSchema, ToolSet,
     };
     pub use hooks_plan::{Bits, Gate, PatternGroup, PhaseIndex};
     pub use hooks_plan::{

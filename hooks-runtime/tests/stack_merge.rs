@@ -238,7 +238,7 @@ fn active_tools_becoming_empty_is_reported_once() {
 fn additional_params_merge_shallowly_and_later_keys_win() {
     let params = |value: Value| match value {
         Value::Object(map) => RequestPatch {
-            additional_params: map,
+            additional_params: map.into(),
             ..RequestPatch::default()
         },
         _ => unreachable!(),
@@ -248,7 +248,7 @@ fn additional_params_merge_shallowly_and_later_keys_win() {
         params(json!({"metadata": {"user": "u2"}, "seed": 7})),
     ]));
     assert_eq!(
-        Value::Object(outcome.patch.additional_params.clone()),
+        Value::Object(outcome.patch.additional_params.to_map()),
         json!({"top_p": 0.9, "metadata": {"user": "u2"}, "seed": 7}),
         "nested objects are replaced, not merged"
     );

@@ -11,6 +11,7 @@ use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
 use crate::limits::HttpProtocol;
+use crate::patch::RequestPatch;
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
 
 /// Text of a plan, of flows, patches and context items: borrowed from
@@ -41,6 +42,16 @@ impl<T: Clone> List<T> {
         match self {
             List::Static(s) => Cow::Borrowed(s),
             List::Owned(v) => Cow::Owned(v.clone()),
+        }
+    }
+}
+
+impl<T: Clone> Clone for List<T> {
+    /// A static list stays borrowed; an owned one is copied.
+    fn clone(&self) -> Self {
+        match self {
+            List::Static(s) => List::Static(s),
+            List::Owned(v) => List::Owned(v.clone()),
         }
     }
 }
@@ -283,7 +294,8 @@ pub struct ToolSet {
 ///
 /// Numbers keep serde_json's three representations, and equality follows
 /// `serde_json::Value`'s: `1` (an unsigned integer) is not `1.0` (a float).
-#[derive(Debug, PartialEq)]
+/// Serializes as the JSON it stands for.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Json {
     /// `null`.
     Null,
@@ -352,44 +364,6 @@ pub enum RewriteStep {
         /// The reference tokens.
         pointer: List<Text>,
     },
-}
-
-/// `tool_choice` of a `patch`.
-#[derive(Debug, PartialEq)]
-pub enum ToolChoiceSpec {
-    /// `auto`.
-    Auto,
-    /// `none`.
-    None,
-    /// `required`.
-    Required,
-    /// `{tools: [...]}`: one of these tools. One tool forces that tool;
-    /// several become `required`, and the plan's
-    /// [`PatchSpec::active_tools`] is already narrowed to them
-    /// (the runtime's `RequestPatch::effective_active_tools`).
-    Tools(List<Text>),
-}
-
-/// A `patch` action (the config's `RequestPatch`).
-#[derive(Debug, PartialEq)]
-pub struct PatchSpec {
-    /// `preamble`.
-    pub preamble: Option<Text>,
-    /// `temperature`.
-    pub temperature: Option<f64>,
-    /// `max_tokens`.
-    pub max_tokens: Option<u64>,
-    /// `tool_choice`.
-    pub tool_choice: Option<ToolChoiceSpec>,
-    /// `history.keep_last`: keep the last N messages of the request's history.
-    pub keep_last: Option<u32>,
-    /// `active_tools`, narrowed by a several-tool `tool_choice` when the
-    /// plan was built.
-    pub active_tools: Option<List<Text>>,
-    /// `additional_params`.
-    pub additional_params: List<(Text, Json)>,
-    /// `extra_context`: `user`-role context items.
-    pub extra_context: List<ContextItem>,
 }
 
 /// What a `run` action executes.
@@ -474,7 +448,7 @@ pub enum ActionSpec {
     /// `block: {reason}`: the tool does not run.
     Block(Text),
     /// `patch`: a request patch.
-    Patch(PatchSpec),
+    Patch(RequestPatch),
     /// `rewrite`: the tool's arguments or result.
     Rewrite(List<RewriteStep>),
     /// `inject: {content}`: one `user` item, kept as a list so a flow can

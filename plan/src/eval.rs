@@ -121,6 +121,28 @@ impl Json {
         }
     }
 
+    /// The literal of a `serde_json::Value` (owned lists; a float that
+    /// JSON cannot hold does not occur in a `Value`).
+    pub fn from_value(value: Value) -> Json {
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(b),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => Json::U64(u),
+                (None, Some(i)) => Json::I64(i),
+                (None, None) => Json::F64(n.as_f64().unwrap_or(0.0)),
+            },
+            Value::String(s) => Json::Str(s.into()),
+            Value::Array(items) => Json::Array(items.into_iter().map(Json::from_value).collect()),
+            Value::Object(entries) => Json::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (Text::from(k), Json::from_value(v)))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The literal as a `serde_json::Value` (allocates).
     pub fn to_value(&self) -> Value {
         match self {
@@ -291,6 +313,27 @@ fn walk_mut<'v>(value: &'v mut Value, tokens: &[Text]) -> Option<&'v mut Value> 
         };
     }
     Some(cur)
+}
+
+impl From<Value> for Json {
+    fn from(value: Value) -> Self {
+        Json::from_value(value)
+    }
+}
+
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => serializer.serialize_unit(),
+            Json::Bool(b) => serializer.serialize_bool(*b),
+            Json::U64(n) => serializer.serialize_u64(*n),
+            Json::I64(n) => serializer.serialize_i64(*n),
+            Json::F64(f) => serializer.serialize_f64(*f),
+            Json::Str(s) => serializer.serialize_str(s),
+            Json::Array(items) => serializer.collect_seq(items.iter()),
+            Json::Object(entries) => serializer.collect_map(entries.iter().map(|(k, v)| (&**k, v))),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@
 //! - matching without allocation ([`Rule::matches`], [`Pred::eval`]) and the
 //!   per-phase index ([`PhaseIndex`], [`Cursor`]); the DFA search and its
 //!   fallback ([`automata`]);
+//! - the flow vocabulary a plan's rules return as they are: the
+//!   [`RequestPatch`] of a `patch` rule (with [`Params`], [`ToolChoice`],
+//!   [`History`]);
 //! - the hook payload envelope and the native output object ([`Payload`],
 //!   [`HookOutput`]) with their JSON Schemas;
 //! - the script a command runs ([`script_path`]) and a policy's identity
@@ -32,6 +35,7 @@ mod eval;
 mod index;
 mod limits;
 mod output;
+mod patch;
 mod payload;
 mod phase;
 mod plan;
@@ -42,9 +46,8 @@ pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
 pub use data::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, PolicyModule,
-    PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text,
-    ToolChoiceSpec, ToolPaths, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PolicyModule, PolicySpec, Pred,
+    ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text, ToolPaths, ToolSet,
 };
 pub use digest::policy_digest;
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
@@ -56,6 +59,7 @@ pub use output::{
     ContextRole, HookOutput, OUTPUT_SCHEMA_ID, OutputContextItem, OutputDecision, OutputPatch,
     finish_schema, output_schema,
 };
+pub use patch::{HISTORY_KEYS, History, Params, PatchField, RequestPatch, ToolChoice};
 pub use payload::{
     BinaryMeta, MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PAYLOAD_SCHEMA_ID,
     PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind, Payload,

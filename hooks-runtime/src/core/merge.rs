@@ -157,14 +157,10 @@ impl PatchMerge {
         }
         if !additional_params.is_empty() {
             let hook = who(PatchField::AdditionalParams);
-            for key in additional_params.keys() {
+            for (key, _) in additional_params.entries() {
                 record(&hook, Change::SetParam(key.clone()));
             }
-            if self.patch.additional_params.is_empty() {
-                self.patch.additional_params = additional_params;
-            } else {
-                self.patch.additional_params.extend(additional_params);
-            }
+            self.patch.additional_params.merge(additional_params);
         }
         if !extra_context.is_empty() {
             let hook = who(PatchField::ExtraContext);

@@ -136,8 +136,9 @@ pub struct Provenance {
 pub enum Change {
     /// Set a field of the request patch (`active_tools`: narrowed it).
     SetField(PatchField),
-    /// Set one key of the patch's `additional_params`.
-    SetParam(String),
+    /// Set one key of the patch's `additional_params` (borrowed from a
+    /// table compiled by `hooks!`).
+    SetParam(Text),
     /// Appended items to the patch's `extra_context`.
     AppendedContext {
         /// How many items.

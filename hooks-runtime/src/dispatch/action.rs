@@ -5,14 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hooks_plan::Phase;
-use serde_json::Map;
 
-use hooks_plan::{ActionSpec, List, PatchSpec, ProgramSpec, Rule, ToolChoiceSpec, rewrite};
+use hooks_plan::{ActionSpec, ProgramSpec, Rule, rewrite};
 
 use crate::HttpTarget;
 use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, FlowKind};
-use crate::core::patch::{History, RequestPatch, ToolChoice};
 use crate::rego::RegoPolicy;
 use crate::shell::exec::{CommandForm, EnvSpec};
 use crate::shell::invoke::{HookTarget, ProcessTarget, ShellHookSpec};
@@ -54,7 +52,7 @@ impl RuleActions for Rule {
             ActionSpec::Ask(reason) => Flow::ask(reason.clone()),
             ActionSpec::Allow(_) => Flow::Allow,
             ActionSpec::Inject(items) => Flow::InjectContext(items.iter().cloned().collect()),
-            ActionSpec::Patch(patch) => Flow::PatchRequest(request_patch(patch)),
+            ActionSpec::Patch(patch) => Flow::PatchRequest(patch.clone()),
             ActionSpec::Rewrite(steps) => match *event {
                 StepEvent::BeforeTool { args, .. } | StepEvent::PermissionRequest { args, .. } => {
                     Flow::RewriteArgs(rewrite(args, steps))
@@ -156,78 +154,5 @@ impl RuleActions for Rule {
             "no shell runtime is bound to the dispatch table",
         )
         .flow
-    }
-}
-
-/// The runtime patch of a plan's `patch` action. `history.keep_last: N`
-/// becomes [`History::KeepLast`], which the agent applies to its own messages
-/// ([`History::apply`], or [`History::apply_to_request`] on the first of
-/// [`HISTORY_KEYS`] holding an array).
-///
-/// `tool_choice: {tools: [one]}` forces that tool; `{tools: [a, b, ...]}`
-/// becomes `required` (the table's `active_tools` was narrowed to those
-/// tools when it was built).
-pub(crate) fn request_patch(patch: &PatchSpec) -> RequestPatch {
-    let tool_choice = patch.tool_choice.as_ref().map(|c| match c {
-        ToolChoiceSpec::Auto => ToolChoice::Auto,
-        ToolChoiceSpec::None => ToolChoice::None,
-        ToolChoiceSpec::Required => ToolChoice::Required,
-        ToolChoiceSpec::Tools(tools) if tools.len() == 1 => ToolChoice::Tool(tools[0].clone()),
-        ToolChoiceSpec::Tools(_) => ToolChoice::Required,
-    });
-    RequestPatch {
-        preamble: patch.preamble.clone(),
-        temperature: patch.temperature,
-        max_tokens: patch.max_tokens,
-        tool_choice,
-        history: patch.keep_last.map(|n| History::KeepLast {
-            keep_last: u64::from(n),
-        }),
-        active_tools: patch.active_tools.as_ref().map(List::to_cow),
-        additional_params: {
-            // Inserted one by one: collecting into a map buffers first.
-            let mut params = Map::new();
-            for (k, v) in patch.additional_params.iter() {
-                params.insert(k.to_string(), v.to_value());
-            }
-            params
-        },
-        extra_context: patch.extra_context.to_cow(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use hooks_plan::{List, Text};
-
-    #[test]
-    fn keep_last_trims_the_request_history() {
-        let patch = PatchSpec {
-            preamble: None,
-            temperature: None,
-            max_tokens: None,
-            tool_choice: Some(ToolChoiceSpec::Tools(List::Owned(vec![
-                "a".into(),
-                "b".into(),
-            ]))),
-            keep_last: Some(2),
-            // As built from `active_tools: [b, c]` (narrowed to `a`, `b`).
-            active_tools: Some(List::Owned(vec!["b".into()])),
-            additional_params: List::EMPTY,
-            extra_context: List::EMPTY,
-        };
-        let p = request_patch(&patch);
-        assert_eq!(p.history, Some(History::KeepLast { keep_last: 2 }));
-        let mut request = serde_json::json!({"chat_history": [1, 2, 3]});
-        let history = p.history.as_ref().expect("history");
-        assert!(history.apply_to_request(&mut request));
-        assert_eq!(request, serde_json::json!({"chat_history": [2, 3]}));
-        assert!(
-            !history.apply_to_request(&mut request),
-            "already short enough"
-        );
-        assert_eq!(p.tool_choice, Some(ToolChoice::Required));
-        assert_eq!(p.active_tools.as_deref(), Some(&[Text::Borrowed("b")][..]));
     }
 }

@@ -17,9 +17,9 @@ use crate::config::{
 use crate::phase::Phase;
 use hooks_plan::PhaseIndex;
 use hooks_plan::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PatchSpec, Plan, PolicyModule,
-    PolicySpec, Pred, ProgramSpec, RewriteStep, Rule, RunSpec, Test, Text, ToolChoiceSpec,
-    ToolPaths, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, History, HttpSpec, Json, List, Params, Plan,
+    PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Rule, RunSpec, Test,
+    Text, ToolChoice as PlanToolChoice, ToolPaths, ToolSet,
 };
 
 /// DFAs already built for single patterns, keyed by the regex they were
@@ -323,30 +323,43 @@ fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
     })
 }
 
-fn patch(p: &crate::config::RequestPatch) -> PatchSpec {
-    PatchSpec {
+/// The runtime's own patch of a config `patch`: `tool_choice: {tools:
+/// [one]}` forces that tool, `{tools: [a, b, ...]}` becomes `required`
+/// (with `active_tools` narrowed to those tools), `history.keep_last: N`
+/// becomes [`History::KeepLast`], `additional_params` keep their keys in
+/// sorted order.
+fn patch(p: &crate::config::RequestPatch) -> RequestPatch {
+    RequestPatch {
         preamble: p.preamble.as_deref().map(owned),
         temperature: p.temperature,
         max_tokens: p.max_tokens,
         tool_choice: p.tool_choice.as_ref().map(|c| match c {
-            ToolChoice::Mode(ToolChoiceMode::Auto) => ToolChoiceSpec::Auto,
-            ToolChoice::Mode(ToolChoiceMode::None) => ToolChoiceSpec::None,
-            ToolChoice::Mode(ToolChoiceMode::Required) => ToolChoiceSpec::Required,
-            ToolChoice::Tools(t) => ToolChoiceSpec::Tools(texts(&t.tools)),
+            ToolChoice::Mode(ToolChoiceMode::Auto) => PlanToolChoice::Auto,
+            ToolChoice::Mode(ToolChoiceMode::None) => PlanToolChoice::None,
+            ToolChoice::Mode(ToolChoiceMode::Required) => PlanToolChoice::Required,
+            ToolChoice::Tools(t) => match &t.tools[..] {
+                [one] => PlanToolChoice::Tool(owned(one)),
+                _ => PlanToolChoice::Required,
+            },
         }),
-        keep_last: p.history.map(|h| h.keep_last),
-        active_tools: p.effective_active_tools().map(|t| texts(&t)),
-        additional_params: p
-            .additional_params
-            .iter()
-            .flat_map(sorted)
-            .map(|(k, v)| (owned(k), json(v)))
-            .collect(),
+        history: p.history.map(|h| History::KeepLast {
+            keep_last: u64::from(h.keep_last),
+        }),
+        active_tools: p
+            .effective_active_tools()
+            .map(|t| t.iter().map(|s| owned(s)).collect::<Vec<_>>().into()),
+        additional_params: Params::from_entries(
+            p.additional_params
+                .iter()
+                .flat_map(sorted)
+                .map(|(k, v)| (owned(k), json(v))),
+        ),
         extra_context: p
             .extra_context
             .iter()
             .map(|s| ContextItem::user(owned(s)))
-            .collect(),
+            .collect::<Vec<_>>()
+            .into(),
     }
 }
 

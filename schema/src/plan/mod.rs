@@ -20,9 +20,9 @@ mod index_build;
 mod lower;
 
 pub use hooks_plan::{
-    ActionSpec, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate, HttpSpec, Json, List,
-    Mismatch, PatchSpec, PatternGroup, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred,
-    ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Subject, Test, Text, ToolChoiceSpec,
-    ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
+    ActionSpec, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate, History, HttpSpec, Json,
+    List, Mismatch, Params, PatternGroup, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred,
+    ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, StaticDfa, Subject, Test, Text,
+    ToolChoice, ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
 };
 pub use lower::{DfaCache, LowerError, json, lower};

@@ -7,6 +7,7 @@ use crate::core::flow::Text;
 use crate::core::patch::History;
 use crate::shell::redact::{SecretSet, redact_json_strings, redact_sensitive_text};
 use crate::{ContextItem, Flow};
+use hooks_plan::Json;
 
 /// `text` through [`redact_sensitive_text`]; unchanged (no allocation) when
 /// nothing matched.
@@ -75,8 +76,13 @@ pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
                     redact_json_strings(message, secrets);
                 }
             }
-            for value in patch.additional_params.values_mut() {
-                redact_json_strings(value, secrets);
+            if !patch.additional_params.is_empty() {
+                // Owned already: the patch was read from the hook's output.
+                patch.additional_params.map_values(|param| {
+                    let mut value = param.to_value();
+                    redact_json_strings(&mut value, secrets);
+                    *param = Json::from_value(value);
+                });
             }
             Flow::PatchRequest(patch)
         }
