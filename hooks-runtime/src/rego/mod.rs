@@ -23,6 +23,8 @@
 
 #[cfg(feature = "policy")]
 mod input;
+#[cfg(feature = "policy")]
+mod thread;
 
 use std::fmt;
 use std::sync::Arc;
@@ -182,7 +184,8 @@ impl RegoPolicy {
     /// (a payload rendered by [`Input`]), with a deadline: what a `policy`
     /// hook runs.
     ///
-    /// The evaluation runs on a thread of its own, so the caller's async
+    /// The evaluation runs on a thread of its own (an idle one of an
+    /// earlier evaluation when there is one), so the caller's async
     /// runtime keeps running (other hooks' deadlines, signal handlers) and
     /// this future ends at `limit` or when `cancel` fires, whatever the
     /// policy does. The engine's execution timer stops the interpreter at
@@ -215,16 +218,14 @@ impl RegoPolicy {
         });
         let (send, answer) = tokio::sync::oneshot::channel();
         let policy = self.clone();
-        std::thread::Builder::new()
-            .name("agent-hooks-policy".to_owned())
-            .spawn(move || {
-                // The receiver may be gone (timed out, cancelled).
-                let _ = send.send(policy.run(engine, input));
-            })
-            .map_err(|e| PolicyEvalError::NoThread {
-                query: self.query.to_string(),
-                message: e.to_string(),
-            })?;
+        thread::spawn(move || {
+            // The receiver may be gone (timed out, cancelled).
+            let _ = send.send(policy.run(engine, input));
+        })
+        .map_err(|e| PolicyEvalError::NoThread {
+            query: self.query.to_string(),
+            message: e.to_string(),
+        })?;
         let query = || self.query.to_string();
         tokio::select! {
             value = answer => value.unwrap_or_else(|_| Err(PolicyEvalError::Eval {
@@ -243,7 +244,10 @@ impl RegoPolicy {
         &self,
         input: regorus::Value,
     ) -> Result<Option<Value>, PolicyEvalError> {
-        self.run(self.engine()?, input)
+        let mut engine = self.engine()?;
+        // An engine back from a hook's evaluation keeps that deadline.
+        engine.clear_execution_timer_config();
+        self.run(engine, input)
     }
 
     /// Evaluates the query on `engine` with `input`, puts the engine back
