@@ -6,7 +6,8 @@
 //! after a first signal (a second one cuts them); an interrupted replay
 //! still ends its run with `run_end`; eight concurrent hooks are cancelled
 //! within the kill grace plus one second.
-//! Also: each shell diagnostic of `test` is printed exactly once.
+//! Also: each shell diagnostic of `test` is printed exactly once, and a
+//! signal during a long `policy` evaluation is not lost.
 
 use std::io::Read;
 use std::path::Path;
@@ -430,4 +431,57 @@ fn each_shell_diagnostic_is_printed_once() {
     unique.dedup();
     assert_eq!(&unique, diags, "no duplicates");
     assert!(processes_with("sleep 96.321").is_empty());
+}
+
+/// Whether process `pid` has a thread named `name` (as `comm` shows it:
+/// the first 15 bytes).
+fn has_thread(pid: u32, name: &str) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    let shown = &name[..name.len().min(15)];
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("comm")).is_ok_and(|comm| comm.trim_end() == shown)
+    })
+}
+
+#[test]
+fn sigint_during_a_long_policy_exits_130_at_once() {
+    // N² steps: minutes, unbounded; the hook's timeout is a minute.
+    let rego = "package slow\n\
+        n := 5000\n\
+        decision := {\"decision\": \"block\", \"reason\": sprintf(\"%d\", [count([1 | some i in numbers.range(1, n); some j in numbers.range(1, n)])])}\n";
+    let config = "version: 1\nhooks:\n  - id: slow\n    phase: before_tool\n    policy:\n      rego: [slow.rego]\n      query: data.slow.decision\n      timeout: 60s\n";
+    let dir = workspace_with(
+        config,
+        r#"{"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}"#,
+    );
+    std::fs::write(dir.path().join("slow.rego"), rego).expect("write policy");
+    let running = start(
+        dir.path(),
+        &[
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--format",
+            "json",
+        ],
+    );
+    // The evaluation's thread; a build that evaluates on the async
+    // runtime has none, and gets the signal 5 s in.
+    let pid = running.child.id();
+    wait_until(Duration::from_secs(5), || {
+        has_thread(pid, "agent-hooks-policy")
+    });
+    running.signal("-INT");
+    let started = Instant::now();
+    // A needle that matches nothing: on a timeout only the child is killed.
+    let (status, stdout) = running.wait(Duration::from_secs(10), &["no process h25a"]);
+    assert_eq!(status.code(), Some(130), "{status:?} {stdout}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let records = records(&stdout);
+    assert_eq!(records.len(), 1, "{stdout}");
+    assert_eq!(records[0]["failure_kind"], "cancelled", "{stdout}");
+    assert_eq!(session_dirs(dir.path()), Vec::<String>::new());
 }

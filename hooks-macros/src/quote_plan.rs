@@ -156,7 +156,7 @@ quote_structs! {
     ToolSet { names, dfa }
     RunSpec { program, cwd, pass, set, timeout_ms, payload, protocol, worker }
     HttpSpec { url, headers, env, timeout_ms, payload, protocol, follow_redirects }
-    PolicySpec { query, modules, digest }
+    PolicySpec { query, modules, digest, timeout_ms }
     PolicyModule { path, source }
     RequestPatch {
         preamble, temperature, max_tokens, tool_choice, history, active_tools,

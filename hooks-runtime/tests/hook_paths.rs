@@ -1,6 +1,7 @@
 //! Affected paths resolved against the real file system, flagged when they
-//! leave the workspace root, and refused for a writing tool; the session
-//! directory swapped for a symlink.
+//! leave the workspace root, and refused for a writing tool (as are the
+//! paths left unchecked: too long, past the cap, holding a NUL byte); the
+//! session directory swapped for a symlink.
 
 #[path = "common/hooks.rs"]
 mod hooks;
@@ -9,6 +10,7 @@ use hooks::{Fixture, after_tool, before_tool, sh};
 use hooks_runtime::{Flow, HookLimits, PayloadLimits, ToolOutcome, ToolPathSettings};
 use hooks_schema::Phase;
 use serde_json::{Value, json};
+use std::path::Path;
 
 fn writer(allow_absolute: bool) -> ToolPathSettings {
     ToolPathSettings {
@@ -138,4 +140,60 @@ async fn a_session_dir_swapped_for_a_symlink_gets_no_payload_ref_file() {
     );
     assert!(!fx.path("stdin.json").exists(), "the hook ran");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+/// Invokes a guard for a writing tool (paths at `/path` and `/paths`) on
+/// the arguments `args` makes of the canonical workspace root; asserts the call is refused unrun with a reason holding `why`
+/// and a record of finding `kind`.
+async fn assert_refused(args: impl FnOnce(&Path) -> Value, why: &str, kind: &str) {
+    let fx = Fixture::new();
+    let args = args(&fx.root().canonicalize().expect("canonical root"));
+    std::fs::create_dir(fx.path("sub")).expect("sub");
+    let mut settings = writer(false);
+    settings.path_pointers.push("/paths".into());
+    let spec = keeping_stdin(settings, Phase::BeforeTool);
+    let inv = fx
+        .invoke(spec, before_tool("write_file", "c1", &args))
+        .await;
+    let Flow::Skip { reason } = &inv.flow else {
+        panic!("not refused: {inv:?}");
+    };
+    assert!(reason.contains(why), "{reason}");
+    assert!(!fx.path("stdin.json").exists(), "the hook ran");
+    let records = fx.records();
+    assert_eq!(records[0]["decision"], "skip", "{records:?}");
+    let kinds: Vec<&Value> = records[0]["path_diagnostics"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|d| &d["kind"])
+        .collect();
+    assert!(kinds.iter().any(|k| *k == kind), "{kinds:?}");
+}
+
+#[tokio::test]
+async fn a_write_to_a_path_over_1024_characters_outside_the_root_is_refused() {
+    // 1,063 characters, outside the root: once only noted `too_long`.
+    let long = format!("/tmp/{}", "x".repeat(1058));
+    assert_eq!(long.chars().count(), 1063);
+    assert_refused(|_| json!({"path": long}), "longer than 1024", "too_long").await;
+}
+
+#[tokio::test]
+async fn a_write_whose_escape_is_the_17th_path_is_refused() {
+    let mut paths: Vec<String> = (0..16).map(|i| format!("f{i}")).collect();
+    paths.push("/etc/passwd".into());
+    assert_refused(
+        |_| json!({"paths": paths}),
+        "more than 16 paths",
+        "too_many",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_write_to_a_path_with_a_nul_byte_is_refused() {
+    // Resolves lexically inside the workspace; a C program opens /etc/passwd.
+    let sneaky = |ws: &Path| json!({"path": format!("/etc/passwd\0/../..{}/sub/a", ws.display())});
+    assert_refused(sneaky, "NUL byte", "nul_byte").await;
 }

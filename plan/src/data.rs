@@ -436,6 +436,8 @@ pub struct PolicySpec {
     /// The policy's identity: `sha256:` and the hex SHA-256 of its files
     /// ([`policy_digest`](crate::policy_digest)).
     pub digest: Text,
+    /// Deadline of one evaluation, in milliseconds.
+    pub timeout_ms: u64,
 }
 
 /// A rule's action.

@@ -131,7 +131,8 @@ pub struct PathDiagnostic {
     pub kind: PathDiagnosticKind,
     /// The RFC 6901 pointer into the tool's arguments the path came from.
     pub pointer: String,
-    /// The resolved path (absolute), cut to 1024 characters.
+    /// The resolved path (absolute), cut to 1024 characters (for
+    /// `nul_byte`, the path as given, cut).
     pub path: String,
 }
 
@@ -145,10 +146,19 @@ pub enum PathDiagnosticKind {
     /// not `allow_absolute_paths: true`, the hook is not run and the tool
     /// call is refused before it runs.
     OutsideRoot,
-    /// The path is longer than 1024 characters: left out of `affected_paths`.
+    /// The path is longer than 1024 characters: left out of
+    /// `affected_paths`. A writing tool's call is refused as for
+    /// `outside_root`: a path the hook cannot see is not checked.
     TooLong,
-    /// The path is past the 16th: left out of `affected_paths`.
+    /// The path is past the 16th: left out of `affected_paths`. A writing
+    /// tool's call is refused as for `outside_root`.
     TooMany,
+    /// The path holds a NUL byte, which no file name can: left out of
+    /// `affected_paths` (`path` is the text as given, cut). A program
+    /// that reads the path as a C string stops at the NUL and opens
+    /// another file than the one resolved, so a writing tool's call is
+    /// refused as for `outside_root`.
+    NulByte,
 }
 
 impl PathDiagnosticKind {
@@ -158,6 +168,7 @@ impl PathDiagnosticKind {
             PathDiagnosticKind::OutsideRoot => "outside_root",
             PathDiagnosticKind::TooLong => "too_long",
             PathDiagnosticKind::TooMany => "too_many",
+            PathDiagnosticKind::NulByte => "nul_byte",
         }
     }
 }

@@ -282,6 +282,10 @@ pub enum FailureKind {
     /// An `http` hook's server answered with a status the protocol does not
     /// read as a decision: not 2xx, or a redirect that is not followed.
     HttpStatus,
+    /// An `http` hook's server redirected it where it may not follow
+    /// (with `follow_redirects: true`): from `https` to `http`, to another
+    /// scheme, or past the tenth redirect.
+    RedirectRefused,
     /// A `policy` hook's Rego evaluation failed (a runtime error of the
     /// policy, such as a rule with conflicting values or a builtin error).
     PolicyFailed,
@@ -290,7 +294,7 @@ pub enum FailureKind {
 impl FailureKind {
     /// All kinds, in declaration order (the order the README's *Shell hooks*
     /// lists them).
-    pub const ALL: [FailureKind; 10] = [
+    pub const ALL: [FailureKind; 11] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,
         FailureKind::Signalled,
@@ -300,6 +304,7 @@ impl FailureKind {
         FailureKind::Cancelled,
         FailureKind::ConnectionFailed,
         FailureKind::HttpStatus,
+        FailureKind::RedirectRefused,
         FailureKind::PolicyFailed,
     ];
 
@@ -315,6 +320,7 @@ impl FailureKind {
             FailureKind::Cancelled => "cancelled",
             FailureKind::ConnectionFailed => "connection_failed",
             FailureKind::HttpStatus => "http_status",
+            FailureKind::RedirectRefused => "redirect_refused",
             FailureKind::PolicyFailed => "policy_failed",
         }
     }

@@ -114,7 +114,9 @@ impl RuleActions for Rule {
                 spec
             }
             ActionSpec::Policy(policy) => {
-                ShellHookSpec::policy(id, self.phase, RegoPolicy::from_spec(policy))
+                let mut spec = ShellHookSpec::policy(id, self.phase, RegoPolicy::from_spec(policy));
+                spec.timeout = Duration::from_millis(policy.timeout_ms);
+                spec
             }
             _ => return None,
         };

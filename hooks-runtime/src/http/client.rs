@@ -3,9 +3,11 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
+
+use super::redirect::{follow, redirect, secret_names};
 
 use crate::core::report::{Captured, FailureKind};
 
@@ -19,9 +21,6 @@ pub(crate) struct Answer {
     pub(crate) body: Captured,
 }
 
-/// Most redirects followed when a hook allows them.
-const MAX_REDIRECTS: usize = 10;
-
 /// Installs rustls's `ring` crypto provider as the process default, unless
 /// the application installed one (then this does nothing). Every reqwest
 /// client of the workspace is built with rustls and no provider of its own
@@ -32,20 +31,16 @@ pub fn install_tls_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-/// The process-wide client for `follow_redirects` (one connection pool per
-/// setting); built on first use, with rustls and its `ring` provider.
-fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
-    static CLIENTS: [OnceLock<Result<reqwest::Client, String>>; 2] =
-        [OnceLock::new(), OnceLock::new()];
-    CLIENTS[usize::from(follow_redirects)]
+/// The process-wide client (one connection pool), built on first use, with
+/// rustls and its `ring` provider. It follows no redirect: [`post`] does,
+/// by the hook's policy ([`redirect`]).
+fn client() -> Result<&'static reqwest::Client, String> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
         .get_or_init(|| {
             install_tls_provider();
             reqwest::Client::builder()
-                .redirect(if follow_redirects {
-                    Policy::limited(MAX_REDIRECTS)
-                } else {
-                    Policy::none()
-                })
+                .redirect(Policy::none())
                 .build()
                 .map_err(|e| format!("the HTTP client could not be built: {}", describe(e)))
         })
@@ -58,24 +53,39 @@ fn client(follow_redirects: bool) -> Result<&'static reqwest::Client, String> {
 /// request, as for a URL given as text), its `Host` header when no
 /// redirect can change the host, and the header map when no header value
 /// references a variable (`None`: the values are resolved per request), or
-/// why that map cannot be built.
+/// why that map cannot be built; and, when redirects are followed, the
+/// headers dropped on a change of origin.
 #[derive(Debug)]
 pub(crate) struct Prepared {
     url: Option<reqwest::Url>,
     host: Option<HeaderValue>,
     headers: Option<Result<HeaderMap, (FailureKind, String)>>,
+    secret: Vec<HeaderName>,
 }
 
 impl Prepared {
-    /// The parts of `target`'s requests that no event changes.
-    pub(crate) fn of(target: &super::HttpTarget) -> Prepared {
+    /// The parts of `target`'s requests that no event changes;
+    /// `is_secret_name` says which header names hold a credential
+    /// (dropped, with the headers from `env`, when a redirect changes the
+    /// origin).
+    pub(crate) fn of(target: &super::HttpTarget, is_secret_name: fn(&str) -> bool) -> Prepared {
         let url = reqwest::Url::parse(&target.url).ok();
         let host = url
             .as_ref()
             .filter(|_| !target.follow_redirects)
             .and_then(host_header);
         let headers = (!target.has_templates()).then(|| header_map(&target.headers, host.as_ref()));
-        Prepared { url, host, headers }
+        let secret = if target.follow_redirects {
+            secret_names(&target.headers, is_secret_name)
+        } else {
+            Vec::new()
+        };
+        Prepared {
+            url,
+            host,
+            headers,
+            secret,
+        }
     }
 
     /// The prepared header map, when the target's headers do not change
@@ -150,15 +160,18 @@ fn header_map(
 /// POSTs `body` (JSON) to `target`'s URL (parsed once in `prepared`) with
 /// `headers`, reading at most `cap` bytes of the response body (the rest
 /// is read and counted, then dropped), all within `timeout` on the
-/// caller's clock, or until `cancel` fires.
+/// caller's clock, or until `cancel` fires. With `follow_redirects`, a
+/// redirect is followed as [`redirect`] says, at most 10 times, the
+/// secret headers dropped once the origin changes.
 ///
 /// # Errors
 ///
 /// The failure kind and a detail that names neither header values nor the
 /// body: `spawn_failed` (a header that is not valid HTTP, no client),
 /// `connection_failed` (no connection, or it closed mid-body), `timed_out`
-/// (the whole exchange, connect to last byte, took longer than `timeout`),
-/// `cancelled`.
+/// (the whole exchange, connect to last byte, redirects included, took
+/// longer than `timeout`), `redirect_refused` (from `https` to `http`,
+/// past 10, not to an `http(s)` URL), `cancelled`.
 ///
 /// # Cancel safety
 ///
@@ -182,7 +195,7 @@ pub(crate) async fn post(
             "cancelled before the request".to_owned(),
         ));
     }
-    let client = client(target.follow_redirects).map_err(|e| (FailureKind::SpawnFailed, e))?;
+    let client = client().map_err(|e| (FailureKind::SpawnFailed, e))?;
     let map = match headers {
         Headers::Prepared(map) => map.clone()?,
         Headers::Resolved(headers) => header_map(headers, prepared.host.as_ref())?,
@@ -206,10 +219,29 @@ pub(crate) async fn post(
         )
     };
     let exchange = async {
-        let mut response = client
-            .execute(request.map_err(failed)?)
-            .await
-            .map_err(failed)?;
+        let mut request = request.map_err(failed)?;
+        let mut hops = 0;
+        let mut response = loop {
+            // A copy to redirect (the body is shared, not copied).
+            let again = target
+                .follow_redirects
+                .then(|| request.try_clone())
+                .flatten();
+            let from = again.as_ref().map(|r| r.url().clone());
+            let response = client.execute(request).await.map_err(failed)?;
+            let (Some(mut again), Some(from)) = (again, from) else {
+                break response;
+            };
+            let location = response.headers().get(LOCATION).map(HeaderValue::as_bytes);
+            match redirect(response.status().as_u16(), location, &from, hops)? {
+                None => break response,
+                Some(hop) => {
+                    follow(&mut again, hop, &prepared.secret);
+                    request = again;
+                    hops += 1;
+                }
+            }
+        };
         let status = response.status().as_u16();
         let mut captured = Captured::default();
         loop {

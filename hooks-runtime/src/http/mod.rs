@@ -19,6 +19,8 @@
 mod client;
 #[cfg(feature = "http")]
 pub(crate) mod opa;
+#[cfg(feature = "http")]
+mod redirect;
 
 #[cfg(feature = "http")]
 use std::borrow::Cow;
@@ -51,8 +53,10 @@ pub struct HttpTarget {
     pub env: Vec<String>,
     /// `native`, `claude` or `opa`.
     pub protocol: HttpProtocol,
-    /// Whether redirects are followed (at most 10); otherwise a 3xx answer
-    /// is an `http_status` failure.
+    /// Whether redirects are followed (at most 10, never from `https` to
+    /// `http`: that is a `redirect_refused` failure; on a change of origin
+    /// the headers from `env` and the credential headers are dropped);
+    /// otherwise a 3xx answer is an `http_status` failure.
     pub follow_redirects: bool,
 }
 

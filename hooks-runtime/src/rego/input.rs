@@ -67,6 +67,7 @@ static COMMON: LazyLock<HashMap<&'static str, Value>> = LazyLock::new(|| {
         "outside_root",
         "too_long",
         "too_many",
+        "nul_byte",
         "success",
         "timeout",
         "not_found",

@@ -23,11 +23,14 @@
 
 #[cfg(feature = "policy")]
 mod input;
+#[cfg(feature = "policy")]
+mod thread;
 
 use std::fmt;
 use std::sync::Arc;
 #[cfg(feature = "policy")]
 use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 use hooks_plan::PolicySpec;
 use hooks_plan::rego::PolicyError;
@@ -35,6 +38,11 @@ use serde_json::Value;
 
 #[cfg(feature = "policy")]
 pub(crate) use self::input::Input;
+
+/// Evaluation steps between two reads of the clock by the engine's
+/// execution timer.
+#[cfg(feature = "policy")]
+const TIMER_CHECK_INTERVAL: std::num::NonZeroU32 = std::num::NonZeroU32::new(16).unwrap();
 
 /// One `policy` hook's policy: query, Rego files and identity.
 #[derive(Clone)]
@@ -83,6 +91,29 @@ pub enum PolicyEvalError {
         /// The query evaluated.
         query: String,
         /// Why the value does not serialize.
+        message: String,
+    },
+    /// The evaluation did not end within its deadline (a `policy` hook's
+    /// `timeout`).
+    #[error("evaluating `{query}` did not end within {} ms", limit.as_millis())]
+    TimedOut {
+        /// The query evaluated.
+        query: String,
+        /// The deadline.
+        limit: Duration,
+    },
+    /// The run was cancelled during the evaluation.
+    #[error("cancelled while evaluating `{query}`")]
+    Cancelled {
+        /// The query evaluated.
+        query: String,
+    },
+    /// No thread could be started to evaluate on.
+    #[error("no thread to evaluate `{query}` on: {message}")]
+    NoThread {
+        /// The query to evaluate.
+        query: String,
+        /// The OS's reason.
         message: String,
     },
 }
@@ -150,13 +181,83 @@ impl RegoPolicy {
     }
 
     /// [`RegoPolicy::evaluate`] of an input already in `regorus`'s form
-    /// (a payload rendered by [`Input`]).
+    /// (a payload rendered by [`Input`]), with a deadline: what a `policy`
+    /// hook runs.
+    ///
+    /// The evaluation runs on a thread of its own (an idle one of an
+    /// earlier evaluation when there is one), so the caller's async
+    /// runtime keeps running (other hooks' deadlines, signal handlers) and
+    /// this future ends at `limit` or when `cancel` fires, whatever the
+    /// policy does. The engine's execution timer stops the interpreter at
+    /// `limit` too (it is checked between evaluation steps); a single
+    /// builtin call that builds a huge value (`numbers.range(1, 1e8)`)
+    /// is not interrupted: its thread runs it to the end and its result
+    /// is dropped. Memory is not bounded (regorus bounds it only with its
+    /// own global allocator, which a library cannot impose).
+    ///
+    /// # Errors
+    ///
+    /// As [`RegoPolicy::evaluate`], and [`PolicyEvalError::TimedOut`],
+    /// [`PolicyEvalError::Cancelled`], [`PolicyEvalError::NoThread`].
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future abandons the evaluation: its thread ends at
+    /// the engine's timer (or the builtin's end) and puts the engine back.
+    #[cfg(feature = "policy")]
+    pub(crate) async fn evaluate_within(
+        &self,
+        input: regorus::Value,
+        limit: Duration,
+        cancel: &tokio_util::sync::CancellationToken,
+    ) -> Result<Option<Value>, PolicyEvalError> {
+        let mut engine = self.engine()?;
+        engine.set_execution_timer_config(regorus::utils::limits::ExecutionTimerConfig {
+            limit,
+            check_interval: TIMER_CHECK_INTERVAL,
+        });
+        let (send, answer) = tokio::sync::oneshot::channel();
+        let policy = self.clone();
+        thread::spawn(move || {
+            // The receiver may be gone (timed out, cancelled).
+            let _ = send.send(policy.run(engine, input));
+        })
+        .map_err(|e| PolicyEvalError::NoThread {
+            query: self.query.to_string(),
+            message: e.to_string(),
+        })?;
+        let query = || self.query.to_string();
+        tokio::select! {
+            value = answer => value.unwrap_or_else(|_| Err(PolicyEvalError::Eval {
+                query: query(),
+                message: "the evaluation panicked".to_owned(),
+            })),
+            () = tokio::time::sleep(limit) => Err(PolicyEvalError::TimedOut { query: query(), limit }),
+            () = cancel.cancelled() => Err(PolicyEvalError::Cancelled { query: query() }),
+        }
+    }
+
+    /// [`RegoPolicy::evaluate`] of an input already in `regorus`'s form,
+    /// on the caller's thread, without a deadline.
     #[cfg(feature = "policy")]
     pub(crate) fn evaluate_input(
         &self,
         input: regorus::Value,
     ) -> Result<Option<Value>, PolicyEvalError> {
         let mut engine = self.engine()?;
+        // An engine back from a hook's evaluation keeps that deadline.
+        engine.clear_execution_timer_config();
+        self.run(engine, input)
+    }
+
+    /// Evaluates the query on `engine` with `input`, puts the engine back
+    /// and reads the value.
+    #[cfg(feature = "policy")]
+    fn run(
+        &self,
+        mut engine: regorus::Engine,
+        input: regorus::Value,
+    ) -> Result<Option<Value>, PolicyEvalError> {
         engine.set_input(input);
         let value = engine.eval_rule(self.query.to_string());
         self.engines
@@ -164,9 +265,17 @@ impl RegoPolicy {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(engine);
-        let value = value.map_err(|e| PolicyEvalError::Eval {
-            query: self.query.to_string(),
-            message: e.to_string(),
+        let value = value.map_err(|e| match e.downcast_ref::<regorus::LimitError>() {
+            Some(regorus::LimitError::TimeLimitExceeded { limit, .. }) => {
+                PolicyEvalError::TimedOut {
+                    query: self.query.to_string(),
+                    limit: *limit,
+                }
+            }
+            _ => PolicyEvalError::Eval {
+                query: self.query.to_string(),
+                message: e.to_string(),
+            },
         })?;
         if value == regorus::Value::Undefined {
             return Ok(None);

@@ -26,7 +26,7 @@ pub(crate) fn valid_query(query: &str) -> bool {
 }
 
 impl Checker<'_> {
-    /// `policy: {rego: [FILES], query: "data.<package>.<rule>"}`.
+    /// `policy: {rego: [FILES], query: "data.<package>.<rule>", timeout}`.
     pub(super) fn policy(&mut self, p: &str, v: &Value) {
         let Some(m) = self.object(p, v, "a mapping with `rego` and `query`") else {
             return;
@@ -35,6 +35,9 @@ impl Checker<'_> {
         match m.get("rego") {
             None => self.missing(p, "rego", "`policy`", None),
             Some(files) => self.rego_files(&child(p, "rego"), files),
+        }
+        if let Some(t) = m.get("timeout") {
+            self.duration(&child(p, "timeout"), t);
         }
         match m.get("query") {
             None => self.missing(

@@ -57,8 +57,10 @@ pub struct Http {
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(extend("default" = "native"))]
     pub protocol: HttpProtocol,
-    /// Follow redirects (at most 10; `Authorization`, `Cookie` and
-    /// `Proxy-Authorization` are dropped when the host changes). Default `false`: a 3xx answer is an
+    /// Follow redirects: at most 10, never from `https` to `http` (a
+    /// `redirect_refused` failure); when the origin (scheme, host, port)
+    /// changes, every header from `env`, every credential-named header
+    /// and `Cookie` are dropped. Default `false`: a 3xx answer is an
     /// `http_status` failure.
     #[serde(default, skip_serializing_if = "is_default")]
     #[schemars(extend("default" = false))]

@@ -112,6 +112,11 @@ impl Config {
         self.timeout_or_default(http.timeout)
     }
 
+    /// The timeout of a `policy` action, by the rule of [`Config::timeout`].
+    pub fn policy_timeout(&self, policy: &Policy) -> Duration {
+        self.timeout_or_default(policy.timeout)
+    }
+
     /// The payload mode of an `http` action, by the rule of [`Config::payload`].
     pub fn http_payload(&self, http: &Http) -> PayloadMode {
         self.payload_or_default(http.payload)

@@ -30,6 +30,13 @@ pub struct Policy {
         example = "data.agent.tools.decision"
     )]
     pub query: String,
+    /// Deadline of one evaluation, e.g. `200ms`, `2s` (bounded
+    /// `1ms`..`10m`), on the agent's clock: a policy still evaluating then
+    /// is `timed_out` under the hook's failure policy. Default:
+    /// `defaults.timeout`, else `30s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = super::Defaults::default_timeout_annotation(), "examples" = ["500ms"]))]
+    pub timeout: Option<crate::duration::Duration>,
 }
 
 impl Policy {

@@ -427,6 +427,7 @@ fn action(
                 query: owned(&policy.query),
                 modules: List::Owned(modules),
                 digest: digest.into(),
+                timeout_ms: config.policy_timeout(policy).as_millis(),
             })
         }
         Action::Run(run) => ActionSpec::Run(RunSpec {

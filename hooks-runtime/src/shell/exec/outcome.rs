@@ -176,6 +176,7 @@ mod tests {
                 "cancelled",
                 "connection_failed",
                 "http_status",
+                "redirect_refused",
                 "policy_failed"
             ]
         );

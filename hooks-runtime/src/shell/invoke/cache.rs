@@ -40,7 +40,8 @@ impl HookCache {
 impl HookCache {
     /// What `target`'s requests share, prepared once.
     pub(super) fn http(&self, target: &HttpTarget) -> &http::Prepared {
-        self.http.get_or_init(|| http::Prepared::of(target))
+        self.http
+            .get_or_init(|| http::Prepared::of(target, crate::shell::redact::is_credential_name))
     }
 }
 

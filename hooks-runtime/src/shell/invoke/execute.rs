@@ -12,7 +12,7 @@ use super::redact_flow::redact_flow;
 use super::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget};
 use crate::core::report::OutputSizes;
 #[cfg(feature = "policy")]
-use crate::rego::RegoPolicy;
+use crate::rego::{PolicyEvalError, RegoPolicy};
 use crate::shell::exec::Launch;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, Render, SpillFile};
 use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
@@ -254,15 +254,31 @@ impl Call<'_> {
     /// would be). The query's value is read by the native protocol as a
     /// JSON value (undefined: `continue`), capped like a process's stdout
     /// (its JSON text's length); a failed evaluation is a `policy_failed`
-    /// failure. With the `policy` feature only.
+    /// failure. The evaluation has the spec's timeout as its deadline
+    /// (`timed_out`) and ends when the session is cancelled (`cancelled`),
+    /// off the async runtime (see `RegoPolicy::evaluate_within`). With the
+    /// `policy` feature only.
+    ///
+    /// Cancel safety: dropping the future abandons the evaluation.
     #[cfg(feature = "policy")]
-    pub(super) fn evaluate(
+    pub(super) async fn evaluate(
         &mut self,
         policy: &RegoPolicy,
         built: BuiltPayload<regorus::Value>,
     ) -> Outcome {
-        let value = match policy.evaluate_input(built.document) {
-            Err(e) => return Outcome::Failed(FailureKind::PolicyFailed, e.to_string()),
+        let evaluated = policy
+            .evaluate_within(built.document, self.spec.timeout, &self.rt.cancel)
+            .await;
+        let value = match evaluated {
+            Err(e) => {
+                let kind = match e {
+                    PolicyEvalError::TimedOut { .. } => FailureKind::TimedOut,
+                    PolicyEvalError::Cancelled { .. } => FailureKind::Cancelled,
+                    PolicyEvalError::NoThread { .. } => FailureKind::SpawnFailed,
+                    _ => FailureKind::PolicyFailed,
+                };
+                return Outcome::Failed(kind, e.to_string());
+            }
             Ok(value) => value,
         };
         // The value is capped like a process's stdout.

@@ -130,9 +130,10 @@ impl ShellHook {
     /// [`RegoPolicy`](crate::RegoPolicy)): checks that the script an interpreter
     /// command names exists (else a `spawn_failed` failure, see
     /// [`hooks_plan::script_path`]), builds the payload (a writing tool
-    /// with an affected path outside the workspace root is refused there:
-    /// the hook is not run and answers `skip`, see
-    /// [`hooks_plan::PathDiagnosticKind::OutsideRoot`]), runs the command,
+    /// with an affected path outside the workspace root, or one left
+    /// unchecked, is refused there: the hook is not run and answers `skip`,
+    /// see [`hooks_plan::PathDiagnosticKind`]), runs the command (a
+    /// policy's evaluation has the spec's timeout as its deadline),
     /// parses its output per the protocol, applies the failure policy to
     /// failures and the mode to the result, enforces the context byte cap,
     /// writes the record (and an injection record) and emits activity
@@ -230,7 +231,7 @@ async fn run(mut call: Call<'_>, event: StepEvent<'_>) -> Invocation {
                 ),
                 #[cfg(feature = "policy")]
                 Target::Policy(policy) => match call.build_payload(&event, &crate::rego::Input) {
-                    Ok(built) => call.evaluate(policy, built),
+                    Ok(built) => call.evaluate(policy, built).await,
                     Err(outcome) => *outcome,
                 },
                 #[cfg(not(feature = "policy"))]

@@ -35,8 +35,8 @@ pub struct ShellHookSpec {
     pub phase: Phase,
     /// What runs: a process, an HTTP exchange or a Rego policy.
     pub target: HookTarget,
-    /// Deadline of one invocation (a process's, or an `http` hook's whole
-    /// exchange; a policy is evaluated in process and has none).
+    /// Deadline of one invocation: a process's, an `http` hook's whole
+    /// exchange, a policy's evaluation.
     pub timeout: Duration,
     /// `full` or `redacted` payload.
     pub payload: PayloadMode,

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use hooks_plan::{
-    BinaryMeta, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PathDiagnosticKind,
-    PayloadMode, Phase, Protocol,
+    BinaryMeta, PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnostic, PayloadMode, Phase, Protocol,
 };
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -69,8 +68,9 @@ pub struct ToolPathSettings {
     pub path_pointers: Vec<String>,
     /// Whether the tool may touch paths outside the workspace root (the
     /// config's `allow_absolute_paths`). Such a path is flagged
-    /// ([`PathDiagnosticKind::OutsideRoot`]) either way; when this is `false`
-    /// and the tool writes, the call is refused (see [`BuiltPayload::refusal`]).
+    /// ([`PathDiagnosticKind::OutsideRoot`](hooks_plan::PathDiagnosticKind::OutsideRoot)) either way; when this is `false`
+    /// and the tool writes, the call is refused, as it is when a path is
+    /// left unchecked (see [`BuiltPayload::refusal`]).
     pub allow_absolute: bool,
     /// Whether the tool writes its paths.
     pub writes: bool,
@@ -155,7 +155,8 @@ pub struct BuiltPayload<D = Vec<u8>> {
     /// where `skip` is honoured before the tool runs (`before_tool`,
     /// `permission_request`), a tool whose settings say `writes: true` and
     /// not `allow_absolute_paths` has an affected path outside the
-    /// workspace root. `None` otherwise.
+    /// workspace root, or one left unchecked (longer than 1024 characters,
+    /// past the 16th, holding a NUL byte). `None` otherwise.
     pub refusal: Option<String>,
 }
 
@@ -406,16 +407,7 @@ pub(crate) fn build_as<'e, R: Render>(
     let refusal = input
         .tool_paths
         .filter(|t| t.writes && !t.allow_absolute && FlowKind::Skip.honoured_on(phase))
-        .and_then(|_| {
-            let outside = paths
-                .diagnostics
-                .iter()
-                .find(|d| d.kind == PathDiagnosticKind::OutsideRoot)?;
-            Some(format!(
-                "refused: the tool writes `{}` (at `{}`), outside the workspace root, and its settings do not allow paths outside it",
-                outside.path, outside.pointer
-            ))
-        });
+        .and_then(|_| paths.write_refusal());
     let AffectedPaths {
         paths: affected_paths,
         diagnostics: path_diagnostics,

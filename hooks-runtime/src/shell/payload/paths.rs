@@ -1,7 +1,7 @@
 //! The affected paths of a tool call: [`affected_paths`].
 
-use std::collections::VecDeque;
 use std::ffi::OsString;
+use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
 use hooks_plan::{MAX_AFFECTED_PATH_CHARS, MAX_AFFECTED_PATHS, PathDiagnostic, PathDiagnosticKind};
@@ -14,16 +14,47 @@ use super::ToolPathSettings;
 pub struct AffectedPaths {
     /// The resolved paths, at most [`MAX_AFFECTED_PATHS`], without duplicates.
     pub paths: Vec<String>,
-    /// One finding per path outside the root, too long or past the cap.
+    /// One finding per path outside the root, too long, past the cap or
+    /// holding a NUL byte.
     pub diagnostics: Vec<PathDiagnostic>,
+}
+
+impl AffectedPaths {
+    /// Why a tool that writes its paths (and may not leave the workspace
+    /// root) is refused: the first finding, whatever its kind. A path
+    /// outside the root is one the tool must not write; a path left out
+    /// (too long, past the cap, holding a NUL byte) is one nobody checked,
+    /// so it is refused too (a future kind as well: refusing fails closed).
+    pub(crate) fn write_refusal(&self) -> Option<String> {
+        let d = self.diagnostics.first()?;
+        let pointer = &d.pointer;
+        Some(match d.kind {
+            PathDiagnosticKind::OutsideRoot => format!(
+                "refused: the tool writes `{}` (at `{pointer}`), outside the workspace root, and its settings do not allow paths outside it",
+                d.path
+            ),
+            PathDiagnosticKind::TooLong => format!(
+                "refused: the tool writes a path (at `{pointer}`) longer than {MAX_AFFECTED_PATH_CHARS} characters, which is not checked against the workspace root"
+            ),
+            PathDiagnosticKind::TooMany => format!(
+                "refused: the tool writes more than {MAX_AFFECTED_PATHS} paths (at `{pointer}`); those past the {MAX_AFFECTED_PATHS}th are not checked against the workspace root"
+            ),
+            PathDiagnosticKind::NulByte => format!(
+                "refused: the tool writes a path holding a NUL byte (at `{pointer}`), which a program may read as another path than the one checked"
+            ),
+            _ => format!("refused: the tool writes a path (at `{pointer}`) that is not checked"),
+        })
+    }
 }
 
 /// Resolves the affected paths of a tool call: the strings (or arrays of
 /// strings) at `settings.path_pointers` in `args`, relative ones joined to
 /// `cwd`, each resolved against the real file system (`..` and
-/// the symlinks of every component). A path that resolves outside `root` is
-/// listed and flagged [`PathDiagnosticKind::OutsideRoot`]; paths longer than
-/// 1024 characters and entries past the 16th are left out and flagged.
+/// the symlinks of every component, see [`resolve`]). A path that resolves
+/// outside `root` is listed and flagged [`PathDiagnosticKind::OutsideRoot`];
+/// paths holding a NUL byte, paths longer than 1024 characters once
+/// resolved and entries past the 16th are left out and flagged. Every
+/// entry is looked at, whatever its position.
 pub fn affected_paths(
     args: &Value,
     settings: &ToolPathSettings,
@@ -39,12 +70,22 @@ pub fn affected_paths(
             _ => Vec::new(),
         };
         for p in raw {
+            let cut = |s: &str| s.chars().take(MAX_AFFECTED_PATH_CHARS).collect::<String>();
+            if p.contains('\0') {
+                // Resolving it would check a path no program opens.
+                out.diagnostics.push(PathDiagnostic {
+                    kind: PathDiagnosticKind::NulByte,
+                    pointer: pointer.clone(),
+                    path: cut(p),
+                });
+                continue;
+            }
             let resolved = resolve(&cwd.join(p));
             let s = resolved.to_string_lossy().into_owned();
             let finding = |kind| PathDiagnostic {
                 kind,
                 pointer: pointer.clone(),
-                path: s.chars().take(MAX_AFFECTED_PATH_CHARS).collect(),
+                path: cut(&s),
             };
             if s.chars().count() > MAX_AFFECTED_PATH_CHARS {
                 out.diagnostics.push(finding(PathDiagnosticKind::TooLong));
@@ -77,6 +118,10 @@ pub(super) fn describe(d: &PathDiagnostic) -> String {
         PathDiagnosticKind::TooLong => format!(
             "affected path at `{pointer}` is longer than {MAX_AFFECTED_PATH_CHARS} characters: left out"
         ),
+        PathDiagnosticKind::NulByte => format!(
+            "affected path `{}` at `{pointer}` holds a NUL byte: left out",
+            path.replace('\0', "\\0")
+        ),
         _ => format!(
             "affected path `{path}` at `{pointer}` is past the first {MAX_AFFECTED_PATHS}: left out"
         ),
@@ -86,46 +131,81 @@ pub(super) fn describe(d: &PathDiagnostic) -> String {
 /// Most symlinks [`resolve`] follows for one path (Linux's limit).
 const MAX_SYMLINKS: usize = 40;
 
+/// Linux's `PATH_MAX`, NUL included: the OS refuses a longer path
+/// (`ENAMETOOLONG`) without looking at any of its components.
+const PATH_MAX: usize = 4096;
+
 /// Resolves an absolute `path` as the OS would open it: `.` dropped, each
 /// symlink (in any component, dangling or not) replaced by its target, `..`
 /// taken against what the path resolved to so far; the components that do
 /// not exist are kept as written (a `..` after one removes it). After
 /// [`MAX_SYMLINKS`] symlinks the rest is appended lexically. A snapshot: the
 /// file system may change afterwards.
+///
+/// Linear in the length of the path and of the links followed: the result
+/// grows and shrinks in place, and a component is looked up (one
+/// `readlink`) only while the path so far is shorter than `PATH_MAX` (the
+/// OS looks nothing up in a longer one either) and exists (below a missing
+/// directory nothing does, until a `..` climbs back out of it).
 pub(crate) fn resolve(path: &Path) -> PathBuf {
+    resolve_counting(path).0
+}
+
+/// [`resolve`], and the number of bytes of path it handed to `readlink`
+/// (the work it did besides copying components).
+fn resolve_counting(path: &Path) -> (PathBuf, usize) {
     let mut out = PathBuf::from("/");
-    let mut todo: VecDeque<OsString> = VecDeque::new();
+    // Components still to take, the next one last.
+    let mut todo: Vec<OsString> = Vec::new();
     push_front(&mut todo, path);
-    let mut followed = 0;
-    while let Some(part) = todo.pop_front() {
+    let (mut followed, mut looked_up) = (0, 0);
+    // Components of `out`, and the depth from which they do not exist.
+    let (mut depth, mut missing_from) = (0usize, usize::MAX);
+    while let Some(part) = todo.pop() {
         if part == ".." {
-            out.pop();
+            if out.pop() {
+                depth -= 1;
+            }
+            if depth < missing_from {
+                missing_from = usize::MAX;
+            }
             continue;
         }
-        let next = out.join(&part);
-        let link = (followed < MAX_SYMLINKS)
-            .then(|| std::fs::read_link(&next).ok())
-            .flatten();
-        match link {
-            Some(target) => {
+        out.push(&part);
+        depth += 1;
+        let len = out.as_os_str().len();
+        if followed == MAX_SYMLINKS || len >= PATH_MAX || depth > missing_from {
+            continue;
+        }
+        looked_up += len;
+        match std::fs::read_link(&out) {
+            Ok(target) => {
                 followed += 1;
+                out.pop();
+                depth -= 1;
                 if target.is_absolute() {
                     out = PathBuf::from("/");
+                    depth = 0;
                 }
                 push_front(&mut todo, &target);
             }
-            None => out = next,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                missing_from = missing_from.min(depth);
+            }
+            // Not a link (`EINVAL`), or not readable: kept as written.
+            Err(_) => {}
         }
     }
-    out
+    (out, looked_up)
 }
 
-/// Puts the normal and `..` components of `path` in front of `todo`.
-fn push_front(todo: &mut VecDeque<OsString>, path: &Path) {
+/// Puts the normal and `..` components of `path` in front of `todo` (whose
+/// next component is its last).
+fn push_front(todo: &mut Vec<OsString>, path: &Path) {
     for c in path.components().rev() {
         match c {
-            Component::Normal(part) => todo.push_front(part.to_owned()),
-            Component::ParentDir => todo.push_front("..".into()),
+            Component::Normal(part) => todo.push(part.to_owned()),
+            Component::ParentDir => todo.push("..".into()),
             Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
         }
     }
@@ -215,6 +295,7 @@ mod tests {
 
     #[test]
     fn paths_past_the_cap_or_too_long_are_left_out_and_flagged() {
+        // Every entry is looked at: the 17th and later are flagged.
         let (_dir, root) = workspace();
         let many = json!({"paths": (0..20).map(|i| format!("f{i}")).collect::<Vec<_>>()});
         let got = affected_paths(&many, &settings(&["/paths"], false), &root, &root);
@@ -229,5 +310,73 @@ mod tests {
         let got = affected_paths(&long, &settings(&["/p"], false), &root, &root);
         assert!(got.paths.is_empty());
         assert_eq!(got.diagnostics[0].kind, PathDiagnosticKind::TooLong);
+    }
+
+    #[test]
+    fn a_path_with_a_nul_byte_is_left_out_and_flagged() {
+        let (_dir, root) = workspace();
+        let cwd = root.join("sub");
+        std::fs::create_dir(&cwd).unwrap();
+        // Lexically `/etc/passwd\0/../..` is `/`: the path would resolve
+        // inside the root, while a C program opens `/etc/passwd`.
+        let sneaky = format!("/etc/passwd\0/../..{}/a", cwd.display());
+        let got = affected_paths(&json!({"p": sneaky}), &settings(&["/p"], true), &cwd, &root);
+        assert!(got.paths.is_empty(), "{:?}", got.paths);
+        assert_eq!(got.diagnostics.len(), 1);
+        assert_eq!(got.diagnostics[0].kind, PathDiagnosticKind::NulByte);
+        assert_eq!(got.diagnostics[0].path, sneaky);
+        assert!(got.write_refusal().unwrap().contains("NUL byte"));
+        assert!(!describe(&got.diagnostics[0]).contains('\0'));
+    }
+
+    #[test]
+    fn every_finding_refuses_a_write() {
+        let (_dir, root) = workspace();
+        let inside = affected_paths(&json!({"p": "a"}), &settings(&["/p"], true), &root, &root);
+        assert_eq!(inside.write_refusal(), None);
+        let outside = format!("{}/{}", root.parent().unwrap().display(), "x".repeat(1100));
+        let long = affected_paths(
+            &json!({"p": outside}),
+            &settings(&["/p"], true),
+            &root,
+            &root,
+        );
+        assert_eq!(long.diagnostics[0].kind, PathDiagnosticKind::TooLong);
+        assert!(long.write_refusal().unwrap().contains("longer than 1024"));
+        let mut many: Vec<String> = (0..16).map(|i| format!("f{i}")).collect();
+        many.push("/etc/passwd".into());
+        let many = affected_paths(&json!({"p": many}), &settings(&["/p"], true), &root, &root);
+        assert_eq!(many.diagnostics[0].kind, PathDiagnosticKind::TooMany);
+        assert!(many.write_refusal().unwrap().contains("more than 16 paths"));
+    }
+
+    #[test]
+    fn resolution_is_linear_in_the_number_of_components() {
+        let (_dir, root) = workspace();
+        std::fs::create_dir(root.join("d")).unwrap();
+        // 200 KB, 100,000 components under the root: a walk that copies
+        // and looks up the whole path so far at each component is
+        // quadratic (seconds here); a generous bound, in case the count
+        // below misses work.
+        let flat = root.join("a/".repeat(100_000));
+        let started = std::time::Instant::now();
+        let (resolved, looked_up) = resolve_counting(&flat);
+        let spent = started.elapsed();
+        assert_eq!(resolved, flat);
+        assert!(spent < std::time::Duration::from_secs(2), "{spent:?}");
+        assert!(
+            looked_up < 2 * PATH_MAX,
+            "a missing `a` ends the lookups: {looked_up}"
+        );
+        // Staying in an existing directory (`d/..`), climbing into missing
+        // ones and back out, growing past `PATH_MAX`: at most one lookup
+        // per component, each of a path shorter than `PATH_MAX`.
+        let mut mixed = root.clone().into_os_string();
+        for i in 0..40_000 {
+            mixed.push(["/d/..", "/m/x", "/..", "/..", "/..", "/d"][i % 6]);
+        }
+        let (resolved, looked_up) = resolve_counting(Path::new(&mixed));
+        assert!(resolved.starts_with(root.parent().unwrap()));
+        assert!(looked_up <= 60_000 * PATH_MAX, "{looked_up} bytes");
     }
 }
