@@ -176,7 +176,8 @@ mod tests {
                 "cancelled",
                 "connection_failed",
                 "http_status",
-                "policy_failed"
+                "policy_failed",
+                "script_changed",
             ]
         );
     }

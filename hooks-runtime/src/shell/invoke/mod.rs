@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 pub(crate) use self::batch::join_in_order;
 pub use self::batch::run_shell_hooks;
-pub(crate) use self::cache::HookCache;
+pub(crate) use self::cache::{HookCache, Pin};
 pub(crate) use self::decide::MESSAGE_MAX_CHARS;
 pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
