@@ -273,17 +273,13 @@ impl Walk<'_> {
     /// could not follow); a `cd` updates it.
     fn simple(&mut self, words: &[Word], cwd: &mut Option<String>) {
         // Assignments before the program (`FOO=1 sh x.sh`) do not change
-        // what runs (a `PATH=` one aside, which this rule does not model).
+        // what runs (a `PATH=` one aside, which this rule does not model),
+        // nor do reserved words (`then sh x.sh`, `{ sh x.sh; }`).
         let start = words
             .iter()
-            .position(|w| !is_assignment(&w.text))
+            .position(|w| !is_assignment(&w.text) && !(w.exact && is_reserved(&w.text)))
             .unwrap_or(words.len());
-        // Reserved words before a command (`then sh x.sh`, `{ sh x.sh; }`).
-        let skip = words[start..]
-            .iter()
-            .take_while(|w| w.exact && is_reserved(&w.text))
-            .count();
-        let words = &words[start + skip..];
+        let words = &words[start..];
         let Some((program, args)) = words.split_first() else {
             return;
         };

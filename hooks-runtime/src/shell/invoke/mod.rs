@@ -127,9 +127,9 @@ impl ShellHook {
 
     /// Runs the hook once for `event` (a `policy` hook evaluates its Rego
     /// policy in process in place of the command, see
-    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the script an interpreter
-    /// command names exists (else a `spawn_failed` failure, see
-    /// [`hooks_plan::script_path`]), builds the payload (a writing tool
+    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the scripts the
+    /// command names exist (else a `spawn_failed` failure, see
+    /// [`hooks_plan::script`]), builds the payload (a writing tool
     /// with an affected path outside the workspace root is refused there:
     /// the hook is not run and answers `skip`, see
     /// [`hooks_plan::PathDiagnosticKind::OutsideRoot`]), runs the command,
