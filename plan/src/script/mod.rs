@@ -277,7 +277,7 @@ impl Walk<'_> {
         // nor do reserved words (`then sh x.sh`, `{ sh x.sh; }`).
         let start = words
             .iter()
-            .position(|w| !is_assignment(&w.text) && !(w.exact && is_reserved(&w.text)))
+            .position(|w| !(is_assignment(&w.text) || w.exact && is_reserved(&w.text)))
             .unwrap_or(words.len());
         let words = &words[start..];
         let Some((program, args)) = words.split_first() else {
