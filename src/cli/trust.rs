@@ -41,6 +41,9 @@ pub(crate) fn run(args: &Args) -> u8 {
                 let digest = digest.as_deref().unwrap_or("missing");
                 emit_redacted(&format!("  runs {} ({digest})", file.display()));
             }
+            if let Some(digest) = &fingerprint.catalogue {
+                emit_redacted(&format!("  catalogue ({digest})"));
+            }
         }
         return EXIT_OK;
     }
@@ -122,6 +125,9 @@ fn trust(store: &mut TrustStore, config: &Path, workspace: Option<&Path>, strict
                         file.display()
                     )),
                 }
+            }
+            if let Some(digest) = &fingerprint.catalogue {
+                emit_redacted(&format!("  catalogue ({digest})"));
             }
             EXIT_OK
         }
