@@ -442,4 +442,40 @@ hooks:
         assert_eq!(missing[1].looked_at, Path::new("tools/hooks/missing.py"));
         assert!(script_warnings(source, "h.yaml", &config, &dir.path().join("tools")).len() > 3);
     }
+
+    #[test]
+    fn bindings_name_what_they_cannot_bind() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let ws = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(ws.join("hooks")).expect("mkdir");
+        std::fs::write(
+            ws.join("hooks/x.sh"),
+            "#!/bin/bash\n. \"$CLAUDE_PROJECT_DIR\"/hooks/lib.sh\n. \"$(dirname \"$0\")\"/dyn.sh\n",
+        )
+        .expect("script");
+        std::fs::write(ws.join("hooks/lib.sh"), "true\n").expect("lib");
+        let source = r#"version: 1
+hooks:
+  - id: claude
+    phase: stop
+    run: { command: '"$CLAUDE_PROJECT_DIR"/hooks/x.sh', protocol: claude }
+  - id: module
+    phase: stop
+    run: { command: python3 -m not_here }
+  - id: native
+    phase: stop
+    run: { command: '"$CLAUDE_PROJECT_DIR"/hooks/x.sh' }
+"#;
+        let config = crate::load_str(source, "h.yaml").expect("valid");
+        let bindings = hook_bindings(&config, &ws);
+        let files: Vec<&Path> = bindings[0].files.iter().map(|f| f.path.as_path()).collect();
+        assert_eq!(files, [ws.join("hooks/x.sh"), ws.join("hooks/lib.sh")]);
+        assert!(bindings[0].files.iter().all(|f| f.digest.is_some()));
+        assert_eq!(bindings[0].unbound.len(), 1, "{:?}", bindings[0].unbound);
+        assert!(bindings[0].unbound[0].contains("x.sh"));
+        assert!(bindings[1].unbound[0].contains("the module `not_here`"));
+        // Only `protocol: claude` hooks get CLAUDE_PROJECT_DIR.
+        assert!(bindings[2].files.is_empty());
+        assert!(bindings[2].unbound[0].contains("$CLAUDE_PROJECT_DIR"));
+    }
 }
