@@ -113,6 +113,10 @@ enum Command {
         /// Forget CONFIG's trust.
         #[arg(long)]
         revoke: bool,
+        /// Refuse to trust a config with a `run` hook whose script cannot
+        /// be determined (an `unbound-script` warning otherwise).
+        #[arg(long, conflicts_with_all = ["list", "revoke"])]
+        strict: bool,
         /// The workspace root the config's scripts resolve against
         /// (default: the current directory).
         #[arg(long, value_name = "DIR")]
@@ -256,12 +260,14 @@ fn run(cli: Cli) -> u8 {
             config,
             list,
             revoke,
+            strict,
             workspace,
             store,
         } => cli::trust::run(&cli::trust::Args {
             config,
             list,
             revoke,
+            strict,
             workspace,
             store,
         }),

@@ -73,3 +73,48 @@ fn an_invalid_config_is_not_trusted() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing trusted"));
     assert!(!dir.path().join("trust.json").exists());
 }
+
+/// A config with a hook whose script `trust` cannot determine
+/// (`sh $ROOT/x.sh`: a variable the runtime does not set) and one it can.
+fn unbound_workspace() -> tempfile::TempDir {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: guard\n    phase: before_tool\n    run: { argv: [bash, hooks/guard.sh] }\n  - id: opaque\n    phase: after_tool\n    run: { command: 'sh $ROOT/x.sh' }\n",
+    )
+    .expect("config");
+    dir
+}
+
+#[test]
+fn an_undeterminable_script_warns_and_strict_refuses_it() {
+    let dir = unbound_workspace();
+    let ws = dir.path();
+    let strict = trust_cmd(ws, &["--strict", "hooks.yaml"]);
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("unbound-script"), "{stderr}");
+    assert!(
+        stderr.contains("hook `opaque`") && stderr.contains("`$ROOT/x.sh`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing trusted"), "{stderr}");
+    assert!(!ws.join("trust.json").exists());
+
+    // Without `--strict` the warning is shown and the rest is bound.
+    let lenient = trust_cmd(ws, &["hooks.yaml"]);
+    assert_eq!(lenient.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&lenient.stderr).contains("hook `opaque`"));
+
+    // `check` says the same.
+    let check = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(ws)
+        .args(["check", "hooks.yaml"])
+        .output()
+        .expect("run agent-hooks");
+    let text = String::from_utf8_lossy(&check.stdout).into_owned()
+        + &String::from_utf8_lossy(&check.stderr);
+    assert!(text.contains("unbound-script"), "{text}");
+    assert!(text.contains("hook `opaque`"), "{text}");
+    assert!(!text.contains("hook `guard`"), "{text}");
+}

@@ -139,10 +139,13 @@ fn event<'a>(g: &mut Gen, values: &'a [Value], outcomes: &'a [ToolOutcome]) -> S
 fn trusted_full() -> Table {
     let path = std::path::Path::new("tests/configs/full.yaml");
     let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = hooks_schema::load_file(path).expect("the config is valid");
+    let compiled = hooks_schema::Loader::new()
+        .workspace(workspace)
+        .compile_file(path)
+        .expect("the config is valid");
     let mut trust = agent_hooks::TrustStore::in_memory();
     trust
-        .trust(path, &config, workspace)
+        .trust(path, &compiled, workspace)
         .expect("an in-memory store saves nothing");
     Table::load(path, workspace, &trust).expect("the config loads, trusted")
 }

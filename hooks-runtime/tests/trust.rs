@@ -34,8 +34,11 @@ fn changes(err: LoadError) -> Vec<TrustChange> {
 
 fn trust(store: &mut TrustStore, ws: &Path) {
     let path = ws.join("hooks.yaml");
-    let config = hooks_schema::load_file(&path).expect("valid");
-    store.trust(&path, &config, ws).expect("saved");
+    let compiled = hooks_schema::Loader::new()
+        .workspace(ws)
+        .compile_file(&path)
+        .expect("valid");
+    store.trust(&path, &compiled, ws).expect("saved");
 }
 
 #[test]

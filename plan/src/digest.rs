@@ -23,3 +23,15 @@ pub fn policy_digest<'a>(modules: impl IntoIterator<Item = (&'a str, &'a str)>) 
     }
     out
 }
+
+/// The identity of a file's bytes: `sha256:` and the hex SHA-256 of
+/// `bytes` (what trust binds a script, a sourced file or a Rego file to).
+pub fn file_digest(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in digest {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}

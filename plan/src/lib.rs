@@ -21,7 +21,7 @@
 //!   [`History`]);
 //! - the hook payload envelope and the native output object ([`Payload`],
 //!   [`HookOutput`]) with their JSON Schemas;
-//! - the script a command runs ([`script_path`]) and a policy's identity
+//! - the files a command runs ([`script`]) and a policy's identity
 //!   ([`policy_digest`]).
 //!
 //! See `docs/architecture.md` in the repository for where the plan sits on
@@ -40,7 +40,7 @@ mod payload;
 mod phase;
 mod plan;
 pub mod rego;
-mod script;
+pub mod script;
 
 pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
@@ -49,7 +49,7 @@ pub use data::{
     ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PolicyModule, PolicySpec, Pred,
     ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text, ToolPaths, ToolSet,
 };
-pub use digest::policy_digest;
+pub use digest::{file_digest, policy_digest};
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Gate, PatternGroup, PhaseIndex};
 pub use limits::{
@@ -69,4 +69,4 @@ pub use phase::{
     CLAUDE_CODE_EVENTS, FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
 };
 pub use plan::{Cursor, Plan, ToolSchema};
-pub use script::{script_path, shell_words, valid_env_name};
+pub use script::valid_env_name;

@@ -122,6 +122,7 @@ fn load(path: &Path, workspace: &Path) -> Loaded {
             let diagnostics = match loader.compile_str(&source, &name) {
                 Ok(mut compiled) => {
                     hooks_schema::add_script_warnings(&mut compiled, &source, &name, workspace);
+                    hooks_schema::add_binding_warnings(&mut compiled, &source, &name, workspace);
                     compiled.warnings
                 }
                 Err(diagnostics) => diagnostics.into_iter().collect(),

@@ -12,6 +12,7 @@ pub(crate) struct Args {
     pub(crate) config: Option<PathBuf>,
     pub(crate) list: bool,
     pub(crate) revoke: bool,
+    pub(crate) strict: bool,
     pub(crate) workspace: Option<PathBuf>,
     pub(crate) store: Option<PathBuf>,
 }
@@ -40,6 +41,9 @@ pub(crate) fn run(args: &Args) -> u8 {
                 let digest = digest.as_deref().unwrap_or("missing");
                 emit_redacted(&format!("  runs {} ({digest})", file.display()));
             }
+            if let Some(digest) = &fingerprint.catalogue {
+                emit_redacted(&format!("  catalogue ({digest})"));
+            }
         }
         return EXIT_OK;
     }
@@ -63,22 +67,50 @@ pub(crate) fn run(args: &Args) -> u8 {
             }
         };
     }
-    trust(&mut store, config, args.workspace.as_deref())
+    trust(&mut store, config, args.workspace.as_deref(), args.strict)
 }
 
-fn trust(store: &mut TrustStore, config: &Path, workspace: Option<&Path>) -> u8 {
-    let parsed = match hooks_schema::load_file(config) {
-        Ok(parsed) => parsed,
-        Err(diagnostics) => {
+/// Compiles `config` as `Table::load` does (its Rego files read from
+/// `workspace`), shows the `unbound-script` warnings, and trusts it unless
+/// `strict` and some are found.
+fn trust(store: &mut TrustStore, config: &Path, workspace: Option<&Path>, strict: bool) -> u8 {
+    let workspace = workspace.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let compiled = std::fs::read_to_string(config)
+        .map_err(|e| format!("cannot read `{}`: {e}", config.display()))
+        .and_then(|source| {
+            let name = config.display().to_string();
+            hooks_schema::Loader::new()
+                .base_dir(config.parent().map(Path::to_owned).unwrap_or_default())
+                .workspace(&workspace)
+                .compile_str(&source, &name)
+                .map(|mut compiled| {
+                    compiled.warnings.clear();
+                    hooks_schema::add_binding_warnings(&mut compiled, &source, &name, &workspace);
+                    (compiled, source)
+                })
+                .map_err(|d| d.to_string())
+        });
+    let (compiled, source) = match compiled {
+        Ok(found) => found,
+        Err(why) => {
             warn(&format!(
-                "{diagnostics}\nerror: `{}` is not a valid config; nothing trusted",
+                "{why}\nerror: `{}` is not a valid config; nothing trusted",
                 config.display()
             ));
             return EXIT_FINDINGS;
         }
     };
-    let workspace = workspace.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    match store.trust(config, &parsed, &workspace) {
+    for warning in &compiled.warnings {
+        warn(&warning.render(Some(&source)));
+    }
+    if strict && !compiled.warnings.is_empty() {
+        warn(&format!(
+            "error: `{}` runs what trust cannot bind (`--strict`); nothing trusted",
+            config.display()
+        ));
+        return EXIT_FINDINGS;
+    }
+    match store.trust(config, &compiled, &workspace) {
         Ok(fingerprint) => {
             emit_redacted(&format!(
                 "trusted: {} ({})",
@@ -93,6 +125,9 @@ fn trust(store: &mut TrustStore, config: &Path, workspace: Option<&Path>) -> u8 
                         file.display()
                     )),
                 }
+            }
+            if let Some(digest) = &fingerprint.catalogue {
+                emit_redacted(&format!("  catalogue ({digest})"));
             }
             EXIT_OK
         }

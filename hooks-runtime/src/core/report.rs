@@ -289,12 +289,16 @@ pub enum FailureKind {
     /// A `policy` hook's Rego evaluation failed (a runtime error of the
     /// policy, such as a rule with conflicting values or a builtin error).
     PolicyFailed,
+    /// A file a `run` hook of a trusted config runs (its script, a file
+    /// the script sources) no longer has the bytes it was trusted with:
+    /// the hook was not run (checked before every spawn).
+    ScriptChanged,
 }
 
 impl FailureKind {
     /// All kinds, in declaration order (the order the README's *Shell hooks*
     /// lists them).
-    pub const ALL: [FailureKind; 11] = [
+    pub const ALL: [FailureKind; 12] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,
         FailureKind::Signalled,
@@ -306,6 +310,7 @@ impl FailureKind {
         FailureKind::HttpStatus,
         FailureKind::RedirectRefused,
         FailureKind::PolicyFailed,
+        FailureKind::ScriptChanged,
     ];
 
     /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
@@ -322,6 +327,7 @@ impl FailureKind {
             FailureKind::HttpStatus => "http_status",
             FailureKind::RedirectRefused => "redirect_refused",
             FailureKind::PolicyFailed => "policy_failed",
+            FailureKind::ScriptChanged => "script_changed",
         }
     }
 }

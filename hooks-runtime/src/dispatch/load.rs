@@ -3,11 +3,13 @@
 //! needs none of it.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use hooks_schema::plan::DfaCache;
 use hooks_schema::{Config, Diagnostics};
 
 use super::table::Table;
+use crate::shell::invoke::Pin;
 
 /// Why a table could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -38,7 +40,11 @@ impl Table {
     /// [`LoadError::Invalid`] with every diagnostic when the file cannot be
     /// read or the config is invalid (a pattern group too large to compile
     /// included); [`LoadError::Untrusted`] naming what changed since it was
-    /// trusted (nothing of it has run).
+    /// trusted (nothing of it has run). The config and each Rego file are
+    /// read once: what is compiled is what is fingerprinted. The table's
+    /// `run` rules hash the files they were trusted with before every spawn
+    /// and refuse to run a changed one
+    /// ([`FailureKind::ScriptChanged`](crate::FailureKind::ScriptChanged)).
     pub fn load(
         path: impl AsRef<Path>,
         workspace: &Path,
@@ -50,8 +56,24 @@ impl Table {
             .workspace(workspace)
             .compile_file(path)
             .map_err(LoadError::Invalid)?;
-        trust.verify(path, &compiled.config, workspace)?;
-        Ok(Table::from_plan(compiled.plan))
+        let bindings = trust.verified(path, &compiled, workspace)?;
+        // Each `run` rule hashes the files it was trusted with again before
+        // every spawn (config hooks and plan rules share their order).
+        let mut pins = vec![None; compiled.plan.rules.len()];
+        for binding in bindings {
+            let files: Arc<[Pin]> = binding
+                .files
+                .into_iter()
+                .map(|f| Pin {
+                    path: f.path,
+                    digest: f.digest,
+                })
+                .collect();
+            if let Some(slot) = pins.get_mut(binding.hook) {
+                *slot = Some(files);
+            }
+        }
+        Ok(Table::from_plan(compiled.plan).with_pins(pins))
     }
 
     /// Loads a config from its text (`file` names it in diagnostics).

@@ -13,7 +13,9 @@ use super::action::RuleActions;
 use crate::core::context::HookContext;
 use crate::core::event::StepEvent;
 use crate::core::id::HookId;
-use crate::shell::invoke::{self, HookCache, Invocation, ShellHookSpec, ShellRuntime, ToolView};
+use crate::shell::invoke::{
+    self, HookCache, Invocation, Pin, ShellHookSpec, ShellRuntime, ToolView,
+};
 use crate::shell::payload::ToolPathSettings;
 
 /// A compiled hook config: its [`Plan`] (rules in declared order, and per
@@ -30,6 +32,9 @@ pub struct Table {
     ids: OnceLock<Box<[HookId]>>,
     schemas: OnceLock<crate::dispatch::schemas::Schemas>,
     hooks: OnceLock<Hooks>,
+    /// By rule index, the files a trusted `run` rule runs and their
+    /// trusted digests (a table loaded with `Table::load`); empty otherwise.
+    pins: Vec<Option<Arc<[Pin]>>>,
 }
 
 /// What a table builds once for its `run`, `http` and `policy` rules: each
@@ -50,7 +55,16 @@ impl Table {
             ids: OnceLock::new(),
             schemas: OnceLock::new(),
             hooks: OnceLock::new(),
+            pins: Vec::new(),
         }
+    }
+
+    /// `self`, its `run` rules checking `pins` (by rule index) before each
+    /// spawn.
+    #[cfg(feature = "load")]
+    pub(crate) fn with_pins(mut self, pins: Vec<Option<Arc<[Pin]>>>) -> Table {
+        self.pins = pins;
+        self
     }
 
     /// The catalogue schema a rewrite of `tool` on `phase` must fit (see
@@ -129,7 +143,11 @@ impl Table {
                     .plan
                     .rules
                     .iter()
-                    .map(|r| Some((r.hook_spec(&config)?, HookCache::default())))
+                    .enumerate()
+                    .map(|(i, r)| {
+                        let pins = self.pins.get(i).cloned().flatten().unwrap_or_default();
+                        Some((r.hook_spec(&config)?, HookCache::pinned(pins)))
+                    })
                     .collect(),
                 tool_paths: self
                     .plan

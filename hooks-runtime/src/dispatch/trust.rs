@@ -3,15 +3,24 @@
 //! it, and any change to its hooks or to a file they run asks again.
 //!
 //! A [`Fingerprint`] binds a config to the SHA-256 digest of its resolved
-//! hook set (the validated config, so comments and formatting do not count)
-//! and of every file its enabled `run` hooks run: the script of an
-//! interpreter command (`sh hooks/guard.sh`, `python3 check.py`) or the
-//! program when it is a path (`./hooks/guard.sh`), by the rule `check`
-//! uses for its missing-script warning ([`hooks_schema::hook_scripts`]),
-//! resolved against the workspace root and the hook's `run.cwd`, and every
-//! Rego file of its enabled `policy` hooks. A [`TrustStore`] (a JSON file
-//! the operator controls; [`TrustStore::default_path`]) keeps the trusted
-//! fingerprints; `agent-hooks trust FILE`, `--list` and `--revoke` edit it.
+//! hook set (the validated config, so comments and formatting do not count),
+//! of every file its enabled `run` hooks run, of every Rego file of its
+//! enabled `policy` hooks, and of its tool catalogue. The files a `run` hook
+//! runs are those [`hooks_schema::hook_bindings`] finds: the script of every
+//! command form the runtime can parse (`bash -euo pipefail F`, `env X=1 sh
+//! F`, `cd d && sh F`, `sh -c 'sh F'`, `. F`, `python3 -m mod`,
+//! `"$CLAUDE_PROJECT_DIR"/hooks/x.sh`, a program given as a path), the
+//! files a shell script among them sources, resolved against the workspace
+//! root and the hook's `run.cwd`. What a hook runs that cannot be
+//! determined is not bound (`agent-hooks check` and `trust` warn,
+//! `trust --strict` refuses). A Rego file's digest is of the very text the
+//! loader compiled, and a script's of the bytes read once; a table loaded
+//! with [`Table::load`](crate::Table::load) hashes each `run` hook's files
+//! again before every spawn and refuses to run one that changed
+//! ([`FailureKind::ScriptChanged`](crate::FailureKind::ScriptChanged)). A
+//! [`TrustStore`] (a JSON file the operator controls;
+//! [`TrustStore::default_path`]) keeps the trusted fingerprints;
+//! `agent-hooks trust FILE`, `--list` and `--revoke` edit it.
 //!
 //! Configs compiled in with `hooks!` are trusted by construction: they are
 //! part of the binary someone built. Config text handed to
@@ -24,41 +33,60 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use hooks_schema::Config;
+use hooks_schema::{Compiled, HookBinding};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The environment variable naming the trust store file, before the
 /// default location.
 pub const TRUST_STORE_ENV: &str = "AGENT_HOOKS_TRUST_STORE";
 
-/// What a config is bound to: its hook set's digest and each referenced
-/// file's digest (`None`: the file does not exist).
+/// What a config is bound to: its hook set's digest, each referenced
+/// file's digest (`None`: the file does not exist) and its catalogue's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fingerprint {
     /// `sha256:` and the hex digest of the validated config (as JSON).
     pub hooks: String,
     /// Absolute path → `sha256:<hex>` of the file, or `None` when missing.
     pub files: BTreeMap<PathBuf, Option<String>>,
+    /// `sha256:` and the hex digest of the tool catalogue the config was
+    /// checked against (its `catalogue:` file and the schema files it
+    /// names, as resolved, as JSON); `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<String>,
 }
 
 impl Fingerprint {
-    /// The fingerprint of `config` whose `run` hooks resolve files against
-    /// `workspace`.
-    pub fn of(config: &Config, workspace: &Path) -> Fingerprint {
+    /// The fingerprint of `compiled` whose `run` hooks resolve files
+    /// against `workspace`: Rego files are taken from the text compiled
+    /// into its plan (never read again), scripts are read once each.
+    pub fn of(compiled: &Compiled, workspace: &Path) -> Fingerprint {
+        Fingerprint::with_bindings(compiled, workspace).0
+    }
+
+    /// [`Fingerprint::of`] and what each `run` hook runs.
+    fn with_bindings(compiled: &Compiled, workspace: &Path) -> (Fingerprint, Vec<HookBinding>) {
         let workspace = absolute(workspace);
-        let hooks = serde_json::to_vec(config).unwrap_or_default();
-        let files = referenced_files(config, &workspace)
-            .into_iter()
-            .map(|path| {
-                let digest = std::fs::read(&path).ok().map(|bytes| sha256(&bytes));
-                (path, digest)
-            })
+        let hooks = serde_json::to_vec(&compiled.config).unwrap_or_default();
+        let bindings = hooks_schema::hook_bindings(&compiled.config, &workspace);
+        let mut files: BTreeMap<PathBuf, Option<String>> = bindings
+            .iter()
+            .flat_map(|b| &b.files)
+            .map(|f| (f.path.clone(), f.digest.clone()))
             .collect();
-        Fingerprint {
+        for (path, text) in policy_modules(compiled) {
+            let key = workspace.join(path).components().collect();
+            files.insert(key, Some(hooks_plan::file_digest(text.as_bytes())));
+        }
+        let catalogue = compiled
+            .catalogue
+            .as_ref()
+            .map(|c| sha256(&serde_json::to_vec(c).unwrap_or_default()));
+        let fingerprint = Fingerprint {
             hooks: sha256(&hooks),
             files,
-        }
+            catalogue,
+        };
+        (fingerprint, bindings)
     }
 
     /// What differs from `trusted`, in a stable order.
@@ -66,6 +94,9 @@ impl Fingerprint {
         let mut changes = Vec::new();
         if self.hooks != trusted.hooks {
             changes.push(TrustChange::HooksChanged);
+        }
+        if self.catalogue != trusted.catalogue {
+            changes.push(TrustChange::CatalogueChanged);
         }
         for (path, digest) in &self.files {
             match trusted.files.get(path) {
@@ -85,39 +116,24 @@ impl Fingerprint {
     }
 }
 
-/// The files a config's enabled `run` hooks run
-/// ([`hooks_schema::hook_scripts`]) and the Rego files of its enabled
-/// `policy` hooks, absolute, sorted, once each.
-fn referenced_files(config: &Config, workspace: &Path) -> Vec<PathBuf> {
-    let policies = config
-        .hooks
+/// The Rego modules of the enabled `policy` rules of `compiled`'s plan: the
+/// path as written and the text compiled.
+fn policy_modules(compiled: &Compiled) -> impl Iterator<Item = (&str, &str)> {
+    compiled
+        .plan
+        .rules
         .iter()
-        .filter(|h| h.enabled)
-        .flat_map(|h| match h.action() {
-            hooks_schema::Action::Policy(p) => p.rego.as_slice(),
-            _ => &[],
-        });
-    let mut files: Vec<PathBuf> = hooks_schema::hook_scripts(config)
-        .into_iter()
-        .map(|s| s.looked_at)
-        .chain(policies.map(PathBuf::from))
-        // Lexically normal (`a/./b` is `a/b`): one key per file.
-        .map(|relative| workspace.join(relative).components().collect())
-        .collect();
-    files.sort();
-    files.dedup();
-    files
+        .filter(|r| r.enabled)
+        .filter_map(|r| match &r.action {
+            hooks_plan::ActionSpec::Policy(p) => Some(p.modules.iter()),
+            _ => None,
+        })
+        .flatten()
+        .map(|m| (&*m.path, &*m.source))
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    hooks_plan::file_digest(bytes)
 }
 
 /// One reason a config is not trusted (as it is now).
@@ -127,6 +143,9 @@ pub enum TrustChange {
     NeverTrusted,
     /// Its hook set changed since it was trusted.
     HooksChanged,
+    /// Its tool catalogue (the `catalogue:` file or a schema file it
+    /// names) changed.
+    CatalogueChanged,
     /// A file its hooks run changed (or appeared or vanished on disk).
     FileChanged(PathBuf),
     /// A hook now runs a file it did not run when trusted.
@@ -140,6 +159,7 @@ impl fmt::Display for TrustChange {
         match self {
             TrustChange::NeverTrusted => f.write_str("it was never trusted"),
             TrustChange::HooksChanged => f.write_str("its hooks changed"),
+            TrustChange::CatalogueChanged => f.write_str("its tool catalogue changed"),
             TrustChange::FileChanged(p) => write!(f, "`{}` changed", p.display()),
             TrustChange::FileAdded(p) => write!(f, "it now runs `{}`", p.display()),
             TrustChange::FileRemoved(p) => write!(f, "it no longer runs `{}`", p.display()),
@@ -273,21 +293,38 @@ impl TrustStore {
         self.configs.iter().map(|(p, f)| (p.as_path(), f))
     }
 
-    /// Checks `config` (loaded from `file`) as it is now against the store.
+    /// Checks `compiled` (loaded from `file`) as it is now against the
+    /// store.
     ///
     /// # Errors
     ///
     /// [`Untrusted`] naming what changed since it was trusted (or that it
     /// never was).
-    pub fn verify(&self, file: &Path, config: &Config, workspace: &Path) -> Result<(), Untrusted> {
+    pub fn verify(
+        &self,
+        file: &Path,
+        compiled: &Compiled,
+        workspace: &Path,
+    ) -> Result<(), Untrusted> {
+        self.verified(file, compiled, workspace).map(drop)
+    }
+
+    /// [`TrustStore::verify`], returning what each `run` hook runs (the
+    /// files and digests a table checks again before each spawn).
+    pub(crate) fn verified(
+        &self,
+        file: &Path,
+        compiled: &Compiled,
+        workspace: &Path,
+    ) -> Result<Vec<HookBinding>, Untrusted> {
         let file = absolute(file);
-        let now = Fingerprint::of(config, workspace);
+        let (now, bindings) = Fingerprint::with_bindings(compiled, workspace);
         let changes = match self.configs.get(&file) {
             None => vec![TrustChange::NeverTrusted],
             Some(trusted) => now.changes_from(trusted),
         };
         if changes.is_empty() {
-            Ok(())
+            Ok(bindings)
         } else {
             Err(Untrusted {
                 config: file,
@@ -296,7 +333,7 @@ impl TrustStore {
         }
     }
 
-    /// Trusts `config` (loaded from `file`) as it is now, and saves the
+    /// Trusts `compiled` (loaded from `file`) as it is now, and saves the
     /// store. Returns the fingerprint trusted.
     ///
     /// # Errors
@@ -305,10 +342,10 @@ impl TrustStore {
     pub fn trust(
         &mut self,
         file: &Path,
-        config: &Config,
+        compiled: &Compiled,
         workspace: &Path,
     ) -> Result<Fingerprint, TrustStoreError> {
-        let fingerprint = Fingerprint::of(config, workspace);
+        let fingerprint = Fingerprint::of(compiled, workspace);
         self.configs.insert(absolute(file), fingerprint.clone());
         self.save()?;
         Ok(fingerprint)

@@ -177,7 +177,8 @@ mod tests {
                 "connection_failed",
                 "http_status",
                 "redirect_refused",
-                "policy_failed"
+                "policy_failed",
+                "script_changed",
             ]
         );
     }

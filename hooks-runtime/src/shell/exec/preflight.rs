@@ -122,59 +122,63 @@ pub(crate) fn resolve_cwd(root: &Path, cwd: Option<&Path>) -> Result<PathBuf, Pr
     Ok(canonical)
 }
 
-/// The detail of a `spawn_failed` failure when `form` runs an interpreter
-/// on a script file ([`hooks_plan::script_path`]; a shell-form command
-/// only when it is one simple command, [`hooks_plan::shell_words`]) and
-/// that file does not exist relative to `cwd`; `None` otherwise.
+/// The detail of a `spawn_failed` failure when `form` runs a script file
+/// ([`hooks_plan::script`]: one that reads as a file, `sh hooks/x.sh`,
+/// `cd d && ./x.sh`) and that file does not exist relative to `cwd`;
+/// `None` otherwise.
 ///
 /// Checked before spawning a hook: an interpreter that cannot open its
 /// script exits with a code of its own (`sh` with 2, which the protocols
 /// read as a deny), so the hook's failure policy would never see it.
 #[cfg(test)]
 pub(crate) fn missing_script(form: &CommandForm, cwd: &Path) -> Option<String> {
-    let script = script_of(form)?;
-    script.missing_in(cwd)
+    script_of(form, &|_| None)?.missing_in(cwd)
 }
 
-/// The script file an interpreter command runs (see `missing_script`):
-/// found once per command, checked on every run.
+/// The script files a command runs (see `missing_script`): found once per
+/// command, checked on every run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Script {
-    /// The interpreter (`argv[0]`).
-    interpreter: String,
-    /// The script's path as written.
-    path: String,
+    /// The program (`argv[0]`, or the shell command).
+    program: String,
+    /// The scripts' paths as found (relative to the working directory
+    /// unless absolute).
+    paths: Vec<String>,
 }
 
-/// The script `form` runs an interpreter on; `None` when it does not run
-/// one (or, in shell form, is not one simple command).
-pub(crate) fn script_of(form: &CommandForm) -> Option<Script> {
-    let words;
-    let argv: &[String] = match form {
-        CommandForm::Exec(argv) => argv,
-        CommandForm::Shell(command) => {
-            words = hooks_plan::shell_words(command)?;
-            &words
-        }
+/// The scripts `form` runs that read as files; `None` when there are none.
+/// `var` gives the variables the runtime sets for the hook.
+pub(crate) fn script_of(
+    form: &CommandForm,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> Option<Script> {
+    let (found, program) = match form {
+        CommandForm::Exec(argv) => (
+            hooks_plan::script::exec_scripts(argv, var),
+            argv.first()?.clone(),
+        ),
+        CommandForm::Shell(command) => (
+            hooks_plan::script::shell_scripts(command, var),
+            "sh".to_owned(),
+        ),
     };
-    let path = hooks_plan::script_path(argv)?.to_owned();
-    Some(Script {
-        interpreter: argv[0].clone(),
-        path,
-    })
+    let paths: Vec<String> = found
+        .files
+        .into_iter()
+        .filter(hooks_plan::script::ScriptFile::looks_like_file)
+        .map(|f| f.path)
+        .collect();
+    (!paths.is_empty()).then_some(Script { program, paths })
 }
 
 impl Script {
-    /// The failure's detail when the script does not exist relative to
-    /// `cwd`; `None` when it does.
+    /// The failure's detail when a script does not exist relative to
+    /// `cwd`; `None` when they all do.
     pub(crate) fn missing_in(&self, cwd: &Path) -> Option<String> {
-        if cwd.join(&self.path).exists() {
-            return None;
-        }
+        let missing = self.paths.iter().find(|p| !cwd.join(p).exists())?;
         Some(format!(
-            "the script `{}` that `{}` should run does not exist in `{}`",
-            self.path,
-            self.interpreter,
+            "the script `{missing}` that `{}` should run does not exist in `{}`",
+            self.program,
             cwd.display()
         ))
     }

@@ -2,7 +2,8 @@
 //! a dispatch table keeps one beside each rule's spec, a
 //! [`ShellHook`](super::ShellHook) beside its own.
 
-use std::sync::OnceLock;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 #[cfg(feature = "http")]
 use crate::http::{self, HttpTarget};
@@ -25,13 +26,53 @@ pub(crate) struct HookCache {
     /// An `http` hook's URL and static headers.
     #[cfg(feature = "http")]
     http: OnceLock<http::Prepared>,
+    /// The files the hook's process runs and the digests they were
+    /// trusted with (a table loaded at run time), hashed again before
+    /// every spawn; empty for hooks compiled in or built in code.
+    pins: Arc<[Pin]>,
+}
+
+/// A file a trusted hook runs and the digest it was trusted with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Pin {
+    /// Absolute.
+    pub(crate) path: PathBuf,
+    /// [`hooks_plan::file_digest`] of the trusted bytes; `None`: trusted
+    /// as missing.
+    pub(crate) digest: Option<String>,
 }
 
 impl HookCache {
-    /// The script `process` runs an interpreter on, found once.
-    pub(super) fn script(&self, process: &ProcessTarget) -> Option<&Script> {
+    /// An empty cache whose spawns check `pins` first.
+    pub(crate) fn pinned(pins: Arc<[Pin]>) -> HookCache {
+        HookCache {
+            pins,
+            ..HookCache::default()
+        }
+    }
+
+    /// The first pinned file whose bytes now differ from those trusted
+    /// (or that appeared or vanished): one read and one SHA-256 per file,
+    /// in the order bound.
+    pub(super) fn changed_pin(&self) -> Option<&Pin> {
+        self.pins.iter().find(|pin| {
+            let now = std::fs::read(&pin.path)
+                .ok()
+                .map(|b| hooks_plan::file_digest(&b));
+            now != pin.digest
+        })
+    }
+
+    /// The scripts `process` runs, found once (`var`: the variables the
+    /// runtime sets for it, which depend on the spec and the workspace
+    /// root only).
+    pub(super) fn script(
+        &self,
+        process: &ProcessTarget,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<&Script> {
         self.script
-            .get_or_init(|| script_of(&process.form))
+            .get_or_init(|| script_of(&process.form, var))
             .as_ref()
     }
 }
@@ -46,9 +87,10 @@ impl HookCache {
 }
 
 impl Clone for HookCache {
-    /// An empty cache: a clone of a hook builds its own.
+    /// An empty cache with the same pins: a clone of a hook builds its
+    /// own, and checks the same files.
     fn clone(&self) -> Self {
-        HookCache::default()
+        HookCache::pinned(self.pins.clone())
     }
 }
 

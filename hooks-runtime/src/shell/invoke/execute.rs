@@ -88,15 +88,37 @@ impl Call<'_> {
         Outcome::Decided(ProtocolDecision::flow(Flow::skip(reason)))
     }
 
-    /// Fails the call as `spawn_failed` before spawning when the command
-    /// runs an interpreter on a script that does not exist
-    /// (`preflight::missing_script`), so the hook's failure policy decides,
-    /// not the interpreter's exit code.
+    /// Fails the call before spawning, so the hook's failure policy
+    /// decides, not the interpreter's exit code: `script_changed` when a
+    /// file the hook was trusted with (a table loaded at run time) no
+    /// longer has the trusted bytes, `spawn_failed` when the command runs
+    /// a script that does not exist (`preflight::missing_script`).
+    ///
+    /// The files are hashed here, just before the spawn: a file swapped
+    /// between this check and the interpreter opening it (a window of one
+    /// spawn) is not caught.
     pub(super) fn check_script(&self) -> Result<(), (FailureKind, String)> {
         let Some(process) = self.spec.process() else {
             return Ok(()); // an `http` or `policy` hook runs no script
         };
-        let Some(script) = self.cache.script(process) else {
+        if let Some(pin) = self.cache.changed_pin() {
+            return Err((
+                FailureKind::ScriptChanged,
+                format!(
+                    "`{}` changed since its config was trusted; the hook was not run (review it, then run `agent-hooks trust` on the config)",
+                    pin.path.display()
+                ),
+            ));
+        }
+        let root = self.rt.executor.workspace_root();
+        let claude = self.spec.protocol == Protocol::Claude;
+        let var = |name: &str| {
+            if let Some((_, v)) = process.env.set.iter().find(|(k, _)| k == name) {
+                return Some(v.clone());
+            }
+            (claude && name == CLAUDE_PROJECT_DIR).then(|| root.to_string_lossy().into_owned())
+        };
+        let Some(script) = self.cache.script(process, &var) else {
             return Ok(());
         };
         match script.missing_in(&self.cwd()) {

@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 pub(crate) use self::batch::join_in_order;
 pub use self::batch::run_shell_hooks;
-pub(crate) use self::cache::HookCache;
+pub(crate) use self::cache::{HookCache, Pin};
 pub(crate) use self::decide::MESSAGE_MAX_CHARS;
 pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
@@ -127,9 +127,9 @@ impl ShellHook {
 
     /// Runs the hook once for `event` (a `policy` hook evaluates its Rego
     /// policy in process in place of the command, see
-    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the script an interpreter
-    /// command names exists (else a `spawn_failed` failure, see
-    /// [`hooks_plan::script_path`]), builds the payload (a writing tool
+    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the scripts the
+    /// command names exist (else a `spawn_failed` failure, see
+    /// [`hooks_plan::script`]), builds the payload (a writing tool
     /// with an affected path outside the workspace root, or one left
     /// unchecked, is refused there: the hook is not run and answers `skip`,
     /// see [`hooks_plan::PathDiagnosticKind`]), runs the command (a
