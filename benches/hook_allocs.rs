@@ -5,9 +5,12 @@
 //! server answering `{}`) and a `policy` hook (a small Rego file). One
 //! warm-up event first (it builds the table's hook ids, the HTTP client
 //! and its connection, the compiled policy), then the mean over the
-//! measured events. Only the allocations of the calling thread count
-//! (`allocation-counter`): the runtime is current-thread, so the hook's
-//! whole pipeline runs there; the loopback server's thread does not count.
+//! measured events. Every allocation of the process counts, on any thread
+//! (`stats_alloc`'s instrumented global allocator; a reallocation counts as
+//! one, as a moved block): the runtime is current-thread, a policy's
+//! evaluation runs on the runtime's Rego thread and counts too, and the
+//! loopback server is a child process (this binary run with `--serve`), so
+//! only the hook's own work is counted.
 //!
 //! Two reference lines follow, no hook involved: the floor of a `run`
 //! hook's spawn on the same runtime. `bare spawn` is tokio's
@@ -26,19 +29,30 @@
 //! call profiler, the difference between N = 2 and N = 1 is what one
 //! steady-state event executes (BENCHMARKS.md, "Files one event runs").
 
-#[path = "support/measure.rs"]
-mod measure;
-
 use std::path::Path;
 use std::sync::Arc;
 
 use agent_hooks::shell::Executor;
 use agent_hooks::{Flow, HookContext, StepEvent, Table};
 use hooks_runtime::{Dispatcher, StackOutcome, TableRef};
-use measure::allocations;
 use serde_json::json;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 agent_hooks::hooks!(name = Blocks, "hook_allocs.yaml");
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
+
+/// Heap allocations (and reallocations) per call of `f` over `calls`
+/// calls, made by any thread of the process.
+fn allocations(calls: u64, mut f: impl FnMut()) -> f64 {
+    let region = Region::new(GLOBAL);
+    for _ in 0..calls {
+        f();
+    }
+    let stats = region.change();
+    (stats.allocations + stats.reallocations) as f64 / calls as f64
+}
 
 /// A loaded table of `config`, `policy` files resolved against `root`.
 fn loaded(root: &Path, config: &str) -> Arc<Table> {
@@ -49,21 +63,51 @@ fn loaded(root: &Path, config: &str) -> Arc<Table> {
     Arc::new(Table::from_plan(compiled.plan))
 }
 
-/// A loopback HTTP server answering every POST with `{}` (keep-alive), on
-/// its own thread; returns its URL.
-fn serve() -> String {
-    let server = tiny_http::Server::http("127.0.0.1:0").expect("a loopback port");
-    let url = format!("http://{}/hook", server.server_addr());
-    std::thread::spawn(move || {
-        for mut request in server.incoming_requests() {
-            let mut body = Vec::new();
-            let _ = request.as_reader().read_to_end(&mut body);
-            let header = tiny_http::Header::from_bytes("Content-Type", "application/json")
-                .expect("a valid header");
-            let _ = request.respond(tiny_http::Response::from_string("{}").with_header(header));
+/// A loopback HTTP server answering every POST with `{}` (keep-alive):
+/// this binary run with `--serve`, which prints its URL; killed on drop.
+struct Server {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Server {
+    fn start() -> Server {
+        use std::io::BufRead;
+        let exe = std::env::current_exe().expect("the bench binary");
+        let mut child = std::process::Command::new(exe)
+            .arg("--serve")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the server process");
+        let mut url = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut url)
+            .expect("the server's URL");
+        Server {
+            child,
+            url: url.trim().to_owned(),
         }
-    });
-    url
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `--serve` mode: serves until killed.
+fn serve() {
+    let server = tiny_http::Server::http("127.0.0.1:0").expect("a loopback port");
+    println!("http://{}/hook", server.server_addr());
+    for mut request in server.incoming_requests() {
+        let mut body = Vec::new();
+        let _ = request.as_reader().read_to_end(&mut body);
+        let header = tiny_http::Header::from_bytes("Content-Type", "application/json")
+            .expect("a valid header");
+        let _ = request.respond(tiny_http::Response::from_string("{}").with_header(header));
+    }
 }
 
 /// The small policy of the `policy` hook: blocks `rm -rf`, else undefined.
@@ -71,6 +115,9 @@ const POLICY: &str = "package bench\n\ndecision := {\"decision\": \"block\", \"r
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--serve") {
+        return serve();
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let (warm, mut events) = if quick { (1, 20) } else { (1, 200) };
     let after = |flag: &str| {
@@ -83,7 +130,8 @@ fn main() {
     }
     let root = tempfile::tempdir().expect("a workspace root");
     std::fs::write(root.path().join("bench.rego"), POLICY).expect("the policy file");
-    let url = serve();
+    let server = Server::start();
+    let url = &server.url;
     let hook = |action: &str| {
         format!(
             "version: 1\nhooks:\n  - id: h\n    phase: before_tool\n    failure_policy: warn\n    {action}\n"

@@ -63,7 +63,7 @@ fn many_threads_never_interleave_lines() {
                     let record = HookRecord {
                         record: "hook",
                         phase: Phase::AfterTool,
-                        hook_id: format!("t{t}"),
+                        hook_id: format!("t{t}").into(),
                         tool: Some("bash".into()),
                         status: RecordStatus::Ok,
                         decision: None,

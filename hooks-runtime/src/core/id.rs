@@ -38,6 +38,12 @@ impl HookId {
     }
 }
 
+impl PartialEq<String> for HookId {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
 impl From<&str> for HookId {
     fn from(id: &str) -> Self {
         HookId::new(id)

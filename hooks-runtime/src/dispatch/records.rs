@@ -114,7 +114,7 @@ impl<'r> InProcessRecords<'r> {
         HookRecord {
             record: "hook",
             phase: rule.phase,
-            hook_id: rule.id.to_string(),
+            hook_id: HookId::new(&*rule.id),
             tool: event.tool_name().map(str::to_owned),
             status: RecordStatus::Ok,
             decision: None,

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hooks_plan::{FailurePolicy, Mode, PathDiagnostic, Phase};
 use serde::Serialize;
 
+use crate::core::id::HookId;
 use crate::core::report::{OutputSizes, StreamSize};
 use crate::shell::redact::{SecretSet, redact_sensitive_text};
 
@@ -52,8 +53,8 @@ pub struct HookRecord {
     pub record: &'static str,
     /// The event's phase.
     pub phase: Phase,
-    /// The hook's id.
-    pub hook_id: String,
+    /// The hook's id (shared with the hook's spec: no copy per record).
+    pub hook_id: HookId,
     /// The tool's name, on tool phases.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
@@ -310,7 +311,11 @@ impl RecordWriter {
                 h.message = h
                     .message
                     .map(|m| redact_sensitive_text(&m, &secrets).into_owned());
-                h.hook_id = redact_sensitive_text(&h.hook_id, &secrets).into_owned();
+                if let std::borrow::Cow::Owned(id) =
+                    redact_sensitive_text(h.hook_id.as_str(), &secrets)
+                {
+                    h.hook_id = id.into();
+                }
                 h.tool = h
                     .tool
                     .map(|t| redact_sensitive_text(&t, &secrets).into_owned());

@@ -191,7 +191,7 @@ impl<'a> Call<'a> {
         HookRecord {
             record: "hook",
             phase: self.phase,
-            hook_id: self.spec.id.to_string(),
+            hook_id: HookId::new(Arc::clone(&self.spec.id)),
             tool: self.tool.map(str::to_owned),
             status,
             decision: None,
