@@ -232,6 +232,14 @@ impl Quote for Dfa {
     }
     fn quote(&self, g: &mut Gen) -> TokenStream {
         let p = g.p.clone();
+        if let Dfa::Lazy(lazy) = self {
+            let name = g.name("L");
+            let regexes = lazy.regexes().iter().map(|r| &**r);
+            g.items.push(quote! {
+                static #name: #p::LazySet = #p::LazySet::new_static(&[#(#p::Cow::Borrowed(#regexes)),*]);
+            });
+            return quote!(#p::Dfa::LazyStatic(&#name));
+        }
         let Dfa::Owned(dfa) = self else {
             return quote!(::core::compile_error!(
                 "`hooks!` internal error: the lowering returned an embedded DFA"

@@ -81,10 +81,24 @@ pub struct PatternGroup {
 
 impl PatternGroup {
     /// Sets the bit of every rule whose pattern matches `haystack`, with one
-    /// overlapping search; when the DFA gives up (a Unicode word boundary on
+    /// overlapping search (of the dense DFA, or of the lazy one: no
+    /// allocation once its caches are warm); when the DFA gives up (a Unicode word boundary on
     /// a non-ASCII haystack) the group's fallback names them (one
     /// allocation, on that input only). Otherwise never allocates.
     fn mark(&self, haystack: &str, out: &mut [u64]) {
+        if let Some(lazy) = self.dfa.lazy() {
+            let search = if self.anchored {
+                Search::Anchored
+            } else {
+                Search::Unanchored
+            };
+            lazy.for_each_match(haystack, search, |i| {
+                if let Some(&p) = self.positions.get(i) {
+                    set(out, p);
+                }
+            });
+            return;
+        }
         let anchored = if self.anchored {
             Anchored::Yes
         } else {
@@ -96,6 +110,7 @@ impl PatternGroup {
             let found = match &self.dfa {
                 Dfa::Static(s) => s.get().try_search_overlapping_fwd(&input, &mut state),
                 Dfa::Owned(d) => d.dfa.try_search_overlapping_fwd(&input, &mut state),
+                Dfa::LazyStatic(_) | Dfa::Lazy(_) => return,
             };
             if found.is_err() {
                 let search = if self.anchored {
