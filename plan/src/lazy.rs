@@ -98,11 +98,15 @@ impl LazySet {
             let len = regex.pattern_len();
             Pool::new(Box::new(move || PatternSet::new(len)))
         });
+        // Sets go back to the pool empty: a miss costs the search alone,
+        // not a pass over one flag per pattern.
         let mut set = sets.get();
-        set.clear();
         regex.which_overlapping_matches(&input(haystack, search), &mut set);
-        for p in set.iter() {
-            hit(p.as_usize());
+        if !set.is_empty() {
+            for p in set.iter() {
+                hit(p.as_usize());
+            }
+            set.clear();
         }
     }
 }
