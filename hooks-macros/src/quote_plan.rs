@@ -19,8 +19,9 @@
 //! derived `Debug`), and a cast to `isize` stops compiling if a variant
 //! gains a field. Hand-written are only the types whose static form differs
 //! from their owned one: [`List`] (a named static array), [`Text`]
-//! (`Cow::Borrowed`), [`Dfa`] (embedded bytes), numbers (suffixed literals,
-//! floats bit-exact), `Option`, pairs and arrays.
+//! (`Cow::Borrowed`), [`Dfa`] (embedded bytes, or a lazy group's regexes),
+//! numbers (suffixed literals, floats bit-exact), `Option`, pairs and
+//! arrays.
 //!
 //! Why not a derive on the plan types (`databake`'s `Bake`, say): its
 //! `bake(&self, &CrateEnv)` has no state to name `static`s and embed each

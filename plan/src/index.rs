@@ -12,6 +12,11 @@
 //!   same pointer are compiled into one multi-pattern DFA, searched once per
 //!   event with an overlapping search that reports every pattern matching.
 //!
+//! A group too costly to determinize (more than a few dozen patterns, or a
+//! union over the lowering's budget) is a lazily built automaton instead
+//! ([`LazySet`](crate::LazySet)), searched the same way, with the same
+//! answers.
+//!
 //! A rule is a *candidate* when both say it can match. Candidates are a
 //! superset of the matching rules; [`Cursor`] still decides each candidate
 //! with [`Rule::matches`], so dispatch selects exactly the rules a rule by
@@ -71,7 +76,8 @@ impl Bits {
 /// `positions[i]`.
 #[derive(Debug, PartialEq)]
 pub struct PatternGroup {
-    /// The DFA (built with `build_many`, every pattern kept apart).
+    /// The DFA (built with `build_many`, every pattern kept apart), or the
+    /// lazily built automaton of the same patterns.
     pub dfa: Dfa,
     /// How the DFA is searched.
     pub anchored: bool,
@@ -150,8 +156,8 @@ fn set(out: &mut [u64], position: u32) {
 pub struct Gate {
     /// The pointer's reference tokens.
     pub pointer: List<Text>,
-    /// The leaves' patterns, in as few DFAs as the size limit allows
-    /// (normally one).
+    /// The leaves' patterns: one group (kept a list, so a plan can hold
+    /// several).
     pub groups: List<PatternGroup>,
 }
 
