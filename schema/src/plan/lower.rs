@@ -192,9 +192,10 @@ impl DfaCache {
     }
 }
 
-/// Why a validated config could not be lowered: a group of patterns whose
-/// combined automaton is too large (each pattern alone fit, or validation
-/// would have said so), or an internal inconsistency.
+/// Why a validated config could not be lowered: a group of patterns the
+/// regex crate does not compile (each pattern alone compiled, or validation
+/// would have said so; a group too large for one DFA is matched lazily),
+/// or an internal inconsistency.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hook `{hook}`: {message}")]
 pub struct LowerError {
