@@ -1,4 +1,4 @@
-//! SIGINT and SIGTERM stop `agent-hooks test` and `replay --exec` cleanly:
+//! SIGINT, SIGTERM and SIGHUP stop `agent-hooks test` and `replay --exec` cleanly:
 //! the running hook's process is killed, what the command has (the records
 //! saying `cancelled`, the partial outcome) is printed, the
 //! `.agent-hooks-session-*` directory is removed after that and the exit
@@ -214,6 +214,47 @@ fn sigterm_stops_test_with_143_and_prints_the_cancelled_record() {
     let records = records(&stdout);
     assert_eq!(records.len(), 1, "{stdout}");
     assert_eq!(records[0]["hook_id"], "hang", "{stdout}");
+    assert_eq!(records[0]["failure_kind"], "cancelled", "{stdout}");
+}
+
+/// A hang-up (the terminal closed, the SSH session dropped) is handled like
+/// SIGTERM: every process of the hook's group (here the hook and a
+/// background child of it) is killed, the cancelled record is printed and
+/// the exit code is 129. Without a handler the command died at once and
+/// left the hook's group running.
+#[test]
+fn sighup_stops_test_with_129_and_leaves_no_process_of_the_hook_group() {
+    let dir = workspace("sleep 97.2461 & sleep 97.2462; wait", "60s", "block");
+    let needles = ["sleep 97.2461", "sleep 97.2462"];
+    let mut running = start(
+        dir.path(),
+        &[
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--format",
+            "json",
+        ],
+    );
+    running.wait_for_hooks(&needles);
+    running.signal("-HUP");
+    let (status, stdout) = running.wait(Duration::from_secs(10), &needles);
+    let gone = wait_until(Duration::from_secs(3), || {
+        processes_with("sleep 97.246").is_empty()
+    });
+    let left = processes_with("sleep 97.246");
+    for pid in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert!(gone, "hook processes left after SIGHUP: {left:?}");
+    assert_eq!(status.code(), Some(129), "{status:?}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    assert_eq!(report["interrupted"], "SIGHUP", "{stdout}");
+    let records = records(&stdout);
+    assert_eq!(records.len(), 1, "{stdout}");
     assert_eq!(records[0]["failure_kind"], "cancelled", "{stdout}");
 }
 

@@ -33,6 +33,7 @@ use hooks_runtime::History;
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = Hundred, "configs/hundred.yaml");
+agent_hooks::hooks!(name = ContainsGlobs, "configs/contains_globs.yaml");
 
 const EVENTS: usize = 10_000;
 
@@ -356,4 +357,29 @@ fn rewrites_allocate_only_their_json_value_and_params_nothing() {
     // other fields; so is the key its provenance entry names.
     assert_eq!(n, 0, "`additional_params` allocated {n} times");
     assert_eq!(flow.kind(), FlowKind::PatchRequest);
+}
+
+/// A gate too costly to determinize (100 `*contains*` globs on one pointer)
+/// is embedded as a lazily built automaton; once its caches are warm,
+/// selecting through it allocates nothing either, and it selects exactly
+/// the rules whose glob matches.
+#[test]
+fn selecting_through_a_lazy_gate_allocates_nothing_once_warm() {
+    let table: &Table = ContainsGlobs::table();
+    let hit = json!({"path": "/srv/secret42/secret7/key"});
+    let miss = json!({"path": "/srv/public/key"});
+    let events = [before("write_file", &hit), before("write_file", &miss)];
+    let selected: Vec<Vec<&str>> = events
+        .iter()
+        .map(|e| table.matching(*e).map(|r| &*r.id).collect())
+        .collect();
+    assert_eq!(selected, [vec!["g4", "g7", "g42"], vec![]]);
+    let mut matched = 0;
+    let n = allocations(|| {
+        for i in 0..EVENTS {
+            matched += table.matching(events[i % events.len()]).count();
+        }
+    });
+    assert_eq!(n, 0, "selection allocated {n} times");
+    assert_eq!(matched, EVENTS / 2 * 3);
 }

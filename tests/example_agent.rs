@@ -20,6 +20,7 @@ fn run_agent() -> (String, coding_agent::Summary, Vec<Value>) {
     let records = dir.path().join("records.jsonl");
     let options = coding_agent::Options {
         records: Some(records.clone()),
+        ..Default::default()
     };
     let mut out = Vec::new();
     let summary = coding_agent::run(&options, &mut out).expect("the agent runs to completion");

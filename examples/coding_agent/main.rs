@@ -27,6 +27,12 @@
 //! is written next to the example binary, under `target/` (or to
 //! `--records PATH`); the transcript only prints its path.
 //!
+//! SIGINT, SIGTERM and SIGHUP stop the agent cleanly: the shell runtime's
+//! cancellation stops the running tool and hooks (SIGTERM to each one's
+//! process group, SIGKILL after the executor's kill grace), no later tool
+//! or hook starts, the run ends, the temporary workspace is removed and
+//! the agent exits with 128 + the signal's number (130, 143, 129).
+//!
 //! A tool call skipped by a hook does not run, so no `after_tool` event
 //! follows it. The stop-resume cap counts resumes per user prompt: the
 //! agent passes that count as the stop event's `loop_count`.
@@ -65,7 +71,33 @@ const HOOK_SCRIPTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hooks"
 pub(crate) struct Options {
     /// Where to write the records file; `None` = next to the executable.
     pub(crate) records: Option<PathBuf>,
+    /// A `bash` command the model runs before its script
+    /// (`--first-command`; the signal tests hold a tool running with it).
+    pub(crate) first_command: Option<String>,
 }
+
+/// How long a stopped run gets to end (its running tool and hooks are
+/// killed within the executor's kill grace) before it is dropped, which
+/// SIGKILLs their process groups.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// The agent was stopped by a signal: `run`'s error, which `main` turns
+/// into the exit code 128 + the signal's number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Interrupted {
+    /// `SIGINT`, `SIGTERM` or `SIGHUP`.
+    pub(crate) signal: &'static str,
+    /// 130, 143 or 129.
+    pub(crate) code: u8,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "interrupted by {}", self.signal)
+    }
+}
+
+impl std::error::Error for Interrupted {}
 
 /// What happened during a run (counts of the transcript's events).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -133,6 +165,9 @@ impl Agent<'_> {
         args: &Value,
         messages: &mut Vec<Value>,
     ) -> io::Result<Option<String>> {
+        if self.shell.cancel_token().is_cancelled() {
+            return Ok(Some(String::from("interrupted")));
+        }
         writeln!(self.out, "  [{}] before_tool {tool} {args}", turn.turn())?;
         let call = ToolCall {
             tool_name: tool,
@@ -299,7 +334,15 @@ pub(crate) fn run(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(agent_loop(&mut agent))?;
+    let first_command = options.first_command.as_deref();
+    let stopped = runtime.block_on(interruptible(&mut agent, first_command))?;
+    if let Some(interrupted) = stopped {
+        writeln!(agent.out, "{interrupted}")?;
+        // Dropping the runtime kills what is left (worker pools, a hook
+        // past the grace); returning drops `workspace`, which removes it.
+        drop(runtime);
+        return Err(interrupted.into());
+    }
 
     agent.summary.audit_log_lines = std::fs::read_to_string(root.join(".agent/audit.jsonl"))
         .map_or(0, |log| log.lines().count());
@@ -310,7 +353,31 @@ pub(crate) fn run(
     Ok(summary)
 }
 
-async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
+/// Runs the agent loop until it ends or a signal comes; on SIGINT, SIGTERM
+/// or SIGHUP, cancels the shell runtime (the running tool and hooks are
+/// killed, nothing new starts) and gives the loop [`STOP_GRACE`] to end.
+async fn interruptible(
+    agent: &mut Agent<'_>,
+    first_command: Option<&str>,
+) -> io::Result<Option<Interrupted>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    let cancel = agent.shell.cancel_token().clone();
+    let mut work = std::pin::pin!(agent_loop(agent, first_command));
+    let interrupted = tokio::select! {
+        out = &mut work => return out.map(|()| None),
+        _ = int.recv() => Interrupted { signal: "SIGINT", code: 130 },
+        _ = term.recv() => Interrupted { signal: "SIGTERM", code: 143 },
+        _ = hup.recv() => Interrupted { signal: "SIGHUP", code: 129 },
+    };
+    cancel.cancel();
+    let _ = tokio::time::timeout(STOP_GRACE, work).await;
+    Ok(Some(interrupted))
+}
+
+async fn agent_loop(agent: &mut Agent<'_>, first_command: Option<&str>) -> io::Result<()> {
     let ctx = HookContext::new("coding-agent");
     agent.observe(&ctx, StepEvent::RunStart).await?;
 
@@ -329,11 +396,11 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
     };
 
     let mut messages = vec![json!({"role": "user", "content": prompt})];
-    let mut model = script().into_iter();
+    let mut model = script(first_command).into_iter();
     let mut resumes = 0u32;
     let mut end: Option<String> = None;
     let mut turn_no = 0u32;
-    while end.is_none() {
+    while end.is_none() && !agent.shell.cancel_token().is_cancelled() {
         let turn = ctx.for_turn(turn_no);
         turn_no += 1;
         writeln!(agent.out)?;
@@ -480,26 +547,33 @@ async fn agent_loop(agent: &mut Agent<'_>) -> io::Result<()> {
     reason = "the example binary's entry point; tests call `run`"
 )]
 fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(cli(std::env::args().skip(1)))
+}
+
+/// The example's command line: `[--records PATH] [--first-command CMD]`;
+/// the exit code (0, 1 on an error, 2 on a usage error, 128 + the signal's
+/// number when a signal stopped it).
+pub(crate) fn cli(mut args: impl Iterator<Item = String>) -> u8 {
     let mut options = Options::default();
-    let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.next()) {
             ("--records", Some(path)) => options.records = Some(PathBuf::from(path)),
+            ("--first-command", Some(command)) => options.first_command = Some(command),
             _ => {
                 eprintln!(
-                    "error: unexpected argument `{arg}`; usage: coding_agent [--records PATH]"
+                    "error: unexpected argument `{arg}`; usage: coding_agent [--records PATH] [--first-command CMD]"
                 );
-                return std::process::ExitCode::from(2);
+                return 2;
             }
         }
     }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     match run(&options, &mut out) {
-        Ok(_) => std::process::ExitCode::SUCCESS,
+        Ok(_) => 0,
         Err(err) => {
             eprintln!("error: {err}");
-            std::process::ExitCode::FAILURE
+            err.downcast_ref::<Interrupted>().map_or(1, |i| i.code)
         }
     }
 }

@@ -20,8 +20,24 @@ fn call(tool: &'static str, args: Value) -> Call {
     Call { tool, args }
 }
 
-/// The scripted model: the turns it answers with, in order.
-pub(super) fn script() -> Vec<Turn> {
+/// The scripted model: the turns it answers with, in order; `first` is a
+/// `bash` command run before them, in a turn of its own.
+pub(super) fn script(first: Option<&str>) -> Vec<Turn> {
+    let mut turns = Vec::new();
+    if let Some(command) = first {
+        turns.push(Turn {
+            text: "First, the command I was asked to run.",
+            calls: vec![call(
+                "bash",
+                json!({"command": command, "timeout_ms": 600_000}),
+            )],
+        });
+    }
+    turns.extend(scripted());
+    turns
+}
+
+fn scripted() -> Vec<Turn> {
     let todo = "add a test for src/greet.sh\nupdate README.md\ndocument config/.env\nrun shellcheck\nremove the build directory by hand\n";
     vec![
         Turn {

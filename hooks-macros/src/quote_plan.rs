@@ -20,8 +20,9 @@
 //! gains a field. Hand-written are only the types whose static form differs
 //! from their owned one: [`List`], `Cow<[T]>` and [`Params`] (a named
 //! static array), [`Text`] (`Cow::Borrowed`), [`History`] (only
-//! `keep_last` comes from a config), [`Dfa`] (embedded bytes), numbers (suffixed literals,
-//! floats bit-exact), `Option`, pairs and arrays.
+//! `keep_last` comes from a config), [`Dfa`] (embedded bytes, or a lazy
+//! group's regexes), numbers (suffixed literals, floats bit-exact),
+//! `Option`, pairs and arrays.
 //!
 //! Why not a derive on the plan types (`databake`'s `Bake`, say): its
 //! `bake(&self, &CrateEnv)` has no state to name `static`s and embed each
@@ -296,6 +297,14 @@ impl Quote for Dfa {
     }
     fn quote(&self, g: &mut Gen) -> TokenStream {
         let p = g.p.clone();
+        if let Dfa::Lazy(lazy) = self {
+            let name = g.name("L");
+            let regexes = lazy.regexes().iter().map(|r| &**r);
+            g.items.push(quote! {
+                static #name: #p::LazySet = #p::LazySet::new_static(&[#(#p::Cow::Borrowed(#regexes)),*]);
+            });
+            return quote!(#p::Dfa::LazyStatic(&#name));
+        }
         let Dfa::Owned(dfa) = self else {
             return quote!(::core::compile_error!(
                 "`hooks!` internal error: the lowering returned an embedded DFA"

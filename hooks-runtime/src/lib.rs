@@ -199,7 +199,7 @@ pub mod __private {
         PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, StaticDfa,
         Test, ToolChoice, ToolPaths, ToolSchema, ToolSet,
     };
-    pub use hooks_plan::{Bits, Gate, PatternGroup, PhaseIndex};
+    pub use hooks_plan::{Bits, Gate, LazySet, PatternGroup, PhaseIndex};
     pub use hooks_plan::{
         FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
     };

@@ -341,3 +341,62 @@ async fn a_pool_serves_requests_concurrently() {
     fx.runtime.shutdown_workers().await;
     assert_groups_gone(&fx);
 }
+
+/// The restart limit counts per window, not per lifetime: a worker that
+/// crashes on every fifth request (each crash a window after the previous
+/// restart: the worker sleeps past the window first) is restarted every
+/// time, far past the limit, and serves every other request.
+#[tokio::test]
+async fn a_worker_failing_now_and_then_keeps_being_restarted() {
+    const K: usize = 5;
+    let fx = Fixture::build(HookLimits::default(), |rt| {
+        rt.with_worker_restart_limit(1)
+            .with_worker_restart_window(Duration::from_millis(100))
+    });
+    let body = format!(r#"if [ "$n" = {K} ]; then sleep 0.3; kill -9 $$; fi; {ANSWER}"#);
+    let n = 4 * K + 2;
+    let invs = requests(&fx, worker("flaky", &body), n).await;
+    for (i, inv) in invs.iter().enumerate() {
+        if (i + 1) % K == 0 {
+            assert_eq!(failure(inv), Some(FailureKind::Signalled), "{i}: {inv:?}");
+        } else {
+            assert_eq!(inv.flow, Flow::Continue, "request {i}: {inv:?}");
+        }
+    }
+    assert_eq!(pids(&fx).len(), 1 + (n - 1) / K, "one restart per crash");
+    drop(invs);
+    fx.runtime.shutdown_workers().await;
+    assert_groups_gone(&fx);
+}
+
+/// A worker that exits (code 0) while idle is replaced before the next
+/// request is sent: the request is served, no failure is recorded, and the
+/// replacement does not use the restart budget (here 0).
+#[tokio::test]
+async fn a_worker_that_exits_while_idle_serves_the_next_request() {
+    let fx = Fixture::build(HookLimits::default(), |rt| rt.with_worker_restart_limit(0));
+    // Only the first process exits (after its first answer).
+    let body = format!(r#"{ANSWER} if [ ! -e exited ]; then : > exited; exit 0; fi;"#);
+    let hook = fx.hook(worker("idle-exit", &body));
+    let ctx = HookContext::new("run-1");
+    let args = json!({"command": "ls"});
+    let first = hook.invoke(&ctx, before_tool("bash", "c1", &args)).await;
+    assert_eq!(first.flow, Flow::Continue, "{first:?}");
+    // Wait until the first process has exited (it answered, then ended).
+    let first_pid = pids(&fx)[0];
+    let left = proc::wait_group_gone(first_pid, Duration::from_secs(5));
+    assert!(left.is_empty(), "the worker did not exit: {left:?}");
+    for i in 0..3 {
+        let inv = hook.invoke(&ctx, before_tool("bash", "c1", &args)).await;
+        assert_eq!(inv.flow, Flow::Continue, "request {i}: {inv:?}");
+        assert_eq!(failure(&inv), None, "request {i}: {inv:?}");
+    }
+    assert_eq!(
+        pids(&fx).len(),
+        2,
+        "restarted once, before the second request"
+    );
+    assert_eq!(failure_kinds(&fx), [None, None, None, None]);
+    fx.runtime.shutdown_workers().await;
+    assert_groups_gone(&fx);
+}

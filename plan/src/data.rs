@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
+use crate::lazy::LazySet;
 use crate::limits::HttpProtocol;
 use crate::patch::RequestPatch;
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol};
@@ -210,9 +211,11 @@ impl BuiltDfa {
     }
 }
 
-/// A compiled glob or regex: embedded ([`StaticDfa`]) or built by the
-/// lowering ([`BuiltDfa`]). Decides every input: where the automaton gives
-/// up, the regex crate does ([`Dfa::is_match`]).
+/// A compiled glob or regex (or a group of them): a dense DFA embedded
+/// ([`StaticDfa`]) or built by the lowering ([`BuiltDfa`]), or, where a
+/// dense DFA would cost too much to build, a lazily built one ([`LazySet`]).
+/// Decides every input: where the automaton gives up, the regex crate does
+/// ([`Dfa::is_match`]).
 ///
 /// Two DFAs are equal when their serialized forms (native byte order) and
 /// their regexes are: a static table and a loaded table of one config
@@ -222,6 +225,11 @@ pub enum Dfa {
     Static(&'static StaticDfa),
     /// Built at run time (or in the macro, before it is serialized).
     Owned(Box<BuiltDfa>),
+    /// Patterns too costly to determinize, embedded by `hooks!` and
+    /// compiled on first use ([`LazySet`]).
+    LazyStatic(&'static LazySet),
+    /// Patterns too costly to determinize, compiled by the lowering.
+    Lazy(Box<LazySet>),
 }
 
 impl Dfa {
@@ -233,6 +241,17 @@ impl Dfa {
                 let (bytes, pad) = d.dfa.to_bytes_native_endian();
                 Cow::Owned(bytes[pad..].to_vec())
             }
+            // No dense automaton: nothing to embed.
+            Dfa::LazyStatic(_) | Dfa::Lazy(_) => Cow::Borrowed(&[]),
+        }
+    }
+
+    /// The lazily built matcher, when the patterns have no dense DFA.
+    pub fn lazy(&self) -> Option<&LazySet> {
+        match self {
+            Dfa::LazyStatic(l) => Some(l),
+            Dfa::Lazy(l) => Some(l),
+            Dfa::Static(_) | Dfa::Owned(_) => None,
         }
     }
 
@@ -241,6 +260,8 @@ impl Dfa {
         match self {
             Dfa::Static(s) => s.regexes.to_vec(),
             Dfa::Owned(d) => d.regexes.iter().map(String::as_str).collect(),
+            Dfa::LazyStatic(l) => l.regexes().iter().map(|r| &**r).collect(),
+            Dfa::Lazy(l) => l.regexes().iter().map(|r| &**r).collect(),
         }
     }
 
@@ -251,8 +272,13 @@ impl Dfa {
     /// For an embedded DFA whose regexes the regex crate does not compile:
     /// the lowering compiled the same regexes with the same crate when
     /// `hooks!` ran, so this is a build bug, not a config error.
+    /// For a [`Dfa::Lazy`] / [`Dfa::LazyStatic`] (it never gives up: callers
+    /// ask [`Dfa::lazy`] first), a bug.
     pub(crate) fn fallback(&self, search: crate::automata::Search) -> &regex::bytes::RegexSet {
         match self {
+            Dfa::LazyStatic(_) | Dfa::Lazy(_) => {
+                unreachable!("a lazy matcher decides every input itself")
+            }
             Dfa::Static(s) => s.fallback.get_or_init(|| {
                 crate::automata::fallback(s.regexes, search).unwrap_or_else(|e| {
                     panic!("`hooks!` embedded a pattern this runtime cannot compile: {e}")
@@ -269,13 +295,18 @@ impl Dfa {
 
 impl fmt::Debug for Dfa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Dfa({} bytes)", self.to_native_bytes().len())
+        match self.lazy() {
+            Some(l) => write!(f, "Dfa({l:?})"),
+            None => write!(f, "Dfa({} bytes)", self.to_native_bytes().len()),
+        }
     }
 }
 
 impl PartialEq for Dfa {
     fn eq(&self, other: &Self) -> bool {
-        self.to_native_bytes() == other.to_native_bytes() && self.regexes() == other.regexes()
+        self.lazy().is_some() == other.lazy().is_some()
+            && self.to_native_bytes() == other.to_native_bytes()
+            && self.regexes() == other.regexes()
     }
 }
 

@@ -15,6 +15,8 @@ impl Dfa {
         let decided = match self {
             Dfa::Static(s) => try_is_match(s.get(), haystack, search),
             Dfa::Owned(d) => try_is_match(&d.dfa, haystack, search),
+            Dfa::LazyStatic(l) => Some(l.is_match(haystack, search)),
+            Dfa::Lazy(l) => Some(l.is_match(haystack, search)),
         };
         decided.unwrap_or_else(|| self.fallback(search).is_match(haystack.as_bytes()))
     }

@@ -12,6 +12,11 @@
 //!   same pointer are compiled into one multi-pattern DFA, searched once per
 //!   event with an overlapping search that reports every pattern matching.
 //!
+//! A group too costly to determinize (more than a few dozen patterns, or a
+//! union over the lowering's budget) is a lazily built automaton instead
+//! ([`LazySet`](crate::LazySet)), searched the same way, with the same
+//! answers.
+//!
 //! A rule is a *candidate* when both say it can match. Candidates are a
 //! superset of the matching rules; [`Cursor`] still decides each candidate
 //! with [`Rule::matches`], so dispatch selects exactly the rules a rule by
@@ -71,7 +76,8 @@ impl Bits {
 /// `positions[i]`.
 #[derive(Debug, PartialEq)]
 pub struct PatternGroup {
-    /// The DFA (built with `build_many`, every pattern kept apart).
+    /// The DFA (built with `build_many`, every pattern kept apart), or the
+    /// lazily built automaton of the same patterns.
     pub dfa: Dfa,
     /// How the DFA is searched.
     pub anchored: bool,
@@ -81,10 +87,24 @@ pub struct PatternGroup {
 
 impl PatternGroup {
     /// Sets the bit of every rule whose pattern matches `haystack`, with one
-    /// overlapping search; when the DFA gives up (a Unicode word boundary on
+    /// overlapping search (of the dense DFA, or of the lazy one: no
+    /// allocation once its caches are warm); when the DFA gives up (a Unicode word boundary on
     /// a non-ASCII haystack) the group's fallback names them (one
     /// allocation, on that input only). Otherwise never allocates.
     fn mark(&self, haystack: &str, out: &mut [u64]) {
+        if let Some(lazy) = self.dfa.lazy() {
+            let search = if self.anchored {
+                Search::Anchored
+            } else {
+                Search::Unanchored
+            };
+            lazy.for_each_match(haystack, search, |i| {
+                if let Some(&p) = self.positions.get(i) {
+                    set(out, p);
+                }
+            });
+            return;
+        }
         let anchored = if self.anchored {
             Anchored::Yes
         } else {
@@ -96,6 +116,7 @@ impl PatternGroup {
             let found = match &self.dfa {
                 Dfa::Static(s) => s.get().try_search_overlapping_fwd(&input, &mut state),
                 Dfa::Owned(d) => d.dfa.try_search_overlapping_fwd(&input, &mut state),
+                Dfa::LazyStatic(_) | Dfa::Lazy(_) => return,
             };
             if found.is_err() {
                 let search = if self.anchored {
@@ -135,8 +156,8 @@ fn set(out: &mut [u64], position: u32) {
 pub struct Gate {
     /// The pointer's reference tokens.
     pub pointer: List<Text>,
-    /// The leaves' patterns, in as few DFAs as the size limit allows
-    /// (normally one).
+    /// The leaves' patterns: one group (kept a list, so a plan can hold
+    /// several).
     pub groups: List<PatternGroup>,
 }
 

@@ -33,6 +33,7 @@ mod data;
 mod digest;
 mod eval;
 mod index;
+mod lazy;
 mod limits;
 mod output;
 mod patch;
@@ -52,6 +53,7 @@ pub use data::{
 pub use digest::{file_digest, policy_digest};
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Gate, PatternGroup, PhaseIndex};
+pub use lazy::LazySet;
 pub use limits::{
     DEFAULT_TIMEOUT_MS, HeaderPart, HeaderTemplateError, HttpProtocol, Limits, header_parts,
 };

@@ -1,5 +1,8 @@
-//! Loading speed: a 1,000-hook config through all three layers
-//! (`cargo bench -p hooks-schema --bench load`). Target: well under 1 s.
+//! Loading speed: a 1,000-hook config through all three layers, and the
+//! configs whose patterns once made determinization blow up: 1,000
+//! `*contains*` globs and 512 small regexes on one pointer, and a 1 MiB
+//! config of the globs (`cargo bench -p hooks-schema --bench load`).
+//! Target: well under 1 s each, the 1 MiB config under 5 s.
 
 #![allow(
     missing_docs,
@@ -58,6 +61,60 @@ fn lint_worst_case(n: usize) -> String {
     s
 }
 
+/// `n` rules `when: {pointer: /path, glob: '*secretN*'}` (`n` = 9,200 is
+/// a config just under the 1 MiB limit).
+fn contains_globs(n: usize) -> String {
+    let mut s = String::from("version: 1\nhooks:\n");
+    for i in 0..n {
+        write!(
+            s,
+            "  - id: g{i}\n    phase: before_tool\n    when: {{ pointer: /path, glob: '*secret{i}*' }}\n    block: {{ reason: no }}\n"
+        )
+        .unwrap_or(());
+    }
+    s
+}
+
+/// `n` rules `when: {pointer: /command, matches: 'aN.{10}$'}`.
+fn small_regexes(n: usize) -> String {
+    let mut s = String::from("version: 1\nhooks:\n");
+    for i in 0..n {
+        write!(
+            s,
+            "  - id: r{i}\n    phase: before_tool\n    when: {{ pointer: /command, matches: 'a{i}.{{10}}$' }}\n    block: {{ reason: no }}\n"
+        )
+        .unwrap_or(());
+    }
+    s
+}
+
+fn pathological(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10);
+    let globs = contains_globs(1_000);
+    let regexes = small_regexes(512);
+    let mib = contains_globs(9_200);
+    assert!(
+        mib.len() > 1_000_000 && mib.len() <= 1 << 20,
+        "{}",
+        mib.len()
+    );
+    for (name, source) in [
+        ("compile_str 1000 contains-globs", &globs),
+        ("compile_str 512 small regexes", &regexes),
+        ("compile_str 1 MiB of contains-globs", &mib),
+    ] {
+        assert!(
+            hooks_schema::compile_str(source, "p.yaml").is_ok(),
+            "{name}"
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| hooks_schema::compile_str(black_box(source), "p.yaml"))
+        });
+    }
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let source = config(1_000);
     // Warm the once-built schema validator outside the measurement, as a
@@ -81,6 +138,6 @@ fn bench(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = support::quick();
-    targets = bench
+    targets = bench, pathological
 }
 criterion_main!(benches);

@@ -44,6 +44,21 @@ pub type OwnedDfa = dense::DFA<Vec<u32>>;
 /// [`PatternError::Dfa`] when a regex does not parse or the DFA would
 /// exceed [`DFA_SIZE_LIMIT`].
 pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, PatternError> {
+    build_dfa_within(regexes, search, DFA_SIZE_LIMIT)
+}
+
+/// [`build_dfa`] with a smaller size limit, in bytes, for the DFA and for
+/// the determinization working set alike: what bounds the work of one
+/// attempt (a pattern group's, see `plan::index_build`).
+///
+/// # Errors
+///
+/// As [`build_dfa`], with `limit` for [`DFA_SIZE_LIMIT`].
+pub fn build_dfa_within(
+    regexes: &[String],
+    search: Search,
+    limit: usize,
+) -> Result<OwnedDfa, PatternError> {
     let start = match search {
         Search::Anchored => StartKind::Anchored,
         Search::Unanchored => StartKind::Unanchored,
@@ -54,8 +69,8 @@ pub fn build_dfa(regexes: &[String], search: Search) -> Result<OwnedDfa, Pattern
                 .start_kind(start)
                 .match_kind(MatchKind::All)
                 .unicode_word_boundary(true)
-                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
-                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+                .dfa_size_limit(Some(limit))
+                .determinize_size_limit(Some(limit)),
         )
         .syntax(syntax::Config::new().utf8(false))
         .thompson(

@@ -280,9 +280,8 @@ impl Loader {
 ///
 /// # Errors
 ///
-/// [`Diagnostics`] (never empty) when the config is invalid, including a
-/// group of tool patterns whose combined automaton is too large
-/// (`pattern-too-large`, located on the list). Warnings and notes found
+/// [`Diagnostics`] (never empty) when the config is invalid (a group of
+/// patterns too large for one DFA is not: it is matched lazily). Warnings and notes found
 /// beside errors are part of the `Err`.
 pub fn compile_str(source: &str, file: &str) -> Result<Compiled, Diagnostics> {
     Loader::new().compile_str(source, file)

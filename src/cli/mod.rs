@@ -25,6 +25,9 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 pub(crate) const EXIT_SIGINT: u8 = 130;
 /// Exit code after SIGTERM: 128 + 15, the shell convention.
 pub(crate) const EXIT_SIGTERM: u8 = 143;
+/// Exit code after SIGHUP (the terminal or the session went away): 128 + 1,
+/// the shell convention. A hang-up is handled like SIGTERM.
+pub(crate) const EXIT_SIGHUP: u8 = 129;
 
 /// How long an interrupted command waits, after a second signal, for its
 /// hooks to be stopped through cancellation (SIGTERM, the executor's kill
@@ -73,13 +76,13 @@ pub(crate) struct Cancels {
     pub(crate) shutdown: hooks_runtime::CancellationToken,
 }
 
-/// A command stopped by SIGINT or SIGTERM: the exit code and what the work
+/// A command stopped by SIGINT, SIGTERM or SIGHUP: the exit code and what the work
 /// returned after its hooks were cancelled (`None` when it had to be dropped).
 #[derive(Debug)]
 pub(crate) struct Interrupted<T> {
-    /// [`EXIT_SIGINT`] or [`EXIT_SIGTERM`].
+    /// [`EXIT_SIGINT`], [`EXIT_SIGTERM`] or [`EXIT_SIGHUP`].
     pub(crate) code: u8,
-    /// The signal's name, `SIGINT` or `SIGTERM`, for the report.
+    /// The signal's name, `SIGINT`, `SIGTERM` or `SIGHUP`, for the report.
     pub(crate) signal: &'static str,
     /// The work's output: its records say `cancelled` for the hooks that
     /// were stopped.
@@ -96,7 +99,9 @@ pub(crate) enum Ran<T> {
 }
 
 /// Runs `work` on `runtime` until it finishes or the process receives
-/// SIGINT or SIGTERM.
+/// SIGINT, SIGTERM or SIGHUP (a hang-up is handled like SIGTERM: without a
+/// handler it would end the process at once and leave its hooks, each in
+/// its own process group, running).
 ///
 /// On a first signal, `cancels.run` is cancelled: the run's running hooks
 /// are stopped (SIGTERM, the executor's kill grace, SIGKILL to their
@@ -124,12 +129,13 @@ pub(crate) fn run_interruptible<T>(
 ) -> Result<Ran<T>, u8> {
     use tokio::signal::unix::{SignalKind, signal};
     runtime.block_on(async {
-        let (mut int, mut term) = match (
+        let (mut int, mut term, mut hup) = match (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
         ) {
-            (Ok(int), Ok(term)) => (int, term),
-            (Err(e), _) | (_, Err(e)) => {
+            (Ok(int), Ok(term), Ok(hup)) => (int, term, hup),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                 warn(&format!("error: cannot install signal handlers: {e}"));
                 return Err(EXIT_USAGE);
             }
@@ -139,12 +145,14 @@ pub(crate) fn run_interruptible<T>(
             out = &mut work => return Ok(Ran::Done(out)),
             _ = int.recv() => (EXIT_SIGINT, "SIGINT"),
             _ = term.recv() => (EXIT_SIGTERM, "SIGTERM"),
+            _ = hup.recv() => (EXIT_SIGHUP, "SIGHUP"),
         };
         cancels.run.cancel();
         let partial = tokio::select! {
             out = &mut work => Some(out),
             _ = int.recv() => None,
             _ = term.recv() => None,
+            _ = hup.recv() => None,
         };
         let partial = match partial {
             Some(out) => Some(out),

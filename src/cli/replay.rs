@@ -28,7 +28,7 @@
 //! `after_tool` event carries the rewritten `args` and the recorded ones as
 //! `original_args`, as the runtime would pass them.
 //!
-//! SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]) and
+//! SIGINT, SIGTERM or SIGHUP cancels the running hooks ([`run_interruptible`]) and
 //! stops the replay after the current event; the interrupted run is then
 //! ended with a `run_end` event (reason [`CANCELLED_REASON`]) unless it had
 //! one, whose hooks run on the shutdown runtime with their declared
@@ -37,7 +37,7 @@
 //!
 //! Exit codes: 0 when every input was replayed (even when hooks blocked
 //! things: this is a report), 1 when the config has findings, 2 when an
-//! input or the config cannot be read, 130 / 143 after SIGINT / SIGTERM.
+//! input or the config cannot be read, 130 / 143 / 129 after SIGINT / SIGTERM / SIGHUP.
 //! Unparseable lines are warnings.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -112,7 +112,7 @@ struct Summary {
     warnings: usize,
     /// Wall-clock time of the replay, in milliseconds.
     elapsed_ms: u64,
-    /// `SIGINT` or `SIGTERM` when a signal stopped the replay (the counts
+    /// `SIGINT`, `SIGTERM` or `SIGHUP` when a signal stopped the replay (the counts
     /// are those of the events replayed before it).
     #[serde(skip_serializing_if = "Option::is_none")]
     interrupted: Option<&'static str>,

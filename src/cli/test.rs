@@ -15,7 +15,7 @@
 //! diagnostics come from the reports returned with the decision; the
 //! records are shown as the runtime wrote them.
 //!
-//! SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]);
+//! SIGINT, SIGTERM or SIGHUP cancels the running hooks ([`run_interruptible`]);
 //! the report is still printed, with `interrupted` naming the signal, the
 //! partial decision and the records (`cancelled` for the stopped hooks),
 //! before the session directory is removed. A `run_end` or `run_error`
@@ -24,7 +24,7 @@
 //!
 //! Exit codes: 0 whatever the hooks decided (this is a probe: a block is a
 //! result, not an error), 1 when the config has findings, 2 when the config
-//! or the event cannot be read or parsed, 130 / 143 after SIGINT / SIGTERM.
+//! or the event cannot be read or parsed, 130 / 143 / 129 after SIGINT / SIGTERM / SIGHUP.
 
 use std::io::Read;
 use std::path::Path;
@@ -46,7 +46,7 @@ use crate::cli::{
 struct Report {
     config: String,
     phase: StepEventKind,
-    /// `SIGINT` or `SIGTERM` when a signal stopped the command: the
+    /// `SIGINT`, `SIGTERM` or `SIGHUP` when a signal stopped the command: the
     /// records then say `cancelled` for the hooks it stopped, and the
     /// verdict and outcome are the partial ones of the cancelled run.
     #[serde(skip_serializing_if = "Option::is_none")]

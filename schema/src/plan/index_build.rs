@@ -2,7 +2,7 @@
 //! enabled rules: the tool table, the multi-pattern DFAs and the `when`
 //! gates that [`Cursor`](hooks_plan::Cursor) searches at run time.
 
-use hooks_plan::{Bits, BuiltDfa, Dfa, Gate, List, PatternGroup, PhaseIndex, Text};
+use hooks_plan::{Bits, Gate, List, PatternGroup, PhaseIndex, Text};
 
 use super::lower::DfaCache;
 use crate::automata::{self, PatternError, Search};
@@ -111,41 +111,31 @@ fn gate_leaf(p: &Predicate) -> Option<(&str, LeafRegex)> {
     }
 }
 
-/// `patterns` in as few multi-pattern DFAs as the size limit allows: all in
-/// one, else split in halves until each half fits. A lone pattern comes
-/// from `cache` (validation built it already).
+/// `patterns` as one group: a lone pattern's DFA comes from `cache`
+/// (validation built it already); several are one dense DFA or one lazily
+/// built automaton, as [`DfaCache::group`] decides in one attempt at most.
 fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup>, (u32, String)> {
-    if patterns.is_empty() {
+    let Some(first) = patterns.first() else {
         return Ok(Vec::new());
-    }
+    };
     let anchored = patterns.iter().all(|p| p.anchored);
     let search = if anchored {
         Search::Anchored
     } else {
         Search::Unanchored
     };
-    let regexes: Vec<String> = patterns.iter().map(|p| p.regex.clone()).collect();
     let dfa = if let [one] = patterns {
         cache
-            .build(&one.regex, search)
+            .owned(&one.regex, search)
             .map_err(|e| (one.position, e.to_string()))?
-            .clone()
     } else {
-        cache.count_build();
-        match automata::build_dfa(&regexes, search) {
-            Ok(dfa) => dfa,
-            Err(_) => {
-                let (a, b) = patterns.split_at(patterns.len() / 2);
-                let mut out = groups(a, cache)?;
-                out.extend(groups(b, cache)?);
-                return Ok(out);
-            }
-        }
+        let regexes: Vec<String> = patterns.iter().map(|p| p.regex.clone()).collect();
+        cache
+            .group(&regexes, search)
+            .map_err(|e| (first.position, e.to_string()))?
     };
-    let position = patterns.first().map_or(0, |p| p.position);
-    let dfa = BuiltDfa::new(dfa, regexes, search).map_err(|e| (position, e.to_string()))?;
     Ok(vec![PatternGroup {
-        dfa: Dfa::Owned(Box::new(dfa)),
+        dfa,
         anchored,
         positions: patterns.iter().map(|p| p.position).collect(),
     }])

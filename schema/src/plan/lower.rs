@@ -28,9 +28,16 @@ use hooks_plan::{
 /// instead of building them again.
 #[derive(Debug, Default)]
 pub struct DfaCache {
-    built: HashMap<(String, SearchKey), OwnedDfa>,
+    /// `None` for a pattern matched lazily (the budget was spent).
+    built: HashMap<(String, SearchKey), Option<OwnedDfa>>,
+    /// Bytes single patterns may still spend on dense DFAs
+    /// ([`SINGLE_BUDGET`] at first).
+    single_budget: Option<usize>,
     /// How many DFAs were built, by [`DfaCache::build`] and for pattern groups.
     builds: usize,
+    /// Bytes pattern groups may still spend on dense DFAs and on attempts
+    /// at them ([`GROUP_BUDGET`] at first).
+    group_budget: Option<usize>,
     /// The Rego files validation read for `policy` hooks (the lowering
     /// embeds them; it reads no file itself).
     pub(crate) policies: crate::policy::PolicySources,
@@ -52,28 +59,105 @@ impl From<Search> for SearchKey {
     }
 }
 
+/// What a config's pattern groups (several patterns searched at once: the
+/// index's gates and tool patterns, a rule's `include_tools` /
+/// `exclude_tools`) may spend on dense DFAs, in bytes (4 MiB): each attempt
+/// costs its limit, whether it succeeds or not, so the determinization work
+/// of a config is bounded whatever its patterns. A group past the budget,
+/// or of more than [`GROUP_DENSE_MAX`] patterns, is searched by a lazily
+/// built automaton ([`hooks_plan::LazySet`]), as exact and allocation-free
+/// once warm.
+pub(crate) const GROUP_BUDGET: usize = 4 * 1024 * 1024;
+
+/// What a config's single patterns (each `matches`/`glob` leaf, a lone
+/// tool pattern) may spend on dense DFAs, in bytes (8 MiB): past it,
+/// patterns are matched lazily, so a config of many patterns that each
+/// determinize slowly (`a0.{10}$`, `a1.{10}$`, ...) loads in bounded time.
+pub(crate) const SINGLE_BUDGET: usize = 8 * 1024 * 1024;
+
+/// Most bytes one group's dense attempt may use (512 KiB).
+pub(crate) const GROUP_DENSE_LIMIT: usize = 512 * 1024;
+
+/// Most patterns a group may have and still be tried as one dense DFA: the
+/// union of many patterns is where determinizing blows up (each `*x*` glob
+/// doubles the states), and a dense attempt at it costs in proportion to
+/// the number of patterns before it fails.
+pub(crate) const GROUP_DENSE_MAX: usize = 64;
+
 impl DfaCache {
+    /// The matcher of several patterns searched at once: one dense DFA when
+    /// the group is small and the config's budget allows one attempt
+    /// ([`GROUP_BUDGET`]), else a [`LazySet`](hooks_plan::LazySet). Never
+    /// retries: a failed attempt is charged to the budget and the group is
+    /// searched lazily.
+    ///
+    /// # Errors
+    ///
+    /// [`PatternError::Fallback`] when the regex crate does not compile the
+    /// patterns (each was validated, so this is not expected).
+    pub(super) fn group(
+        &mut self,
+        regexes: &[String],
+        search: Search,
+    ) -> Result<Dfa, PatternError> {
+        let budget = self.group_budget.get_or_insert(GROUP_BUDGET);
+        let limit = GROUP_DENSE_LIMIT.min(*budget);
+        if regexes.len() <= GROUP_DENSE_MAX && limit > 0 {
+            self.builds += 1;
+            if let Ok(dfa) = automata::build_dfa_within(regexes, search, limit) {
+                *budget -= dfa.memory_usage().min(*budget);
+                return Ok(Dfa::Owned(Box::new(BuiltDfa::new(
+                    dfa,
+                    regexes.to_vec(),
+                    search,
+                )?)));
+            }
+            *budget -= limit;
+        }
+        Ok(Dfa::Lazy(Box::new(hooks_plan::LazySet::new(
+            regexes.to_vec(),
+        )?)))
+    }
+
     /// Gives the lowering the text of the policy file written as `path`
     /// (what the loader does for every `policy` hook after checking it).
     pub fn add_policy_source(&mut self, path: impl Into<String>, text: impl Into<String>) {
         self.policies.insert(path, text);
     }
 
-    /// Builds the DFA of one regex (or takes the one already built).
+    /// Builds the DFA of one regex (or takes the one already built), or
+    /// `None` when the config's single-pattern budget ([`SINGLE_BUDGET`])
+    /// is spent: the pattern is then matched lazily
+    /// ([`LazySet`](hooks_plan::LazySet)), and not determinized at all.
     ///
     /// # Errors
     ///
-    /// [`PatternError`], as [`automata::build_dfa`].
-    pub fn build(&mut self, regex: &str, search: Search) -> Result<&OwnedDfa, PatternError> {
+    /// [`PatternError`], as [`automata::build_dfa`] (its size charged to
+    /// the budget: a config of many too-large patterns reports the first).
+    pub fn build(
+        &mut self,
+        regex: &str,
+        search: Search,
+    ) -> Result<Option<&OwnedDfa>, PatternError> {
+        let budget = self.single_budget.get_or_insert(SINGLE_BUDGET);
         match self
             .built
             .entry((regex.to_owned(), SearchKey::from(search)))
         {
-            Entry::Occupied(cached) => Ok(cached.into_mut()),
+            Entry::Occupied(cached) => Ok(cached.into_mut().as_ref()),
+            Entry::Vacant(slot) if *budget == 0 => Ok(slot.insert(None).as_ref()),
             Entry::Vacant(slot) => {
-                let dfa = automata::build_dfa(std::slice::from_ref(&slot.key().0), search)?;
                 self.builds += 1;
-                Ok(slot.insert(dfa))
+                match automata::build_dfa(std::slice::from_ref(&slot.key().0), search) {
+                    Ok(dfa) => {
+                        *budget -= dfa.memory_usage().min(*budget);
+                        Ok(slot.insert(Some(dfa)).as_ref())
+                    }
+                    Err(e) => {
+                        *budget = 0;
+                        Err(e)
+                    }
+                }
             }
         }
     }
@@ -93,24 +177,25 @@ impl DfaCache {
         self.built.is_empty()
     }
 
-    /// Counts a DFA built outside [`DfaCache::build`] (a pattern group).
-    pub(super) fn count_build(&mut self) {
-        self.builds += 1;
-    }
-
-    fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, PatternError> {
-        let dfa = self.build(regex, search)?.clone();
-        Ok(Dfa::Owned(Box::new(BuiltDfa::new(
-            dfa,
-            vec![regex.to_owned()],
-            search,
-        )?)))
+    /// The matcher of one pattern: its dense DFA, or a lazy one past the
+    /// budget ([`DfaCache::build`]).
+    pub(super) fn owned(&mut self, regex: &str, search: Search) -> Result<Dfa, PatternError> {
+        let regexes = vec![regex.to_owned()];
+        match self.build(regex, search)? {
+            Some(dfa) => Ok(Dfa::Owned(Box::new(BuiltDfa::new(
+                dfa.clone(),
+                regexes,
+                search,
+            )?))),
+            None => Ok(Dfa::Lazy(Box::new(hooks_plan::LazySet::new(regexes)?))),
+        }
     }
 }
 
-/// Why a validated config could not be lowered: a group of patterns whose
-/// combined automaton is too large (each pattern alone fit, or validation
-/// would have said so), or an internal inconsistency.
+/// Why a validated config could not be lowered: a group of patterns the
+/// regex crate does not compile (each pattern alone compiled, or validation
+/// would have said so; a group too large for one DFA is matched lazily),
+/// or an internal inconsistency.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hook `{hook}`: {message}")]
 pub struct LowerError {
@@ -224,13 +309,7 @@ fn tool_set(
     let dfa = match regexes.as_slice() {
         [] => None,
         [one] => Some(cache.owned(one, Search::Anchored).map_err(at)?),
-        many => {
-            cache.builds += 1;
-            let dfa = automata::build_dfa(many, Search::Anchored).map_err(at)?;
-            Some(Dfa::Owned(Box::new(
-                BuiltDfa::new(dfa, many.to_vec(), Search::Anchored).map_err(at)?,
-            )))
-        }
+        many => Some(cache.group(many, Search::Anchored).map_err(at)?),
     };
     Ok(Some(ToolSet {
         names: List::Owned(names),

@@ -46,6 +46,15 @@ impl Running {
         }
     }
 
+    /// Whether the direct child has exited (reaping it if so), without
+    /// waiting.
+    pub(crate) fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        match self.child.as_mut() {
+            Some(child) => child.try_wait(),
+            None => Err(io::Error::other("the child was already released")),
+        }
+    }
+
     /// Sends `signal` to every process of the group. Errors (typically
     /// `ESRCH`: the group is already empty) are ignored.
     fn signal(&self, signal: Signal) {

@@ -12,10 +12,11 @@
 //! A worker's stderr goes to `/dev/null`; its stdin is its request stream
 //! (closing it is the request to exit).
 
+use std::collections::VecDeque;
 use std::io;
 use std::process::{ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -43,7 +44,8 @@ const EXIT_GRACE: Duration = Duration::from_millis(200);
 const REAP_LIMIT: Duration = Duration::from_secs(5);
 
 /// A pool of worker processes of one hook: started lazily, one request at a
-/// time per process, restarted after a failure up to a limit.
+/// time per process, restarted after a failure up to a limit per time
+/// window ([`RestartBudget`]).
 #[derive(Debug)]
 pub(crate) struct WorkerPool {
     hook_id: Arc<str>,
@@ -53,11 +55,50 @@ pub(crate) struct WorkerPool {
     slots: Box<[Mutex<Slot>]>,
     next_slot: AtomicUsize,
     next_request: AtomicU64,
-    restarts: AtomicU32,
-    restart_limit: u32,
+    restarts: std::sync::Mutex<RestartBudget>,
     /// Cancelled by the session's cancellation (it is a child token) and
     /// when the pool shuts down or is dropped.
     closed: CancellationToken,
+}
+
+/// How many restarts after failures a pool may make per window: at most
+/// `limit` within any `window` (a sliding window over the times of the
+/// restarts made), so a worker failing now and then keeps being restarted
+/// and one that fails at every start stops being restarted at once.
+#[derive(Debug)]
+pub(crate) struct RestartBudget {
+    limit: u32,
+    window: Duration,
+    /// When the restarts of the last `window` were made, oldest first.
+    made: VecDeque<Instant>,
+}
+
+impl RestartBudget {
+    /// `limit` restarts per `window`.
+    pub(crate) fn new(limit: u32, window: Duration) -> Self {
+        RestartBudget {
+            limit,
+            window,
+            made: VecDeque::new(),
+        }
+    }
+
+    /// Takes one restart from the budget at `now`; false when `limit` were
+    /// made within the last `window`.
+    fn take(&mut self, now: Instant) -> bool {
+        while self
+            .made
+            .front()
+            .is_some_and(|t| now.saturating_duration_since(*t) >= self.window)
+        {
+            self.made.pop_front();
+        }
+        if self.made.len() >= self.limit as usize {
+            return false;
+        }
+        self.made.push_back(now);
+        true
+    }
 }
 
 #[derive(Debug, Default)]
@@ -89,7 +130,7 @@ impl WorkerPool {
         hook_id: Arc<str>,
         launch: ExecRequest,
         size: u32,
-        restart_limit: u32,
+        restarts: RestartBudget,
         session: &CancellationToken,
     ) -> Arc<WorkerPool> {
         let slots = (0..size.max(1))
@@ -101,8 +142,7 @@ impl WorkerPool {
             slots,
             next_slot: AtomicUsize::new(0),
             next_request: AtomicU64::new(1),
-            restarts: AtomicU32::new(0),
-            restart_limit,
+            restarts: std::sync::Mutex::new(restarts),
             closed: session.child_token(),
         });
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -126,12 +166,15 @@ impl WorkerPool {
     ///
     /// The outcome looks like a one-shot run's: `Exited(0)` with the
     /// response object, `request_id` removed, as stdout; or a failure:
-    /// `spawn_failed` (cannot start, restart limit reached), `timed_out`,
+    /// `spawn_failed` (cannot start, restart budget spent), `timed_out`,
     /// `cancelled`, `signalled` / `nonzero_exit` (the process ended before
     /// answering), `output_too_large` (a line over `cap`), `invalid_output`
     /// (not one JSON object, or another request's id). After any failure
     /// but a start failure the process's group is killed and reaped; the
-    /// next request starts a new process.
+    /// next request starts a new process. A process found exited while idle
+    /// is reaped and replaced before the request is sent: at no cost to the
+    /// request, and, when it exited with code 0, at no cost to the restart
+    /// budget either.
     ///
     /// # Cancel safety
     ///
@@ -158,9 +201,21 @@ impl WorkerPool {
             Ok(slot) => slot,
             Err(failure) => return failed(failure),
         };
-        let process = match slot.process.take() {
+        let mut charge = true;
+        let mut process = slot.process.take();
+        if let Some(mut idle) = process.take() {
+            match idle.running.try_wait() {
+                // Still running: it takes the request.
+                Ok(None) => process = Some(idle),
+                exited => {
+                    charge = !matches!(exited, Ok(Some(status)) if status.success());
+                    idle.stop(Duration::ZERO).await;
+                }
+            }
+        }
+        let process = match process {
             Some(process) => process,
-            None => match self.start(executor, &mut slot) {
+            None => match self.start(executor, &mut slot, charge) {
                 Ok(process) => process,
                 Err(failure) => return failed(failure),
             },
@@ -243,17 +298,24 @@ impl WorkerPool {
         )
     }
 
-    /// Starts a process in `slot`: a restart counts against the limit.
-    fn start(&self, executor: &Executor, slot: &mut Slot) -> Result<Process, ExecFailure> {
-        if slot.started {
-            let restarts = self.restarts.fetch_add(1, Ordering::Relaxed);
-            if restarts >= self.restart_limit {
-                self.restarts.fetch_sub(1, Ordering::Relaxed);
+    /// Starts a process in `slot`: a restart counts against the budget when
+    /// `charge` (it replaces a process that failed).
+    fn start(
+        &self,
+        executor: &Executor,
+        slot: &mut Slot,
+        charge: bool,
+    ) -> Result<Process, ExecFailure> {
+        if slot.started && charge {
+            let mut budget = self.restarts.lock().unwrap_or_else(PoisonError::into_inner);
+            if !budget.take(Instant::now()) {
                 return Err(ExecFailure::new(
                     FailureKind::SpawnFailed,
                     format!(
-                        "worker `{}` was restarted {} times after failures; not restarting it again",
-                        self.hook_id, self.restart_limit
+                        "worker `{}` was restarted {} times within {} s after failures; not restarting it until that window has passed",
+                        self.hook_id,
+                        budget.limit,
+                        budget.window.as_secs_f64()
                     ),
                 ));
             }

@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::shell::activity::ActivitySink;
-use crate::shell::exec::worker::WorkerPool;
+use crate::shell::exec::worker::{RestartBudget, WorkerPool};
 use crate::shell::payload::{self, PayloadError, PayloadLimits};
 use crate::shell::records::RecordWriter;
 use crate::shell::redact::SecretSet;
@@ -78,6 +79,7 @@ pub struct ShellRuntime {
     /// The worker pools started so far, by hook id.
     workers: Mutex<HashMap<Arc<str>, Arc<WorkerPool>>>,
     worker_restart_limit: u32,
+    worker_restart_window: Duration,
 }
 
 impl std::fmt::Debug for ShellRuntime {
@@ -87,6 +89,7 @@ impl std::fmt::Debug for ShellRuntime {
             .field("session_dir", &self.session_dir)
             .field("limits", &self.limits)
             .field("worker_restart_limit", &self.worker_restart_limit)
+            .field("worker_restart_window", &self.worker_restart_window)
             .finish_non_exhaustive()
     }
 }
@@ -106,19 +109,35 @@ impl ShellRuntime {
             cancel: CancellationToken::new(),
             workers: Mutex::new(HashMap::new()),
             worker_restart_limit: Self::DEFAULT_WORKER_RESTART_LIMIT,
+            worker_restart_window: Self::DEFAULT_WORKER_RESTART_WINDOW,
         }
     }
 
-    /// How many times the processes of one worker pool are restarted after
-    /// failures (timeout, crash, invalid output) before its requests fail
-    /// as `spawn_failed` without starting anything: 3.
+    /// How many times the processes of one worker pool may be restarted
+    /// after failures (timeout, crash, invalid output, a nonzero exit while
+    /// idle) within any [`DEFAULT_WORKER_RESTART_WINDOW`](Self::DEFAULT_WORKER_RESTART_WINDOW)
+    /// before its requests fail as `spawn_failed` without starting
+    /// anything: 3. Once the oldest of those restarts is a window old, the
+    /// pool restarts again. A process that exited with code 0 while idle
+    /// is replaced without counting.
     pub const DEFAULT_WORKER_RESTART_LIMIT: u32 = 3;
 
-    /// Sets how many restarts a worker pool gets
+    /// The window the restart limit counts over: one minute.
+    pub const DEFAULT_WORKER_RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+    /// Sets how many restarts a worker pool gets per window
     /// ([`DEFAULT_WORKER_RESTART_LIMIT`](Self::DEFAULT_WORKER_RESTART_LIMIT)).
     #[must_use]
     pub fn with_worker_restart_limit(mut self, limit: u32) -> Self {
         self.worker_restart_limit = limit;
+        self
+    }
+
+    /// Sets the window the restart limit counts over
+    /// ([`DEFAULT_WORKER_RESTART_WINDOW`](Self::DEFAULT_WORKER_RESTART_WINDOW)).
+    #[must_use]
+    pub fn with_worker_restart_window(mut self, window: Duration) -> Self {
+        self.worker_restart_window = window;
         self
     }
 
@@ -136,7 +155,7 @@ impl ShellRuntime {
                 Arc::clone(id),
                 launch(),
                 size,
-                self.worker_restart_limit,
+                RestartBudget::new(self.worker_restart_limit, self.worker_restart_window),
                 &self.cancel,
             )
         });
