@@ -55,6 +55,7 @@ fn bench(c: &mut Criterion) {
                 original_args: &args,
                 result: &result,
                 outcome: &outcome,
+                duration_ms: None,
             },
         ),
         ("user_prompt", StepEvent::UserPrompt { prompt: "hi" }),

@@ -90,6 +90,7 @@ fn after<'a>(tool_name: &'a str, v: &'a Value, outcome: &'a ToolOutcome) -> Step
         original_args: v,
         result: v,
         outcome,
+        duration_ms: None,
     }
 }
 
@@ -110,6 +111,8 @@ fn matching_events(d: &Data) -> Vec<StepEvent<'_>> {
         StepEvent::Stop {
             loop_count: 0,
             text: "--STOP-78--",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null,
         },
     ]
 }
@@ -135,9 +138,11 @@ fn quiet_events(d: &Data) -> Vec<StepEvent<'_>> {
         StepEvent::Stop {
             loop_count: 0,
             text: "STOP-7",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null,
         },
         StepEvent::TextDelta { delta: "tok" },
-        StepEvent::RunStart,
+        StepEvent::RUN_START,
         StepEvent::AfterAssistant { text: "done" },
     ]
 }

@@ -114,6 +114,7 @@ fn event<'a>(g: &mut Gen, values: &'a [Value], outcomes: &'a [ToolOutcome]) -> S
             original_args: value,
             result: g.pick(values),
             outcome: g.pick(outcomes),
+            duration_ms: None,
         },
         6 => StepEvent::BeforeCompletion { request: value },
         7 => StepEvent::UserPrompt { prompt: text },
@@ -122,9 +123,11 @@ fn event<'a>(g: &mut Gen, values: &'a [Value], outcomes: &'a [ToolOutcome]) -> S
             0 => StepEvent::Stop {
                 loop_count: 0,
                 text,
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
             1 => StepEvent::TextDelta { delta: text },
-            2 => StepEvent::RunStart,
+            2 => StepEvent::RUN_START,
             _ => StepEvent::InvalidToolCall {
                 tool_name: tool,
                 call_id: "c",
@@ -284,6 +287,7 @@ fn after(outcome: &ToolOutcome) -> Flow {
         original_args: &result,
         result: &result,
         outcome,
+        duration_ms: None,
     })
 }
 
@@ -369,7 +373,9 @@ fn run_rules_without_a_shell_runtime_follow_their_failure_policy() {
     assert_eq!(
         flow(StepEvent::Stop {
             loop_count: 0,
-            text: ""
+            text: "",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null
         }),
         Flow::Continue
     );

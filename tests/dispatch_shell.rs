@@ -236,8 +236,17 @@ fn observe_only_shell_rules_run_concurrently_and_merge_in_declared_order() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    let note: Vec<_> = lines.iter().filter(|r| r["hook_id"] == "note").collect();
+    let note: Vec<_> = lines
+        .iter()
+        .filter(|r| r["hook_id"] == "note" && r["record"] == "hook")
+        .collect();
     assert_eq!(note.len(), 1, "{lines:?}");
+    // Its injection is recorded as a shell hook's is.
+    let injected = lines
+        .iter()
+        .filter(|r| r["hook_id"] == "note" && r["record"] == "context_injection")
+        .count();
+    assert_eq!(injected, 1, "{lines:?}");
     assert_eq!(note[0]["status"], "decision");
     assert_eq!(note[0]["decision"], "inject_context");
     assert_eq!(note[0]["elapsed_ms"], 0);

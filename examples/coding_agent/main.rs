@@ -379,7 +379,7 @@ async fn interruptible(
 
 async fn agent_loop(agent: &mut Agent<'_>, first_command: Option<&str>) -> io::Result<()> {
     let ctx = HookContext::new("coding-agent");
-    agent.observe(&ctx, StepEvent::RunStart).await?;
+    agent.observe(&ctx, StepEvent::RUN_START).await?;
 
     let prompt = "Add a greeting script with a test, and clean up the build directory.";
     writeln!(agent.out, "  [0] user_prompt {prompt:?}")?;
@@ -514,7 +514,7 @@ async fn agent_loop(agent: &mut Agent<'_>, first_command: Option<&str>) -> io::R
                 agent.summary.capped_stops += 1;
                 writeln!(
                     agent.out,
-                    "      => stop: capped (a hook asked to resume after {resumes} resume(s); the cap is {cap})"
+                    "      => stop: capped ({resumes} resume(s) in this turn, the cap is {cap}: the stop hooks were not run)"
                 )?;
                 end = Some(String::from("stopped"));
             }

@@ -278,7 +278,7 @@ impl rig::AgentHook for RigHooks {
     ) -> rig::RunStartAction {
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
-        if let Some(reason) = self.observe(&run, &turn, StepEvent::RunStart).await {
+        if let Some(reason) = self.observe(&run, &turn, StepEvent::RUN_START).await {
             return rig::RunStartAction::stop(reason);
         }
         if !self.stack.observes(Phase::UserPrompt) {
@@ -556,7 +556,7 @@ impl rig::AgentHook for RigHooks {
             StopDecision::Capped { cap, resumes, .. } => (
                 rig::ModelTurnAction::continue_run(),
                 format!(
-                    "continue (capped: a resume after {resumes} was refused; the cap is {cap})"
+                    "continue (capped: {resumes} resume(s), the cap is {cap}; the stop hooks were not run)"
                 ),
             ),
             StopDecision::Stop => (

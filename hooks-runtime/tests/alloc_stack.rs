@@ -86,7 +86,7 @@ fn events<'a>(
     outcome: &'a ToolOutcome,
 ) -> [StepEvent<'a>; hooks_schema::Phase::COUNT] {
     [
-        StepEvent::RunStart,
+        StepEvent::RUN_START,
         StepEvent::UserPrompt { prompt: "hello" },
         StepEvent::BeforeCompletion { request },
         StepEvent::AfterCompletion { response: request },
@@ -117,6 +117,7 @@ fn events<'a>(
             original_args: args,
             result,
             outcome,
+            duration_ms: None,
         },
         StepEvent::AfterToolBatch { calls: result },
         StepEvent::InvalidToolCall {
@@ -128,6 +129,8 @@ fn events<'a>(
         StepEvent::Stop {
             loop_count: 0,
             text: "done",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null,
         },
         StepEvent::Notification {
             notification_type: "idle_prompt",
@@ -143,6 +146,9 @@ fn events<'a>(
             agent_type: "Explore",
             loop_count: 0,
             text: "done",
+            agent_transcript_path: "",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null,
         },
         StepEvent::BeforeCompaction {
             trigger: "auto",

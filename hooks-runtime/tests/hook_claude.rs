@@ -154,6 +154,8 @@ async fn stop_hook_resumes_once_then_sees_stop_hook_active() {
             StepEvent::Stop {
                 loop_count: 0,
                 text: "done",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
         )
         .await;
@@ -167,6 +169,8 @@ async fn stop_hook_resumes_once_then_sees_stop_hook_active() {
             StepEvent::Stop {
                 loop_count: 1,
                 text: "done",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
         )
         .await;

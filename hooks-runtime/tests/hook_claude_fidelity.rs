@@ -43,6 +43,8 @@ async fn the_session_identity_reaches_the_script() {
     let event = StepEvent::Stop {
         loop_count: 0,
         text: "done",
+        background_tasks: &serde_json::Value::Null,
+        session_crons: &serde_json::Value::Null,
     };
     fx.hook(spec.clone()).invoke(&ctx, event).await;
     let got = seen(&fx);
@@ -167,7 +169,7 @@ async fn session_start_context_and_plain_stdout_are_not_failures() {
         let spec = claude(sh("start", Phase::RunStart, command));
         let inv = fx
             .hook(spec)
-            .invoke(&HookContext::new("r"), StepEvent::RunStart)
+            .invoke(&HookContext::new("r"), StepEvent::RUN_START)
             .await;
         assert_eq!(inv.record.failure_kind, None, "{command}");
         assert_eq!(
@@ -222,6 +224,8 @@ async fn stop_additional_context_keeps_the_agent_working() {
     let event = StepEvent::Stop {
         loop_count: 0,
         text: "done",
+        background_tasks: &serde_json::Value::Null,
+        session_crons: &serde_json::Value::Null,
     };
     let inv = fx.hook(spec).invoke(&HookContext::new("r"), event).await;
     assert_eq!(inv.flow, Flow::resume("2 tasks left in TODO.md"));
@@ -312,10 +316,9 @@ async fn permission_request_answers_map_to_flows() {
         &answer(r#"{"behavior":"allow","updatedInput":{"command":"git push --dry-run"}}"#),
     )
     .await;
-    assert_eq!(
-        inv.flow,
-        Flow::RewriteArgs(json!({"command": "git push --dry-run"}))
-    );
+    // Granted, with the new input applied before the allow.
+    assert_eq!(inv.flow, Flow::Allow);
+    assert_eq!(inv.args, Some(json!({"command": "git push --dry-run"})));
     let inv = permission(&fx, &answer(r#"{"behavior":"deny","message":"no pushes"}"#)).await;
     assert_eq!(inv.flow, Flow::skip("no pushes"));
     let inv = permission(
@@ -340,6 +343,9 @@ async fn subagent_stop_compaction_and_batch_decisions() {
         agent_type: "Explore",
         loop_count: 0,
         text: "found it",
+        agent_transcript_path: "",
+        background_tasks: &serde_json::Value::Null,
+        session_crons: &serde_json::Value::Null,
     };
     assert_eq!(
         fx.hook(spec).invoke(&ctx, event).await.flow,

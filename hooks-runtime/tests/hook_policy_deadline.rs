@@ -57,7 +57,7 @@ async fn a_policy_over_its_timeout_holds_no_other_hook_past_its_own() {
     let ctx = HookContext::new("run-1");
     // A current-thread runtime (`tokio::test`): a policy evaluated on it
     // would keep the sleeper's deadline from firing until it ends.
-    let ran = run_shell_hooks(&[policy, sleeper], &ctx, StepEvent::RunStart).await;
+    let ran = run_shell_hooks(&[policy, sleeper], &ctx, StepEvent::RUN_START).await;
     let (policy, sleeper) = (&ran[0], &ran[1]);
     let kind = |inv: &hooks_runtime::Invocation| inv.report.failure.as_ref().map(|f| f.kind);
     assert_eq!(kind(policy), Some(FailureKind::TimedOut), "{policy:?}");

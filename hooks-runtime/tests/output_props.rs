@@ -154,6 +154,8 @@ impl Harness {
             Phase::Stop => StepEvent::Stop {
                 loop_count: 0,
                 text: "done",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
             Phase::PermissionRequest => StepEvent::PermissionRequest {
                 tool_name: "bash",
@@ -232,7 +234,10 @@ fn generated_outputs_reach_decisions_and_rejections() {
             if inv.record.decision.is_some() && inv.record.failure_kind.is_none() {
                 decided += 1;
             }
-            if inv.record.failure_kind == Some("invalid_output") {
+            // Claude Code reads stdout that is not one JSON object as plain
+            // text (noted in the record): that is its rejection.
+            let as_text = inv.record.notes.iter().any(|n| n.contains("plain text"));
+            if inv.record.failure_kind == Some("invalid_output") || as_text {
                 invalid += 1;
             }
         }

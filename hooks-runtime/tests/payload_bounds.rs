@@ -72,6 +72,7 @@ fn build_all(ws: &Workspace, args: &Value, result: &Value, limits: PayloadLimits
         original_args: args,
         result,
         outcome: &outcome,
+        duration_ms: None,
     };
     let mut out = Vec::new();
     for protocol in [Protocol::Native, Protocol::Claude] {

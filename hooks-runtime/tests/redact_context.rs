@@ -367,7 +367,7 @@ async fn a_token_cut_at_the_stderr_cap_leaves_no_prefix() {
                     Phase::BeforeCompletion,
                     StepEvent::BeforeCompletion { request: &request },
                 ),
-                (Phase::RunStart, StepEvent::RunStart),
+                (Phase::RunStart, StepEvent::RUN_START),
             ];
             for (phase, event) in events {
                 let what = format!("{protocol:?} {phase} padding {pad}");

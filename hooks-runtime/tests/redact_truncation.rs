@@ -108,7 +108,7 @@ async fn exit_2_reason_is_redacted_before_it_is_cut() {
     let inv = fx
         .invoke(
             sh("straddle", Phase::RunStart, &command(190, 2)),
-            hooks_runtime::StepEvent::RunStart,
+            hooks_runtime::StepEvent::RUN_START,
         )
         .await;
     assert!(!inv.diagnostics().is_empty());

@@ -393,11 +393,14 @@ async fn other_events_take_the_first_non_continue_flow() {
             FnHook::new(|_, _| Flow::terminate("outside office hours")),
         )
         .with("late", FnHook::new(|_, _| Flow::terminate("unreachable")));
-    let decided = terminating.observe(&ctx, StepEvent::RunStart).await;
+    let decided = terminating.observe(&ctx, StepEvent::RUN_START).await;
     assert_eq!(
         decided.decision.terminate.as_deref(),
         Some("outside office hours")
     );
+    // A new run: the resumes counted above (at the cap) would keep the
+    // stop hooks from being consulted at all.
+    let ctx = HookContext::new("run-2");
     let decided = terminating.stop(&ctx, 0, "done").await;
     assert_eq!(
         decided.decision,

@@ -23,7 +23,7 @@ fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
     let outcome = ToolOutcome::Success;
     for phase in Phase::ALL {
         let event = match phase {
-            Phase::RunStart => StepEvent::RunStart,
+            Phase::RunStart => StepEvent::RUN_START,
             Phase::UserPrompt => StepEvent::UserPrompt { prompt: "p" },
             Phase::BeforeCompletion => StepEvent::BeforeCompletion { request: &value },
             Phase::AfterCompletion => StepEvent::AfterCompletion { response: &value },
@@ -62,6 +62,9 @@ fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
                 agent_type: "Explore",
                 loop_count: 0,
                 text: "t",
+                agent_transcript_path: "",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
             Phase::BeforeCompaction => StepEvent::BeforeCompaction {
                 trigger: "auto",
@@ -78,6 +81,7 @@ fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
                 original_args: &value,
                 result: &value,
                 outcome: &outcome,
+                duration_ms: None,
             },
             Phase::InvalidToolCall => StepEvent::InvalidToolCall {
                 tool_name: "bsh",
@@ -88,6 +92,8 @@ fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
             Phase::Stop => StepEvent::Stop {
                 loop_count: 0,
                 text: "t",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
             Phase::RunEnd => StepEvent::RunEnd {
                 output: "o",

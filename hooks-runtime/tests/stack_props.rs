@@ -342,7 +342,7 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
     let value = json!({"trail": []});
     let failed = ToolOutcome::failed(hooks_runtime::ToolFailure::Timeout);
     let events = [
-        StepEvent::RunStart,
+        StepEvent::RUN_START,
         StepEvent::UserPrompt { prompt: "p" },
         StepEvent::BeforeCompletion { request: &value },
         StepEvent::AfterCompletion { response: &value },
@@ -373,6 +373,7 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
             original_args: &value,
             result: &value,
             outcome: &failed,
+            duration_ms: None,
         },
         StepEvent::AfterToolBatch { calls: &value },
         StepEvent::InvalidToolCall {
@@ -384,6 +385,8 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
         StepEvent::Stop {
             loop_count: 1,
             text: "t",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null,
         },
         StepEvent::Notification {
             notification_type: "n",
@@ -399,6 +402,9 @@ async fn fold_all(stack: &HookStack) -> Vec<StackOutcome> {
             agent_type: "t",
             loop_count: 0,
             text: "t",
+            agent_transcript_path: "",
+            background_tasks: &serde_json::Value::Null,
+            session_crons: &serde_json::Value::Null,
         },
         StepEvent::BeforeCompaction {
             trigger: "auto",

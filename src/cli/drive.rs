@@ -423,22 +423,8 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEve
                 }
             }
         }
-        StepEvent::AfterTool {
-            tool_name,
-            call_id,
-            args,
-            original_args,
-            result,
-            outcome,
-        } => {
-            let call = ToolCall {
-                tool_name,
-                call_id,
-                args,
-            };
-            let decided = stack
-                .after_tool(ctx, call, original_args, result, outcome)
-                .await;
+        StepEvent::AfterTool { .. } => {
+            let decided = stack.after_tool_event(ctx, step).await;
             let (decision, f) = split(phase, decided);
             let mut a = match &decision.terminate {
                 Some(reason) => f.applied("terminate", Some(reason)),
@@ -467,19 +453,8 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEve
                 }
             }
         }
-        StepEvent::Stop { loop_count, text } => {
-            stopped(split(phase, stack.stop(ctx, loop_count, text).await))
-        }
-        StepEvent::SubagentStop {
-            agent_id,
-            agent_type,
-            loop_count,
-            text,
-        } => {
-            let decided = stack
-                .subagent_stop(ctx, agent_id, agent_type, loop_count, text)
-                .await;
-            stopped(split(phase, decided))
+        StepEvent::Stop { .. } | StepEvent::SubagentStop { .. } => {
+            stopped(split(phase, stack.stop_event(ctx, step).await))
         }
         StepEvent::BeforeCompaction {
             trigger,

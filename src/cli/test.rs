@@ -219,7 +219,16 @@ fn print_outcome(out: &mut String, o: &Outcome, shell_diagnostics: &[String]) {
     }
     for p in &o.provenance {
         let change = serde_json::to_value(&p.change).unwrap_or_default();
-        out.push_str(&format!("provenance: `{}` {}\n", p.hook, json(&change)));
+        let from = p
+            .hook
+            .source()
+            .map(|s| format!(" (from {s})"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "provenance: `{}`{from} {}\n",
+            p.hook,
+            json(&change)
+        ));
     }
     for d in &o.diagnostics {
         out.push_str(&format!("diagnostic: {d}\n"));

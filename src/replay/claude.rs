@@ -66,6 +66,7 @@ pub(super) fn record(
                     original_args: None,
                     result: serde_json::json!({ "output": result_text(&item["content"]) }),
                     outcome,
+                    duration_ms: None,
                 });
             }
         }

@@ -66,9 +66,10 @@ pub enum Diagnostic {
         /// The failure policy applied.
         policy: FailurePolicy,
     },
-    /// A hook asked the agent to keep working (`stop`, `subagent_stop`)
-    /// after it already resumed `resumes` times in this user turn, at or
-    /// over the cap: it stops ([`StopDecision::Capped`](crate::StopDecision::Capped)).
+    /// The agent is about to stop (`stop`, `subagent_stop`) after it
+    /// already resumed `resumes` times in this user turn, at or over the
+    /// cap: the stop hooks are not consulted and it stops
+    /// ([`StopDecision::Capped`](crate::StopDecision::Capped)).
     StopCapped {
         /// The cap per user turn.
         cap: u32,
@@ -109,7 +110,7 @@ impl fmt::Display for Diagnostic {
             Diagnostic::Hook { message, .. } => f.write_str(message),
             Diagnostic::StopCapped { cap, resumes } => write!(
                 f,
-                "a hook asked to keep working after {resumes} resume(s) in this user turn; the cap is {cap}: stopping"
+                "the agent already resumed {resumes} time(s) in this user turn; the cap is {cap}: stopping without running the stop hooks"
             ),
             Diagnostic::NoApprover { tool, reason } => {
                 write!(f, "the call of `{tool}` needed approval")?;

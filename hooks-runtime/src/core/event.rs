@@ -24,7 +24,16 @@ pub type StepEventKind = Phase;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StepEvent<'a> {
     /// The run starts (Claude Code `SessionStart`).
-    RunStart,
+    RunStart {
+        /// How the session started, as the agent reports it: Claude Code's
+        /// `source`, `startup`, `resume`, `clear` or `compact` (passed
+        /// through as given); `""` when the agent does not say, sent to
+        /// `protocol: claude` scripts as `startup`.
+        source: &'a str,
+        /// The model the session runs on (Claude Code's `model`); `""`
+        /// when the agent does not say (not sent).
+        model: &'a str,
+    },
     /// The user submitted a prompt (Claude Code `UserPromptSubmit`).
     /// Hooks may rewrite it ([`Flow::RewritePrompt`](crate::Flow::RewritePrompt))
     /// or refuse it ([`Flow::Skip`](crate::Flow::Skip)).
@@ -114,6 +123,9 @@ pub enum StepEvent<'a> {
         result: &'a Value,
         /// Why the tool succeeded or failed, without parsing `result`.
         outcome: &'a ToolOutcome,
+        /// How long the tool ran, in milliseconds, when the agent measured
+        /// it (Claude Code's `duration_ms`; not sent when `None`).
+        duration_ms: Option<u64>,
     },
     /// Every tool call of one model turn has resolved, before the next model
     /// call (Claude Code `PostToolBatch`). Hooks may inject context or
@@ -144,6 +156,14 @@ pub enum StepEvent<'a> {
         loop_count: u32,
         /// The assistant's last text.
         text: &'a str,
+        /// The agent's background tasks still running (Claude Code's
+        /// `background_tasks`, a JSON array, passed through as given);
+        /// `Value::Null` when the agent does not say (not sent).
+        background_tasks: &'a Value,
+        /// The session's scheduled jobs (Claude Code's `session_crons`, a
+        /// JSON array); `Value::Null` when the agent does not say (not
+        /// sent).
+        session_crons: &'a Value,
     },
     /// The agent sent a notification to its user (Claude Code
     /// `Notification`): observe-only.
@@ -175,6 +195,14 @@ pub enum StepEvent<'a> {
         loop_count: u32,
         /// The subagent's last text.
         text: &'a str,
+        /// The path of the subagent's own transcript (Claude Code's
+        /// `agent_transcript_path`); `""` when the agent does not say (not
+        /// sent).
+        agent_transcript_path: &'a str,
+        /// As [`StepEvent::Stop`]'s `background_tasks`.
+        background_tasks: &'a Value,
+        /// As [`StepEvent::Stop`]'s `session_crons`.
+        session_crons: &'a Value,
     },
     /// The conversation is about to be compacted (Claude Code `PreCompact`);
     /// a hook may prevent it ([`Flow::Skip`](crate::Flow::Skip)).
@@ -207,11 +235,20 @@ pub enum StepEvent<'a> {
     },
 }
 
+impl StepEvent<'static> {
+    /// A `run_start` event with nothing the agent reports about it
+    /// (`source` and `model` empty).
+    pub const RUN_START: StepEvent<'static> = StepEvent::RunStart {
+        source: "",
+        model: "",
+    };
+}
+
 impl<'a> StepEvent<'a> {
     /// The phase of this event.
     pub const fn kind(&self) -> StepEventKind {
         match self {
-            StepEvent::RunStart => Phase::RunStart,
+            StepEvent::RunStart { .. } => Phase::RunStart,
             StepEvent::UserPrompt { .. } => Phase::UserPrompt,
             StepEvent::BeforeCompletion { .. } => Phase::BeforeCompletion,
             StepEvent::AfterCompletion { .. } => Phase::AfterCompletion,
@@ -293,6 +330,7 @@ impl<'a> StepEvent<'a> {
                 args,
                 original_args,
                 outcome,
+                duration_ms,
                 ..
             } => StepEvent::AfterTool {
                 tool_name,
@@ -301,6 +339,7 @@ impl<'a> StepEvent<'a> {
                 original_args,
                 result: value,
                 outcome,
+                duration_ms,
             },
             other => other,
         }

@@ -104,7 +104,8 @@ impl<'e> Fold<'e> {
     /// Applies `flow`, returned by the hook `report` is about, and adds
     /// `report` to the outcome's reports. The caller fills in what it knows
     /// of the call (elapsed time, failure, message, diagnostics, and for a
-    /// `Continue` flow a verdict such as [`Verdict::Audited`]); the fold
+    /// `Continue` flow a verdict such as [`Verdict::Audited`], which leaves
+    /// a provenance entry [`Change::Audited`]); the fold
     /// sets the verdict of a non-`Continue` flow: [`Verdict::Applied`], or
     /// [`Verdict::Refused`] when the event cannot honour it (fail closed),
     /// or [`Verdict::Ignored`] when the fold was already stopped. The
@@ -126,6 +127,11 @@ impl<'e> Fold<'e> {
         self.diagnostics.extend(report.diagnostics.iter().cloned());
         let before = self.diagnostics.len();
         if flow.is_continue() {
+            // A hook in `mode: audit` (a declarative rule, a `run`, `http`
+            // or `policy` hook alike) leaves what it would have done.
+            if let Verdict::Audited(would) = report.verdict {
+                self.record(&report.hook, Change::Audited(would));
+            }
             self.push_report(report, before);
             return ControlFlow::Continue(());
         }

@@ -122,12 +122,34 @@ impl StackOutcome {
 pub type ProvenanceList = SmallVec<[Provenance; 16]>;
 
 /// One entry of a [`StackOutcome`]'s provenance: hook `hook` made `change`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Serialized as `{"hook": "guard", "source": "hooks.yaml", "change":
+/// ...}`: `source` is the config the hook comes from
+/// ([`HookId::source`]), left out for a hook built in code.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Provenance {
     /// The hook's id.
     pub hook: HookId,
     /// What it did.
     pub change: Change,
+}
+
+impl Serialize for Provenance {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            hook: &'a HookId,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            source: Option<&'a str>,
+            change: &'a Change,
+        }
+        Shown {
+            hook: &self.hook,
+            source: self.hook.source(),
+            change: &self.change,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// What a hook changed, in [`Provenance`].

@@ -21,6 +21,7 @@ use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 ///
 /// ```json
 /// {"phase":"run_start"}
+/// {"phase":"run_start","source":"resume","model":"claude-sonnet-4-5"}
 /// {"phase":"user_prompt","prompt":"fix the tests"}
 /// {"phase":"before_completion","request":{"messages":[]}}
 /// {"phase":"after_completion","response":{}}
@@ -51,13 +52,25 @@ use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 /// `delta`; `tool_call_delta` with `tool_name`, `call_id`, `delta`;
 /// `stream_finish` with `response`) are accepted too. `trigger` defaults to
 /// `auto`, `suggestions` and `calls` to `null`, `run_end`'s `reason` to
-/// `other`. Unknown keys are errors. `tool_name` is required on
+/// `other`. What the agent may report beside (sent to `protocol: claude`
+/// scripts when given, see [`StepEvent`]): `run_start`'s `source` and
+/// `model`; `after_tool`'s `duration_ms`; `stop`'s and `subagent_stop`'s
+/// `background_tasks` and `session_crons` (JSON values, default `null`),
+/// and `subagent_stop`'s `agent_transcript_path`. Unknown keys are errors. `tool_name` is required on
 /// `before_tool`, `permission_request` and `after_tool`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case", deny_unknown_fields)]
 pub enum OwnedEvent {
     /// `run_start` ([`StepEvent::RunStart`]).
-    RunStart,
+    RunStart {
+        /// How the session started (`startup`, `resume`, `clear`,
+        /// `compact`); `""` (default): not said.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        source: String,
+        /// The model the session runs on; `""` (default): not said.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        model: String,
+    },
     /// `user_prompt` ([`StepEvent::UserPrompt`]).
     UserPrompt {
         /// The prompt.
@@ -161,6 +174,9 @@ pub enum OwnedEvent {
         /// part of the JSON).
         #[serde(default = "success", with = "outcome_word")]
         outcome: ToolOutcome,
+        /// How long the tool ran (milliseconds), when measured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// `after_tool_batch` ([`StepEvent::AfterToolBatch`]).
     AfterToolBatch {
@@ -192,6 +208,13 @@ pub enum OwnedEvent {
         /// Resumes already granted in this turn.
         #[serde(default)]
         loop_count: u32,
+        /// The background tasks still running (a JSON array; `null`: not
+        /// said).
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        background_tasks: Value,
+        /// The session's scheduled jobs (a JSON array; `null`: not said).
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        session_crons: Value,
     },
     /// `notification` ([`StepEvent::Notification`]).
     Notification {
@@ -228,6 +251,15 @@ pub enum OwnedEvent {
         /// Resumes already granted to it.
         #[serde(default)]
         loop_count: u32,
+        /// The path of its own transcript (`""`: not said).
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        agent_transcript_path: String,
+        /// As `stop`'s `background_tasks`.
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        background_tasks: Value,
+        /// As `stop`'s `session_crons`.
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        session_crons: Value,
     },
     /// `before_compaction` ([`StepEvent::BeforeCompaction`]).
     BeforeCompaction {
@@ -314,7 +346,7 @@ impl OwnedEvent {
     /// allocate. `after_tool` without `original_args` uses `args` for both.
     pub fn as_step(&self) -> StepEvent<'_> {
         match self {
-            OwnedEvent::RunStart => StepEvent::RunStart,
+            OwnedEvent::RunStart { source, model } => StepEvent::RunStart { source, model },
             OwnedEvent::UserPrompt { prompt } => StepEvent::UserPrompt { prompt },
             OwnedEvent::BeforeCompletion { request } => StepEvent::BeforeCompletion { request },
             OwnedEvent::AfterCompletion { response } => StepEvent::AfterCompletion { response },
@@ -358,6 +390,7 @@ impl OwnedEvent {
                 original_args,
                 result,
                 outcome,
+                duration_ms,
             } => StepEvent::AfterTool {
                 tool_name,
                 call_id,
@@ -365,6 +398,7 @@ impl OwnedEvent {
                 original_args: original_args.as_ref().unwrap_or(args),
                 result,
                 outcome,
+                duration_ms: *duration_ms,
             },
             OwnedEvent::AfterToolBatch { calls } => StepEvent::AfterToolBatch { calls },
             OwnedEvent::InvalidToolCall {
@@ -378,9 +412,16 @@ impl OwnedEvent {
                 raw_args,
                 error,
             },
-            OwnedEvent::Stop { text, loop_count } => StepEvent::Stop {
+            OwnedEvent::Stop {
+                text,
+                loop_count,
+                background_tasks,
+                session_crons,
+            } => StepEvent::Stop {
                 loop_count: *loop_count,
                 text,
+                background_tasks,
+                session_crons,
             },
             OwnedEvent::Notification {
                 notification_type,
@@ -403,11 +444,17 @@ impl OwnedEvent {
                 agent_type,
                 text,
                 loop_count,
+                agent_transcript_path,
+                background_tasks,
+                session_crons,
             } => StepEvent::SubagentStop {
                 agent_id,
                 agent_type,
                 loop_count: *loop_count,
                 text,
+                agent_transcript_path,
+                background_tasks,
+                session_crons,
             },
             OwnedEvent::BeforeCompaction {
                 trigger,
@@ -443,7 +490,10 @@ impl From<StepEvent<'_>> for OwnedEvent {
     fn from(event: StepEvent<'_>) -> Self {
         let s = str::to_owned;
         match event {
-            StepEvent::RunStart => OwnedEvent::RunStart,
+            StepEvent::RunStart { source, model } => OwnedEvent::RunStart {
+                source: s(source),
+                model: s(model),
+            },
             StepEvent::UserPrompt { prompt } => OwnedEvent::UserPrompt { prompt: s(prompt) },
             StepEvent::BeforeCompletion { request } => OwnedEvent::BeforeCompletion {
                 request: request.clone(),
@@ -495,6 +545,7 @@ impl From<StepEvent<'_>> for OwnedEvent {
                 original_args,
                 result,
                 outcome,
+                duration_ms,
             } => OwnedEvent::AfterTool {
                 tool_name: s(tool_name),
                 call_id: s(call_id),
@@ -502,6 +553,7 @@ impl From<StepEvent<'_>> for OwnedEvent {
                 original_args: (original_args != args).then(|| original_args.clone()),
                 result: result.clone(),
                 outcome: outcome.clone(),
+                duration_ms,
             },
             StepEvent::AfterToolBatch { calls } => OwnedEvent::AfterToolBatch {
                 calls: calls.clone(),
@@ -517,9 +569,16 @@ impl From<StepEvent<'_>> for OwnedEvent {
                 raw_args: s(raw_args),
                 error: s(error),
             },
-            StepEvent::Stop { loop_count, text } => OwnedEvent::Stop {
+            StepEvent::Stop {
+                loop_count,
+                text,
+                background_tasks,
+                session_crons,
+            } => OwnedEvent::Stop {
                 text: s(text),
                 loop_count,
+                background_tasks: background_tasks.clone(),
+                session_crons: session_crons.clone(),
             },
             StepEvent::Notification {
                 notification_type,
@@ -542,11 +601,17 @@ impl From<StepEvent<'_>> for OwnedEvent {
                 agent_type,
                 loop_count,
                 text,
+                agent_transcript_path,
+                background_tasks,
+                session_crons,
             } => OwnedEvent::SubagentStop {
                 agent_id: s(agent_id),
                 agent_type: s(agent_type),
                 text: s(text),
                 loop_count,
+                agent_transcript_path: s(agent_transcript_path),
+                background_tasks: background_tasks.clone(),
+                session_crons: session_crons.clone(),
             },
             StepEvent::BeforeCompaction {
                 trigger,
@@ -593,6 +658,58 @@ mod tests {
             err.to_string().contains("missing field `tool_name`"),
             "{err}"
         );
+    }
+
+    /// What the agent reports beside an event (Claude Code's SessionStart
+    /// `source`/`model`, PostToolUse `duration_ms`, Stop/SubagentStop
+    /// `background_tasks`/`session_crons`, `agent_transcript_path`) is read
+    /// from the event JSON and reaches the borrowed event; left out, it is
+    /// not written back.
+    #[test]
+    fn what_the_agent_reports_beside_an_event_is_read() {
+        let e = OwnedEvent::from_json(r#"{"phase":"run_start","source":"compact","model":"m1"}"#)
+            .unwrap();
+        assert_eq!(
+            e.as_step(),
+            StepEvent::RunStart {
+                source: "compact",
+                model: "m1"
+            }
+        );
+        let e = OwnedEvent::from_json(
+            r#"{"phase":"after_tool","tool_name":"bash","duration_ms":1520}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            e.as_step(),
+            StepEvent::AfterTool {
+                duration_ms: Some(1520),
+                ..
+            }
+        ));
+        let e = OwnedEvent::from_json(
+            r#"{"phase":"subagent_stop","agent_id":"a1","agent_transcript_path":"/t/a1.jsonl","background_tasks":[1],"session_crons":[]}"#,
+        )
+        .unwrap();
+        let StepEvent::SubagentStop {
+            agent_transcript_path,
+            background_tasks,
+            session_crons,
+            ..
+        } = e.as_step()
+        else {
+            panic!("subagent_stop");
+        };
+        assert_eq!(agent_transcript_path, "/t/a1.jsonl");
+        assert_eq!(*background_tasks, serde_json::json!([1]));
+        assert_eq!(*session_crons, serde_json::json!([]));
+        let e =
+            OwnedEvent::from_json(r#"{"phase":"stop","background_tasks":[{"id":"b"}]}"#).unwrap();
+        let back = serde_json::to_value(OwnedEvent::from(e.as_step())).unwrap();
+        assert_eq!(back["background_tasks"], serde_json::json!([{"id": "b"}]));
+        assert!(back.get("session_crons").is_none(), "{back}");
+        let plain = serde_json::to_string(&OwnedEvent::from(StepEvent::RUN_START)).unwrap();
+        assert_eq!(plain, r#"{"phase":"run_start"}"#);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::core::event::StepEvent;
 /// The value `when` pointers address on `event` (see the module docs).
 pub fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
     match *event {
-        StepEvent::RunStart => Subject::None,
+        StepEvent::RunStart { .. } => Subject::None,
         StepEvent::UserPrompt { prompt } => Subject::Text(prompt),
         StepEvent::BeforeCompletion { request } => Subject::Json(request),
         StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
@@ -73,7 +73,7 @@ mod tests {
         );
         let outcome = ToolOutcome::Success;
         let events = [
-            StepEvent::RunStart,
+            StepEvent::RUN_START,
             StepEvent::UserPrompt { prompt: "t" },
             StepEvent::BeforeCompletion { request: &request },
             StepEvent::AfterCompletion {
@@ -108,6 +108,7 @@ mod tests {
                 original_args: &args,
                 result: &result,
                 outcome: &outcome,
+                duration_ms: None,
             },
             StepEvent::AfterToolBatch { calls: &batch },
             StepEvent::InvalidToolCall {
@@ -119,6 +120,8 @@ mod tests {
             StepEvent::Stop {
                 loop_count: 0,
                 text: "t",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
             StepEvent::Notification {
                 notification_type: "t",
@@ -134,6 +137,9 @@ mod tests {
                 agent_type: "t",
                 loop_count: 0,
                 text: "x",
+                agent_transcript_path: "",
+                background_tasks: &serde_json::Value::Null,
+                session_crons: &serde_json::Value::Null,
             },
             StepEvent::BeforeCompaction {
                 trigger: "t",

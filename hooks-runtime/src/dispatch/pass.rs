@@ -16,6 +16,7 @@ use super::eval::facts;
 use super::records::{InProcessRecords, NOT_RUN};
 use super::table::Table;
 use crate::SecretSet;
+use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, FlowKind};
@@ -94,10 +95,12 @@ impl<'t> Pass<'t> {
     /// A pass of `table` over `event` and its first matching rule; `None`
     /// when no rule of the event's phase matches (one check when the phase
     /// has no rule, else one pass of its index; nothing is built).
-    /// `shell` is the bound runtime (records, activity, secrets).
+    /// `shell` is the bound runtime (records, activity, secrets); `ctx`
+    /// the run's context, when the caller has one (injection ids).
     pub(super) fn start(
         table: &'t Table,
         shell: Option<&'t Arc<ShellRuntime>>,
+        ctx: Option<&'t HookContext>,
         on_run: OnRun<'t>,
         event: &StepEvent<'_>,
     ) -> Option<(Self, u32)> {
@@ -109,7 +112,7 @@ impl<'t> Pass<'t> {
         let pass = Pass {
             table,
             cursor,
-            records: InProcessRecords::new(shell),
+            records: InProcessRecords::new(shell, ctx),
             on_run,
         };
         Some((pass, first))
@@ -160,7 +163,7 @@ impl<'t> Pass<'t> {
                 Some(detail) => misfit(rule, id, &current, &detail, &mut self.records),
                 None => {
                     self.records.add(rule, id, &current, &flow);
-                    let report = declarative_report(fold, rule, id, &flow, start);
+                    let report = declarative_report(rule, id, &flow, start);
                     (flow, report)
                 }
             },
@@ -206,7 +209,6 @@ fn apply_mode(rule: &Rule, flow: Flow) -> Flow {
 /// `terminate` carries its reason as the message (borrowed from a static
 /// table, so free).
 pub(super) fn declarative_report(
-    fold: &mut Fold<'_>,
     rule: &Rule,
     id: &HookId,
     flow: &Flow,
@@ -216,7 +218,7 @@ pub(super) fn declarative_report(
     if rule.mode == Mode::Audit
         && let Some(would) = rule.declarative_kind()
     {
-        fold.audited(id, would);
+        // The fold notes it in the provenance (`Fold::apply_reported`).
         report.verdict = Verdict::Audited(would);
     }
     if let Flow::Skip { reason } | Flow::Terminate { reason } = flow {

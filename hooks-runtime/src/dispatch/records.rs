@@ -7,6 +7,7 @@ use hooks_plan::Rule;
 use hooks_plan::{Mode, Phase};
 
 use super::action::RuleActions;
+use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::StepEvent;
 use crate::core::flow::Flow;
@@ -14,27 +15,32 @@ use crate::core::fold::Fold;
 use crate::core::id::HookId;
 use crate::core::report::FailureKind;
 use crate::shell::activity::ActivityEvent;
+use crate::shell::invoke::next_injection;
 use crate::shell::invoke::{MESSAGE_MAX_CHARS, ShellRuntime};
-use crate::shell::records::{HookRecord, Record, RecordStatus};
+use crate::shell::records::{HookRecord, InjectionRecord, InjectionStatus, Record, RecordStatus};
 use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
 
-/// The records of the declarative rules a table's part of a fold consulted,
-/// written when that part ends (so a part that is dropped writes none),
+/// The records of the declarative rules a table's part of a fold consulted
+/// (an `inject` rule's `context_injection` record beside its own), written
+/// when that part ends (so a part that is dropped writes none),
 /// and the activity events of those with `show_in_tui` (`Started` and
 /// `Succeeded` with 0 ms: nothing is spawned). Inert, and allocation-free,
 /// without a record writer or an activity sink.
 pub(super) struct InProcessRecords<'r> {
     pub(super) rt: Option<&'r ShellRuntime>,
-    pending: Vec<(HookId, HookRecord)>,
+    /// The run's context, for injection ids (`None`: no run id, turn 0).
+    ctx: Option<&'r HookContext>,
+    pending: Vec<(HookId, Record)>,
     shown: Vec<(Arc<str>, Phase)>,
 }
 
 impl<'r> InProcessRecords<'r> {
-    pub(super) fn new(shell: Option<&'r Arc<ShellRuntime>>) -> Self {
+    pub(super) fn new(shell: Option<&'r Arc<ShellRuntime>>, ctx: Option<&'r HookContext>) -> Self {
         InProcessRecords {
             rt: shell
                 .map(|rt| &**rt)
                 .filter(|rt| rt.records().is_some() || rt.activity().is_some()),
+            ctx,
             pending: Vec::new(),
             shown: Vec::new(),
         }
@@ -70,7 +76,28 @@ impl<'r> InProcessRecords<'r> {
             message,
             ..self.base_record(rule, event)
         };
-        self.pending.push((id.clone(), record));
+        // An `inject` rule's items are an injection, as a shell hook's are
+        // (its record first, as a shell hook writes it).
+        if let Some(Flow::InjectContext(items)) = &shown {
+            let status = match rule.mode {
+                Mode::Audit => InjectionStatus::Audited,
+                Mode::Enforce => InjectionStatus::Injected,
+            };
+            let (run_id, turn) = self.ctx.map_or(("", 0), |c| (c.run_id(), c.turn()));
+            let injection = InjectionRecord {
+                record: "context_injection",
+                phase: rule.phase,
+                hook_id: rule.id.to_string(),
+                status,
+                item_count: items.len(),
+                byte_count: items.iter().map(|i| i.content.len()).sum(),
+                max_bytes: rt.limits().max_context_bytes,
+                injection_id: format!("{run_id}/{turn}/{}/{}", rule.id, next_injection()),
+            };
+            self.pending
+                .push((id.clone(), Record::Injection(injection)));
+        }
+        self.pending.push((id.clone(), Record::Hook(record)));
     }
 
     /// Notes that declarative `rule` failed on `event` with `kind`.
@@ -91,7 +118,7 @@ impl<'r> InProcessRecords<'r> {
             message: Some(redact_and_truncate(detail, rt.secrets(), MESSAGE_MAX_CHARS)),
             ..self.base_record(rule, event)
         };
-        self.pending.push((id.clone(), record));
+        self.pending.push((id.clone(), Record::Hook(record)));
     }
 
     /// Notes that `rule` (a `run` rule) matched `event` in a dry run and was
@@ -105,7 +132,7 @@ impl<'r> InProcessRecords<'r> {
             message: Some(NOT_RUN.to_owned()),
             ..self.base_record(rule, event)
         };
-        self.pending.push((id.clone(), record));
+        self.pending.push((id.clone(), Record::Hook(record)));
     }
 
     /// The record of `rule` on `event` with status `ok` and nothing else
@@ -151,7 +178,7 @@ impl<'r> InProcessRecords<'r> {
         }
         let Some(writer) = rt.records() else { return };
         for (hook, record) in self.pending {
-            if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
+            if let Err(err) = writer.write(&record, rt.secrets()) {
                 let message =
                     redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
                         .into_owned();

@@ -51,7 +51,7 @@ impl Table {
         ctx: &'a HookContext,
         fold: &'a mut Fold<'_>,
     ) -> FoldStep<'a> {
-        let Some((pass, first)) = Pass::start(self, shell, on_run, &fold.event()) else {
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, &fold.event()) else {
             return FoldStep::ready(ControlFlow::Continue(()));
         };
         match pass.settle(fold, first) {
@@ -67,7 +67,8 @@ impl Table {
         ctx: &HookContext,
         fold: &mut Fold<'_>,
     ) -> ControlFlow<()> {
-        let Some((pass, first)) = Pass::start(self, shell, OnRun::bound(shell), &fold.event())
+        let Some((pass, first)) =
+            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold.event())
         else {
             return ControlFlow::Continue(());
         };
@@ -91,7 +92,7 @@ impl Table {
         event: StepEvent<'_>,
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
-        if let Some((pass, first)) = Pass::start(self, shell, OnRun::bound(shell), &event)
+        if let Some((pass, first)) = Pass::start(self, shell, None, OnRun::bound(shell), &event)
             && let Settled::Await(..) = pass.settle(&mut fold, first)
         {
             // Nothing is recorded: the pass was not finished.
@@ -121,7 +122,9 @@ impl Table {
     /// with the flow's kind and, for `block` / `terminate`, its reason as
     /// the message (redacted with the runtime's secrets); `audited` with the
     /// would-be kind in `mode: audit`; `ok` when its action changed nothing;
-    /// `elapsed_ms` 0. A failed write becomes a [`Diagnostic::Hook`](crate::Diagnostic::Hook)
+    /// `elapsed_ms` 0. An `inject` rule writes a `context_injection` record
+    /// too (`injected`, or `audited` in `mode: audit`), as a shell hook's
+    /// injection does. A failed write becomes a [`Diagnostic::Hook`](crate::Diagnostic::Hook)
     /// of the fold and of the rule's report.
     ///
     /// # Reports
@@ -158,7 +161,8 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
-        let Some((pass, first)) = Pass::start(self, shell, OnRun::bound(shell), &event) else {
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &event)
+        else {
             return HookFuture::cont();
         };
         let mut fold = Fold::new(event);
@@ -262,7 +266,7 @@ impl Pass<'_> {
                 continue;
             }
             self.records.add(rule, id, &event, &flow);
-            let report = declarative_report(fold, rule, id, &flow, start);
+            let report = declarative_report(rule, id, &flow, start);
             // Keep draining `ran` in order; later flows are reported as
             // ignored.
             let _ = self.apply(fold, rule, report, flow);
@@ -388,9 +392,13 @@ impl Dispatcher {
     /// The fold of a dry run ([`Dispatcher::dry_run`]).
     fn fold_dry(&self, event: StepEvent<'_>) -> StackOutcome {
         let mut fold = Fold::new(event);
-        if let Some((pass, first)) =
-            Pass::start(&self.table, self.shell.as_ref(), OnRun::NotRun, &event)
-        {
+        if let Some((pass, first)) = Pass::start(
+            &self.table,
+            self.shell.as_ref(),
+            None,
+            OnRun::NotRun,
+            &event,
+        ) {
             // Nothing is awaited in a dry run.
             let _ = pass.settle(&mut fold, first);
         }

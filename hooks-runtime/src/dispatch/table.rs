@@ -120,14 +120,16 @@ impl Table {
         self.plan.tool_paths(tool)
     }
 
-    /// Hook ids for provenance, built once (one allocation per rule, on the
-    /// first event that a rule answers).
+    /// Hook ids for provenance, each naming the table's source, built once
+    /// (one allocation per rule and one for the source, on the first event
+    /// that a rule answers).
     pub(crate) fn hook_ids(&self) -> &[HookId] {
         self.ids.get_or_init(|| {
+            let source: Arc<str> = Arc::from(self.source());
             self.plan
                 .rules
                 .iter()
-                .map(|r| HookId::new(&*r.id))
+                .map(|r| HookId::new(&*r.id).with_source(Some(Arc::clone(&source))))
                 .collect()
         })
     }

@@ -110,6 +110,7 @@ pub(crate) fn after_tool<'a>(
         original_args: args,
         result,
         outcome,
+        duration_ms: None,
     }
 }
 

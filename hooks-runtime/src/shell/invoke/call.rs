@@ -69,6 +69,8 @@ pub(super) enum Outcome {
 pub(super) struct Settled {
     pub(super) flow: Flow,
     pub(super) context: ContextList,
+    /// New arguments applied before `flow` ([`Invocation::args`]).
+    pub(super) args: Option<serde_json::Value>,
     pub(super) record: HookRecord,
     pub(super) failure: Option<HookFailure>,
 }
@@ -101,7 +103,7 @@ impl<'a> Call<'a> {
             http: None,
             start,
             tool: event.tool_name(),
-            hook_id: HookId::new(Arc::clone(&spec.id)),
+            hook_id: HookId::new(Arc::clone(&spec.id)).with_source(spec.config.clone()),
         }
     }
 
@@ -111,6 +113,7 @@ impl<'a> Call<'a> {
         Invocation {
             flow: Flow::Continue,
             context: ContextList::new(),
+            args: None,
             record: self.record(RecordStatus::Ok),
             report: HookReport::new(self.hook_id),
         }
@@ -132,9 +135,9 @@ impl<'a> Call<'a> {
         let Settled {
             flow,
             context,
+            args,
             mut record,
             failure,
-            ..
         } = settled;
         let elapsed = self.start.elapsed();
         record.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
@@ -161,6 +164,7 @@ impl<'a> Call<'a> {
         Invocation {
             flow,
             context,
+            args,
             record,
             report,
         }

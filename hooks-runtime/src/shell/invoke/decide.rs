@@ -98,7 +98,11 @@ impl Call<'_> {
             .collect();
         self.diagnostics.extend(notes);
         let record_notes: Vec<String> = decision.notes.iter().map(|m| self.redact(m)).collect();
-        let (flow, context) = (decision.flow, ContextList::from_vec(decision.context));
+        let (flow, context, args) = (
+            decision.flow,
+            ContextList::from_vec(decision.context),
+            decision.args,
+        );
         let status = if flow.is_continue() {
             RecordStatus::Ok
         } else {
@@ -113,6 +117,7 @@ impl Call<'_> {
         Settled {
             flow,
             context,
+            args,
             record,
             failure: None,
         }
@@ -140,6 +145,7 @@ impl Call<'_> {
         Settled {
             flow: applied.flow,
             context: ContextList::new(),
+            args: None,
             record,
             failure: Some(HookFailure {
                 kind,
@@ -155,12 +161,14 @@ impl Call<'_> {
         let Settled {
             flow,
             mut context,
+            mut args,
             mut record,
             failure,
         } = settled;
         let (flow, would_be) = policy::apply_mode(self.spec.mode, flow);
         if self.spec.mode == Mode::Audit {
             context.clear();
+            args = None;
         }
         let verdict = match &would_be {
             Some(would) => Verdict::Audited(would.kind()),
@@ -174,6 +182,7 @@ impl Call<'_> {
         let settled = Settled {
             flow,
             context,
+            args,
             record,
             failure,
         };
@@ -181,8 +190,9 @@ impl Call<'_> {
     }
 }
 
-/// A process-wide counter that makes injection ids unique.
-fn next_injection() -> u64 {
+/// A process-wide counter that makes injection ids unique (shell hooks'
+/// and declarative `inject` rules' injections alike).
+pub(crate) fn next_injection() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::Relaxed)

@@ -328,6 +328,12 @@ impl Call<'_> {
             // counts it.
             Ok(mut decision) => {
                 decision.flow = redact_flow(decision.flow, &self.secrets);
+                if let Some(args) = decision.args.take()
+                    && let Flow::RewriteArgs(args) =
+                        redact_flow(Flow::RewriteArgs(args), &self.secrets)
+                {
+                    decision.args = Some(args);
+                }
                 if !decision.context.is_empty() {
                     let beside = Flow::InjectContext(std::mem::take(&mut decision.context).into());
                     if let Flow::InjectContext(items) = redact_flow(beside, &self.secrets) {

@@ -38,7 +38,7 @@ use std::sync::Arc;
 pub(crate) use self::batch::join_in_order;
 pub use self::batch::run_shell_hooks;
 pub(crate) use self::cache::{HookCache, Pin};
-pub(crate) use self::decide::MESSAGE_MAX_CHARS;
+pub(crate) use self::decide::{MESSAGE_MAX_CHARS, next_injection};
 pub use self::runtime::{HookLimits, ShellRuntime};
 pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
 pub use self::validate::{RewriteMismatch, RewriteSchema};
@@ -65,6 +65,12 @@ pub struct Invocation {
     /// and in audit mode. When the output asked only for context, `flow`
     /// is the `InjectContext` and this is empty.
     pub context: ContextList,
+    /// New tool arguments to apply before acting on `flow` (as a
+    /// `RewriteArgs`), when the output granted a call with a new input
+    /// (Claude Code's PermissionRequest `decision.behavior: "allow"` with
+    /// `updatedInput`: `flow` is then `Allow`); `None` otherwise, and in
+    /// audit mode.
+    pub args: Option<serde_json::Value>,
     /// The record written for it.
     pub record: HookRecord,
     /// What the invocation decided, its failure (kind and policy), elapsed
@@ -75,7 +81,8 @@ pub struct Invocation {
 
 impl Invocation {
     /// Applies the invocation to `fold`: its context items
-    /// ([`Invocation::context`]) first, then its flow with its report.
+    /// ([`Invocation::context`]) first, then its new arguments
+    /// ([`Invocation::args`]), then its flow with its report.
     /// Returns `ControlFlow::Break` when the fold is stopped (by this
     /// invocation or an earlier one).
     pub fn fold_into(self, fold: &mut Fold<'_>) -> ControlFlow<()> {
@@ -85,6 +92,12 @@ impl Invocation {
                 .apply(&hook, Flow::InjectContext(self.context))
                 .is_break()
             {
+                return ControlFlow::Break(());
+            }
+        }
+        if let Some(args) = self.args {
+            let hook = self.report.hook.clone();
+            if fold.apply(&hook, Flow::RewriteArgs(args)).is_break() {
                 return ControlFlow::Break(());
             }
         }

@@ -129,8 +129,9 @@ impl Call<'_> {
         let (Some(schema), Outcome::Decided(decision)) = (self.tools.rewrite, &outcome) else {
             return outcome;
         };
-        let (Flow::RewriteArgs(value) | Flow::RewriteResult(value)) = &decision.flow else {
-            return outcome;
+        let value = match (&decision.flow, &decision.args) {
+            (Flow::RewriteArgs(value) | Flow::RewriteResult(value), _) | (_, Some(value)) => value,
+            _ => return outcome,
         };
         match schema.check(value) {
             Ok(()) => outcome,

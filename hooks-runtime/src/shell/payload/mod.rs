@@ -269,7 +269,7 @@ pub(crate) fn build_as<'e, R: Render>(
     let mut loop_count = None;
     let mut data = Map::new();
     match *event {
-        StepEvent::RunStart => {}
+        StepEvent::RunStart { .. } => {}
         StepEvent::UserPrompt { prompt: p } => prompt = Some(text(p)),
         StepEvent::BeforeCompletion { request } => {
             data.insert(
@@ -330,6 +330,7 @@ pub(crate) fn build_as<'e, R: Render>(
             agent_type,
             loop_count: n,
             text: t,
+            ..
         } => {
             loop_count = Some(n);
             data.insert("agent_id".into(), text(agent_id).into());
@@ -382,6 +383,7 @@ pub(crate) fn build_as<'e, R: Render>(
         StepEvent::Stop {
             loop_count: n,
             text: t,
+            ..
         } => {
             loop_count = Some(n);
             data.insert("text".into(), text(t).into());

@@ -45,6 +45,11 @@ pub(crate) struct ProtocolDecision {
     /// fold applies them before the flow. Empty otherwise (see
     /// [`ProtocolDecision::with_context`]).
     pub context: Vec<ContextItem>,
+    /// New tool arguments to apply before a flow that is not a rewrite
+    /// (Claude Code's PermissionRequest `decision.behavior: "allow"` with
+    /// `updatedInput`: the call is granted with the new input). `None`
+    /// otherwise.
+    pub args: Option<Value>,
     /// Messages for the operator that are not failures (Claude Code's
     /// `systemMessage`, an exit 2 on an event that cannot be denied).
     /// Unredacted: callers pass them through redaction before showing them.

@@ -15,7 +15,7 @@
 //! | `decision: fail` | `invalid_tool_call` | `Fail` |
 //! | `decision: retry` + `feedback` | `invalid_tool_call` | `Retry {feedback}` |
 //! | `decision: repair` + `tool_name` | `invalid_tool_call` | `Repair {tool_name}` |
-//! | `rewrite_args` | `before_tool` | `RewriteArgs` |
+//! | `rewrite_args` (an object) | `before_tool` | `RewriteArgs` |
 //! | `rewrite_result` | `after_tool` | `RewriteResult` |
 //! | `rewrite_prompt` | `user_prompt` | `RewritePrompt` |
 //! | `patch` | `before_completion` | `PatchRequest` |
@@ -30,9 +30,9 @@ use hooks_plan::{FlowKind, HookOutput, OutputDecision, Phase};
 
 use serde_json::{Map, Value};
 
-#[cfg(any(feature = "http", feature = "policy"))]
-use super::json_type;
-use super::{ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large};
+use super::{
+    ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, json_type, nonzero_exit, too_large,
+};
 use crate::{Captured, ContextItem, Flow, RequestPatch};
 
 /// Reads a native hook process's exit code, stdout and stderr into a
@@ -185,6 +185,12 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     }
     if out.tool_name.is_some() != (decision == OutputDecision::Repair) {
         return Err("`tool_name` goes with decision `repair`, and `repair` needs it".to_owned());
+    }
+    if let Some(args) = out.rewrite_args.as_ref().filter(|v| !v.is_object()) {
+        return Err(format!(
+            "`rewrite_args` must be a JSON object (the tool's new arguments), found {}",
+            json_type(args)
+        ));
     }
     let flow = match decision {
         OutputDecision::Continue => {

@@ -17,11 +17,17 @@ use serde_json::Value;
 use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::{StepEvent, ToolOutcome};
-use crate::core::flow::{ContextList, Flow, FlowKind, Text};
-use crate::core::outcome::{ProvenanceList, StackOutcome, note_deciders};
+use crate::core::flow::{ContextList, Flow, Text};
+use crate::core::fold::Fold;
+use crate::core::outcome::{ProvenanceList, StackOutcome};
 use crate::core::patch::RequestPatch;
 use crate::core::report::ReportList;
 use crate::core::stack::HookStack;
+
+mod stop;
+
+pub use stop::StopDecision;
+use stop::StopResumes;
 
 /// A decision plus the context, provenance, diagnostics and per-hook
 /// reports of the fold behind it:
@@ -225,34 +231,6 @@ pub enum InvalidCallDecision {
     },
 }
 
-/// What to do when the agent (or a subagent) is about to stop.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopDecision {
-    /// Stop as planned.
-    Stop,
-    /// Keep working; give the model `reason`.
-    Resume {
-        /// Why the agent must continue.
-        reason: Text,
-    },
-    /// A hook asked to keep working, but the agent already resumed `cap`
-    /// times in this user turn ([`HookStack::stop_cap`]): stop. Not the
-    /// same as [`StopDecision::Stop`], where no hook asked.
-    Capped {
-        /// What the hook asked the agent to do.
-        reason: Text,
-        /// The cap per user turn.
-        cap: u32,
-        /// Resumes already granted in this user turn (`>= cap`).
-        resumes: u32,
-    },
-    /// End the run (as an error).
-    Terminate {
-        /// Why.
-        reason: Text,
-    },
-}
-
 /// What to do after an observed event (any phase without its own method;
 /// the injected context is [`Decided::context`]).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -337,18 +315,6 @@ impl InvalidCallDecision {
             InvalidCallDecision::Retry { .. } => "retry",
             InvalidCallDecision::Repair { .. } => "repair",
             InvalidCallDecision::Terminate { .. } => "terminate",
-        }
-    }
-}
-
-impl StopDecision {
-    /// The decision's name: `stop`, `resume`, `capped` or `terminate`.
-    pub const fn label(&self) -> &'static str {
-        match self {
-            StopDecision::Stop => "stop",
-            StopDecision::Resume { .. } => "resume",
-            StopDecision::Capped { .. } => "capped",
-            StopDecision::Terminate { .. } => "terminate",
         }
     }
 }
@@ -474,7 +440,42 @@ impl HookStack {
             original_args,
             result,
             outcome,
+            duration_ms: None,
         };
+        self.after_tool_fold(ctx, event, result).await
+    }
+
+    /// Folds an `after_tool` event the agent built itself, with what it
+    /// reports beside the call (the tool's `duration_ms`); otherwise as
+    /// [`HookStack::after_tool`]. Any other event is not folded: the
+    /// decision terminates, naming it (fail closed), and the result is
+    /// `null`.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`].
+    pub async fn after_tool_event<'a>(
+        &self,
+        ctx: &HookContext,
+        event: StepEvent<'a>,
+    ) -> Decided<AfterToolDecision<'a>> {
+        let StepEvent::AfterTool { result, .. } = event else {
+            let decision = AfterToolDecision {
+                result: Cow::Owned(Value::Null),
+                terminate: Some(not_this(event, "after_tool_event", "an `after_tool`")),
+            };
+            return Decided::new(decision, Fold::new(event).finish());
+        };
+        self.after_tool_fold(ctx, event, result).await
+    }
+
+    /// The fold of an `after_tool` `event` whose result is `result`.
+    async fn after_tool_fold<'a>(
+        &self,
+        ctx: &HookContext,
+        event: StepEvent<'_>,
+        result: &'a Value,
+    ) -> Decided<AfterToolDecision<'a>> {
         let mut folded = self.fold(ctx, event).await;
         let terminate = match folded.decision.take() {
             Some(Flow::Terminate { reason }) => Some(reason),
@@ -524,67 +525,6 @@ impl HookStack {
         Decided::new(decision, outcome)
     }
 
-    /// Folds a `stop` event; `text` is the assistant's last text.
-    ///
-    /// The runtime counts the resumes of each user turn itself (in the
-    /// run's scratchpad, reset by [`HookStack::user_prompt`]), whatever the
-    /// agent's turn bookkeeping: the event's `loop_count` is that count, or
-    /// `loop_count` when the agent passes a larger one (an agent resuming a
-    /// recorded session). A `Resume` once the count reached
-    /// [`HookStack::stop_cap`] is [`StopDecision::Capped`], with a
-    /// [`Diagnostic::StopCapped`] in the diagnostics and in the reports of
-    /// the hooks that asked.
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`HookStack::fold`]; a dropped fold counts no resume.
-    pub async fn stop(
-        &self,
-        ctx: &HookContext,
-        loop_count: u32,
-        text: &str,
-    ) -> Decided<StopDecision> {
-        let loop_count = resumes_so_far(ctx, "").max(loop_count);
-        let mut outcome = self.fold(ctx, StepEvent::Stop { loop_count, text }).await;
-        let decision = stop_decision(outcome.decision.take(), Phase::Stop);
-        let decision = self.cap_resumes(ctx, "", loop_count, decision, &mut outcome);
-        Decided::new(decision, outcome)
-    }
-
-    /// A `Resume` at or over the cap becomes `Capped`; below it, the
-    /// resume is counted for `agent` (`""`: the agent itself).
-    fn cap_resumes(
-        &self,
-        ctx: &HookContext,
-        agent: &str,
-        resumes: u32,
-        decision: StopDecision,
-        outcome: &mut StackOutcome,
-    ) -> StopDecision {
-        let StopDecision::Resume { reason } = decision else {
-            return decision;
-        };
-        let cap = self.stop_cap();
-        if resumes < cap {
-            ctx.update::<StopResumes, ()>(|counts| {
-                counts.0.insert(agent.into(), resumes + 1);
-            });
-            return StopDecision::Resume { reason };
-        }
-        note_deciders(
-            &outcome.provenance,
-            &mut outcome.reports,
-            &mut outcome.diagnostics,
-            FlowKind::Resume,
-            Diagnostic::StopCapped { cap, resumes },
-        );
-        StopDecision::Capped {
-            reason,
-            cap,
-            resumes,
-        }
-    }
-
     /// Folds a `permission_request` event for `call` (the agent is about
     /// to ask for approval); `suggestions` are the "always allow" options
     /// it would offer (`Value::Null` when none). When no hook decides, the
@@ -624,34 +564,6 @@ impl HookStack {
                 reason: unexpected(&other, Phase::PermissionRequest),
             },
         };
-        Decided::new(decision, outcome)
-    }
-
-    /// Folds a `subagent_stop` event: as [`HookStack::stop`], for the
-    /// subagent `agent_id` of type `agent_type`, whose resumes are counted
-    /// on their own (`agent_id` must not be empty).
-    ///
-    /// # Cancel safety
-    ///
-    /// As [`HookStack::fold`].
-    pub async fn subagent_stop(
-        &self,
-        ctx: &HookContext,
-        agent_id: &str,
-        agent_type: &str,
-        loop_count: u32,
-        text: &str,
-    ) -> Decided<StopDecision> {
-        let loop_count = resumes_so_far(ctx, agent_id).max(loop_count);
-        let event = StepEvent::SubagentStop {
-            agent_id,
-            agent_type,
-            loop_count,
-            text,
-        };
-        let mut outcome = self.fold(ctx, event).await;
-        let decision = stop_decision(outcome.decision.take(), Phase::SubagentStop);
-        let decision = self.cap_resumes(ctx, agent_id, loop_count, decision, &mut outcome);
         Decided::new(decision, outcome)
     }
 
@@ -723,28 +635,14 @@ impl HookStack {
     }
 }
 
-/// Resumes granted in the current user turn, per agent (`""`: the agent
-/// itself, else a subagent's id); kept in the run's scratchpad.
-#[derive(Debug, Default)]
-struct StopResumes(std::collections::BTreeMap<Box<str>, u32>);
-
-/// How many times hooks resumed `agent` in this user turn (no allocation).
-fn resumes_so_far(ctx: &HookContext, agent: &str) -> u32 {
-    ctx.scratchpad()
-        .with::<StopResumes, _>(|counts| counts.and_then(|c| c.0.get(agent).copied()))
-        .unwrap_or(0)
-}
-
-/// The stop decision of a `stop` or `subagent_stop` fold.
-fn stop_decision(decision: Option<Flow>, phase: Phase) -> StopDecision {
-    match decision {
-        None => StopDecision::Stop,
-        Some(Flow::Resume { reason }) => StopDecision::Resume { reason },
-        Some(Flow::Terminate { reason }) => StopDecision::Terminate { reason },
-        Some(other) => StopDecision::Terminate {
-            reason: unexpected(&other, phase),
-        },
-    }
+/// The reason a driver method `method`, which takes `wanted` event, gives
+/// for `event` of another phase.
+fn not_this(event: StepEvent<'_>, method: &str, wanted: &str) -> Text {
+    format!(
+        "`HookStack::{method}` takes {wanted} event, not `{}`",
+        event.kind()
+    )
+    .into()
 }
 
 fn not_observable(flow: &str, event: StepEvent<'_>) -> Text {

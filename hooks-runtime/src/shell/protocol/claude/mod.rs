@@ -8,14 +8,19 @@
 //! `transcript_path`, `cwd` and `permission_mode` from the run's
 //! [`HookContext`] (defaults: the run id, `""`, the hook's working directory,
 //! `"default"`), `hook_event_name`, and per event `tool_name`, `tool_input`,
-//! `tool_use_id`, `tool_response`, `prompt`, `stop_hook_active`,
-//! `source`/`reason`. The environment variable `CLAUDE_PROJECT_DIR` is set
+//! `tool_use_id` (left out when the event's call id is empty, as on
+//! PermissionRequest), `tool_response`, `prompt`, `stop_hook_active`,
+//! `source`/`reason`, and what the agent reports beside an event when it
+//! does ([`StepEvent`]: SessionStart's `source` and `model`,
+//! PostToolUse's and PostToolUseFailure's `duration_ms`, Stop's and
+//! SubagentStop's `background_tasks` and `session_crons`, SubagentStop's
+//! `agent_transcript_path`). The environment variable `CLAUDE_PROJECT_DIR` is set
 //! to the workspace root ([`CLAUDE_PROJECT_DIR`](crate::CLAUDE_PROJECT_DIR)).
 //! Event names:
 //!
 //! | phase | `hook_event_name` |
 //! | --- | --- |
-//! | `run_start` | `SessionStart` (`source: "startup"`) |
+//! | `run_start` | `SessionStart` (`source`: the event's, else `"startup"`; `model` when given) |
 //! | `user_prompt` | `UserPromptSubmit` |
 //! | `before_tool` | `PreToolUse` |
 //! | `after_tool`, the tool succeeded | `PostToolUse` (`tool_response`) |
@@ -33,21 +38,30 @@
 //!
 //! # Stdout and exit code
 //!
-//! - Exit 2: stderr is the reason, unless stdout holds a JSON object whose
-//!   blocking decision (`decision: "block"`, `permissionDecision: "deny"`)
-//!   gives a reason, which then wins (as in Claude Code since v2.1.214);
-//!   the flow per [`exit2_flow`].
+//! - Exit 2: Claude Code reads stdout's JSON on every exit code (since
+//!   v2.1.214): `continue: false` there ends the run with `stopReason`;
+//!   otherwise stderr is the reason, unless the JSON's blocking decision
+//!   (`decision: "block"`, `permissionDecision: "deny"`) gives one, which
+//!   then wins; the flow per [`exit2_flow`].
 //! - Other nonzero exits: a `nonzero_exit` failure for the failure policy.
 //! - Exit 0, stdout not starting with `{` (after a BOM and whitespace): plain
 //!   text. On `UserPromptSubmit` Claude Code adds it as context: here the
 //!   prompt is rewritten to the prompt, a blank line, and the text. On
 //!   `SessionStart` it is context before the first prompt
 //!   (`InjectContext`). On other events Claude Code only writes it to its
-//!   debug log: here it is ignored.
+//!   debug log: here it is ignored. Stdout that starts with `{` but is not
+//!   one JSON object (malformed, or followed by a log line) is plain text
+//!   too, as Claude Code falls back to text when JSON parsing fails, with a
+//!   note in the hook's record; never `invalid_output`.
 //! - Exit 0, a JSON object (strict framing as in [`frame_json`]). Unknown
 //!   fields, top-level or in `hookSpecificOutput`, are ignored as Claude
 //!   Code ignores them, each with a note in the hook's record (`notes`); a
-//!   known field with the wrong type is `invalid_output`.
+//!   known field with the wrong type is `invalid_output`, and so is a known
+//!   field in the wrong place (`permissionDecision`, `updatedInput`,
+//!   `additionalContext`, ... at the top level, where Claude Code does not
+//!   read them; `continue`, `stopReason`, `systemMessage`, ... inside
+//!   `hookSpecificOutput`), naming the field: what the author meant (often
+//!   a deny) must not pass silently.
 //!
 //! | field | events | flow |
 //! | --- | --- | --- |
@@ -60,7 +74,7 @@
 //! | `hookSpecificOutput.permissionDecision: "allow"` | PreToolUse | `Continue`, or `RewriteArgs(updatedInput)` |
 //! | `permissionDecision: "deny"` | PreToolUse | `Skip {permissionDecisionReason}` |
 //! | `permissionDecision: "ask"` / `"defer"` | PreToolUse | `Ask {permissionDecisionReason}`: the agent's approver decides (none: refused, fail closed) |
-//! | `hookSpecificOutput.decision.behavior: "allow"` | PermissionRequest | `Allow`, or `RewriteArgs(decision.updatedInput)` |
+//! | `hookSpecificOutput.decision.behavior: "allow"` | PermissionRequest | `Allow`; with `decision.updatedInput`, `Allow` of the call with that input (the new arguments are applied before the allow) |
 //! | `decision.behavior: "deny"` | PermissionRequest | `Skip {decision.message}`, `Terminate` with `decision.interrupt: true`; no decision object: `Continue` |
 //! | `decision: "block"` + `reason` | SubagentStop | `Resume {reason}`, as Stop |
 //! | | PreCompact | `Skip {reason}`: no compaction |
@@ -92,175 +106,11 @@ use serde_json::{Map, Value};
 use super::{
     ProtocolDecision, ProtocolFailure, exit2_flow, frame_json, nonzero_exit, too_large, trim_frame,
 };
-use crate::{Captured, ContextItem, Flow, HookContext, StepEvent, ToolOutcome};
+use crate::{Captured, ContextItem, Flow, StepEvent};
 
-/// Claude Code's `hook_event_name` for `phase`
-/// ([`Phase::claude_event`]; an `after_tool` event of a failed tool is
-/// `PostToolUseFailure`, see [`hook_event_name`]). A phase Claude Code has
-/// no event for is named in the same style: `before_completion` →
-/// `BeforeCompletion`.
-pub(crate) fn event_name(phase: Phase) -> &'static str {
-    if let Some(name) = phase.claude_event() {
-        return name;
-    }
-    match phase {
-        Phase::BeforeCompletion => "BeforeCompletion",
-        Phase::AfterCompletion => "AfterCompletion",
-        Phase::TextDelta => "TextDelta",
-        Phase::ToolCallDelta => "ToolCallDelta",
-        Phase::StreamFinish => "StreamFinish",
-        Phase::AfterReasoning => "AfterReasoning",
-        Phase::AfterAssistant => "AfterAssistant",
-        Phase::InvalidToolCall => "InvalidToolCall",
-        // Every other phase has a Claude Code event.
-        other => other.as_str(),
-    }
-}
+mod input;
 
-/// Claude Code's `hook_event_name` for `event`: [`event_name`] of its
-/// phase, except `PostToolUseFailure` for an `after_tool` event whose
-/// outcome failed.
-pub(crate) fn hook_event_name(event: &StepEvent<'_>) -> &'static str {
-    match event {
-        StepEvent::AfterTool {
-            outcome: ToolOutcome::Failed { .. },
-            ..
-        } => "PostToolUseFailure",
-        _ => event_name(event.kind()),
-    }
-}
-
-/// Claude Code's stdin object for `event` (see the module table).
-/// `args`/`result` are the (possibly redacted) values to send as
-/// `tool_input`/`tool_response`; `ctx` gives the session identity; `cwd` is
-/// the hook's working directory, sent when the agent set none.
-pub(crate) fn stdin_payload(
-    event: &StepEvent<'_>,
-    ctx: &HookContext,
-    cwd: &str,
-    args: Option<&Value>,
-    result: Option<&Value>,
-) -> Value {
-    let transcript = ctx
-        .transcript_path()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let cwd = ctx
-        .cwd()
-        .map_or_else(|| cwd.to_owned(), |c| c.to_string_lossy().into_owned());
-    let mut map = Map::new();
-    map.insert("session_id".into(), ctx.session_id().into());
-    map.insert("transcript_path".into(), transcript.into());
-    map.insert("cwd".into(), cwd.into());
-    map.insert("hook_event_name".into(), hook_event_name(event).into());
-    map.insert("permission_mode".into(), ctx.permission_mode().into());
-    if let Some(name) = event.tool_name() {
-        map.insert("tool_name".into(), name.into());
-    }
-    if let Some(id) = event.call_id() {
-        map.insert("tool_use_id".into(), id.into());
-    }
-    if let Some(a) = args {
-        map.insert("tool_input".into(), a.clone());
-    }
-    match *event {
-        StepEvent::AfterTool {
-            outcome: ToolOutcome::Failed { message, .. },
-            ..
-        } => {
-            let error = message
-                .clone()
-                .unwrap_or_else(|| result.map(result_text).unwrap_or_default());
-            map.insert("error".into(), error.into());
-            map.insert("is_interrupt".into(), false.into());
-        }
-        _ => {
-            if let Some(r) = result {
-                map.insert("tool_response".into(), r.clone());
-            }
-        }
-    }
-    match *event {
-        StepEvent::RunStart => {
-            map.insert("source".into(), "startup".into());
-        }
-        StepEvent::UserPrompt { prompt } => {
-            map.insert("prompt".into(), prompt.into());
-        }
-        StepEvent::Stop { loop_count, text } => {
-            map.insert("stop_hook_active".into(), (loop_count > 0).into());
-            map.insert("loop_count".into(), loop_count.into());
-            map.insert("last_assistant_message".into(), text.into());
-        }
-        StepEvent::RunEnd { reason, .. } => {
-            let reason = if reason.is_empty() { "other" } else { reason };
-            map.insert("reason".into(), reason.into());
-        }
-        StepEvent::PermissionRequest { suggestions, .. } if !suggestions.is_null() => {
-            map.insert("permission_suggestions".into(), suggestions.clone());
-        }
-        StepEvent::AfterToolBatch { calls } => {
-            map.insert("tool_calls".into(), calls.clone());
-        }
-        StepEvent::Notification {
-            notification_type,
-            title,
-            message,
-        } => {
-            map.insert("message".into(), message.into());
-            map.insert("title".into(), title.into());
-            map.insert("notification_type".into(), notification_type.into());
-        }
-        StepEvent::SubagentStart {
-            agent_id,
-            agent_type,
-        } => {
-            map.insert("agent_id".into(), agent_id.into());
-            map.insert("agent_type".into(), agent_type.into());
-        }
-        StepEvent::SubagentStop {
-            agent_id,
-            agent_type,
-            loop_count,
-            text,
-        } => {
-            map.insert("stop_hook_active".into(), (loop_count > 0).into());
-            map.insert("agent_id".into(), agent_id.into());
-            map.insert("agent_type".into(), agent_type.into());
-            map.insert("last_assistant_message".into(), text.into());
-        }
-        StepEvent::BeforeCompaction {
-            trigger,
-            instructions,
-        } => {
-            map.insert("trigger".into(), trigger.into());
-            map.insert("custom_instructions".into(), instructions.into());
-        }
-        StepEvent::AfterCompaction { trigger, summary } => {
-            map.insert("trigger".into(), trigger.into());
-            map.insert("compact_summary".into(), summary.into());
-        }
-        StepEvent::RunError { error } => {
-            map.insert("reason".into(), "error".into());
-            map.insert("error".into(), error.into());
-        }
-        _ => {}
-    }
-    Value::Object(map)
-}
-
-/// The text of a failed tool's result, for `PostToolUseFailure`'s `error`:
-/// a string as is, an object's `error` or `output` string, else the JSON.
-fn result_text(result: &Value) -> String {
-    match result {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => ["error", "output", "stderr"]
-            .iter()
-            .find_map(|k| o.get(*k).and_then(Value::as_str))
-            .map_or_else(|| result.to_string(), str::to_owned),
-        other => other.to_string(),
-    }
-}
+pub(crate) use input::{hook_event_name, stdin_payload};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -352,7 +202,20 @@ pub(crate) fn parse(
     let phase = event.kind();
     match exit_code {
         0 => {}
-        2 => return Ok(exit2_flow(phase, blocking_reason(stdout), stderr, hook_id)),
+        2 => {
+            let out = exit2_output(stdout);
+            if let Some(out) = &out
+                && out.cont == Some(false)
+            {
+                return Ok(ProtocolDecision::flow(stop_flow(out, hook_id)));
+            }
+            return Ok(exit2_flow(
+                phase,
+                out.and_then(blocking_reason),
+                stderr,
+                hook_id,
+            ));
+        }
         code => return Err(nonzero_exit(code, stderr)),
     }
     read_output(event, stdout, hook_id)
@@ -372,7 +235,6 @@ pub(crate) fn read_output(
     stdout: &Captured,
     hook_id: &str,
 ) -> Result<ProtocolDecision, ProtocolFailure> {
-    let phase = event.kind();
     if stdout.truncated {
         return Err(too_large(stdout));
     }
@@ -381,18 +243,21 @@ pub(crate) fn read_output(
         return Ok(ProtocolDecision::default());
     }
     if body[0] != b'{' {
-        let text = String::from_utf8_lossy(body);
-        return Ok(match *event {
-            StepEvent::UserPrompt { prompt } => {
-                ProtocolDecision::flow(Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()))
-            }
-            StepEvent::RunStart => ProtocolDecision::default()
-                .with_context(phase, vec![ContextItem::user(text.into_owned())]),
-            _ => ProtocolDecision::default(),
-        });
+        return Ok(plain_text(event, body));
     }
-    let Some(map) = frame_json(&stdout.bytes)? else {
-        return Ok(ProtocolDecision::default());
+    let map = match frame_json(&stdout.bytes) {
+        Ok(Some(map)) => map,
+        Ok(None) => return Ok(ProtocolDecision::default()),
+        // Claude Code parses stdout as JSON only when it is valid JSON;
+        // anything else is plain text, whatever its first byte.
+        Err(failure) => {
+            let mut decision = plain_text(event, body);
+            decision.notes.push(format!(
+                "stdout starts with `{{` but is not one JSON object ({}): read as plain text",
+                failure.detail
+            ));
+            return Ok(decision);
+        }
     };
     let out: Output = serde_json::from_value(Value::Object(map)).map_err(|e| {
         ProtocolFailure::invalid(format!("invalid Claude Code hook output: {e}"), None)
@@ -400,12 +265,42 @@ pub(crate) fn read_output(
     to_decision(event, out, hook_id).map_err(|d| ProtocolFailure::invalid(d, None))
 }
 
-/// The reason of the blocking decision in an exit-2 hook's stdout, when it
-/// holds one JSON object that makes one (`decision: "block"` + `reason`,
-/// `permissionDecision: "deny"` + `permissionDecisionReason`).
-fn blocking_reason(stdout: &Captured) -> Option<String> {
+/// Plain-text stdout (`body`, framed) on `event`: context on
+/// `UserPromptSubmit` (appended to the prompt) and `SessionStart`, nothing
+/// elsewhere (Claude Code writes it to its debug log).
+fn plain_text(event: &StepEvent<'_>, body: &[u8]) -> ProtocolDecision {
+    let text = String::from_utf8_lossy(body);
+    match *event {
+        StepEvent::UserPrompt { prompt } => {
+            ProtocolDecision::flow(Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()))
+        }
+        StepEvent::RunStart { .. } => ProtocolDecision::default()
+            .with_context(event.kind(), vec![ContextItem::user(text.into_owned())]),
+        _ => ProtocolDecision::default(),
+    }
+}
+
+/// The output object of an exit-2 hook's stdout, when it holds one that
+/// Claude Code would read (it reads stdout's JSON on every exit code).
+fn exit2_output(stdout: &Captured) -> Option<Output> {
     let map = frame_json(&stdout.bytes).ok().flatten()?;
-    let out: Output = serde_json::from_value(Value::Object(map)).ok()?;
+    serde_json::from_value(Value::Object(map)).ok()
+}
+
+/// `continue: false`'s flow: `Terminate` with `stopReason`, or a text
+/// naming the hook.
+fn stop_flow(out: &Output, hook_id: &str) -> Flow {
+    let reason = out
+        .stop_reason
+        .clone()
+        .unwrap_or_else(|| format!("hook `{hook_id}` stopped the run (`\"continue\": false`)"));
+    Flow::terminate(reason)
+}
+
+/// The reason of the blocking decision in an exit-2 hook's output object,
+/// when it makes one (`decision: "block"` + `reason`,
+/// `permissionDecision: "deny"` + `permissionDecisionReason`).
+fn blocking_reason(out: Output) -> Option<String> {
     let spec = out.hook_specific_output;
     match (out.decision, out.reason) {
         (Some(LegacyDecision::Block), Some(reason)) => Some(reason),
@@ -422,6 +317,7 @@ fn to_decision(
 ) -> Result<ProtocolDecision, String> {
     let phase = event.kind();
     let name = hook_event_name(event);
+    misplaced(&out)?;
     let mut diagnostics = Vec::new();
     let mut notes: Vec<String> = out
         .unknown
@@ -435,7 +331,7 @@ fn to_decision(
                 .map(|k| format!("unknown output field `hookSpecificOutput.{k}` ignored")),
         );
     }
-    if let Some(msg) = out.system_message {
+    if let Some(msg) = &out.system_message {
         diagnostics.push(format!("hook `{hook_id}`: {msg}"));
     }
     let _ = out.suppress_output;
@@ -448,11 +344,8 @@ fn to_decision(
         ));
     }
     if out.cont == Some(false) {
-        let reason = out
-            .stop_reason
-            .unwrap_or_else(|| format!("hook `{hook_id}` stopped the run (`\"continue\": false`)"));
         return Ok(ProtocolDecision {
-            flow: Flow::terminate(reason),
+            flow: stop_flow(&out, hook_id),
             diagnostics,
             notes,
             ..ProtocolDecision::default()
@@ -466,6 +359,7 @@ fn to_decision(
     }
     let spec = out.hook_specific_output;
     let mut context = Vec::new();
+    let mut args = None;
     let flow = match phase {
         Phase::BeforeTool => {
             let mut flow = match (out.decision, out.reason) {
@@ -584,7 +478,10 @@ fn to_decision(
                         .message
                         .unwrap_or_else(|| format!("permission denied by hook `{hook_id}`"));
                     flow = match (answer.behavior, answer.updated_input) {
-                        (Behavior::Allow, Some(input)) => Flow::RewriteArgs(input),
+                        (Behavior::Allow, Some(input)) => {
+                            args = Some(input);
+                            Flow::Allow
+                        }
                         (Behavior::Allow, None) => Flow::Allow,
                         (Behavior::Deny, _) if answer.interrupt => Flow::terminate(message),
                         (Behavior::Deny, _) => Flow::skip(message),
@@ -655,11 +552,59 @@ fn to_decision(
     };
     let decision = ProtocolDecision {
         flow,
+        args,
         diagnostics,
         notes,
         ..ProtocolDecision::default()
     };
     Ok(decision.with_context(phase, context))
+}
+
+/// The fields Claude Code reads only inside `hookSpecificOutput`.
+const SPECIFIC_FIELDS: [&str; 7] = [
+    "hookEventName",
+    "permissionDecision",
+    "permissionDecisionReason",
+    "updatedInput",
+    "additionalContext",
+    "updatedToolOutput",
+    "updatedMCPToolOutput",
+];
+
+/// The fields Claude Code reads only at the top level of the output.
+const TOP_LEVEL_FIELDS: [&str; 5] = [
+    "continue",
+    "stopReason",
+    "suppressOutput",
+    "systemMessage",
+    "reason",
+];
+
+/// A known field in the wrong place (`permissionDecision` at the top
+/// level, `continue` inside `hookSpecificOutput`): Claude Code would not
+/// read it, so what the script's author meant (often a deny) would pass
+/// silently. Genuinely unknown fields are not judged here.
+fn misplaced(out: &Output) -> Result<(), String> {
+    if let Some(key) = out
+        .unknown
+        .keys()
+        .find(|k| SPECIFIC_FIELDS.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "`{key}` belongs inside `hookSpecificOutput`; at the top level Claude Code does not read it"
+        ));
+    }
+    if let Some(spec) = &out.hook_specific_output
+        && let Some(key) = spec
+            .unknown
+            .keys()
+            .find(|k| TOP_LEVEL_FIELDS.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "`hookSpecificOutput.{key}` belongs at the top level of the output; inside `hookSpecificOutput` Claude Code does not read it"
+        ));
+    }
+    Ok(())
 }
 
 fn reject_permission(spec: &Specific, name: &str) -> Result<(), String> {
