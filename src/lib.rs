@@ -154,14 +154,8 @@ pub use hooks_runtime::{
 // Hooks and what they answer.
 pub use hooks_runtime::{
     AgentHook, ContextItem, Diagnostic, Flow, FlowKind, FnHook, HookFuture, HookId, RequestPatch,
-    Role, Text,
+    Role, Text, ToolChoice,
 };
-
-/// The parts of a [`RequestPatch`]: what a `patch` rule or a hook's
-/// `PatchRequest` changes in a completion request, for the agent to apply.
-pub mod patch {
-    pub use hooks_runtime::{HISTORY_KEYS, History, Params, PatchField, ToolChoice};
-}
 
 // Tables and trust: a config's rules as a hook, compiled in by [`hooks!`] or
 // loaded at run time once trusted.

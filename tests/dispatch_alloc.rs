@@ -290,10 +290,7 @@ fn matched_flows_carry_the_configs_values() {
     assert_eq!(patch.preamble.as_deref(), Some("preamble 45"));
     assert_eq!(patch.max_tokens, Some(46));
     assert_eq!(patch.temperature, Some(0.5));
-    assert_eq!(
-        patch.tool_choice,
-        Some(agent_hooks::patch::ToolChoice::Required)
-    );
+    assert_eq!(patch.tool_choice, Some(agent_hooks::ToolChoice::Required));
     assert_eq!(patch.history, Some(History::KeepLast { keep_last: 4 }));
     let tools: Vec<&str> = patch
         .active_tools
