@@ -176,7 +176,7 @@ pub mod report {
 pub mod shell {
     pub use hooks_runtime::{
         CancellationToken, CommandForm, ExecOutcome, ExecRequest, ExecStatus, Executor, Record,
-        RecordWriter, SecretSet, ShellRuntime,
+        RecordWriter, SecretSet, SessionDir, ShellRuntime,
     };
 }
 

@@ -21,6 +21,9 @@ pub(crate) const EXIT_OK: u8 = 0;
 pub(crate) const EXIT_FINDINGS: u8 = 1;
 /// Exit code: usage or I/O error.
 pub(crate) const EXIT_USAGE: u8 = 2;
+/// Exit code after SIGHUP (the terminal closed): 128 + 1, the shell
+/// convention.
+pub(crate) const EXIT_SIGHUP: u8 = 129;
 /// Exit code after SIGINT (Ctrl-C): 128 + 2, the shell convention.
 pub(crate) const EXIT_SIGINT: u8 = 130;
 /// Exit code after SIGTERM: 128 + 15, the shell convention.
@@ -63,7 +66,7 @@ pub(crate) fn warn(text: &str) {
 }
 
 /// The cancellation tokens of an interruptible command: `run` stops the
-/// run's hooks on the first SIGINT or SIGTERM; `shutdown` stops the
+/// run's hooks on the first SIGHUP, SIGINT or SIGTERM; `shutdown` stops the
 /// shutdown hooks (`run_end`, `run_error`) on a second one.
 #[derive(Debug, Clone)]
 pub(crate) struct Cancels {
@@ -73,13 +76,13 @@ pub(crate) struct Cancels {
     pub(crate) shutdown: hooks_runtime::CancellationToken,
 }
 
-/// A command stopped by SIGINT or SIGTERM: the exit code and what the work
+/// A command stopped by SIGHUP, SIGINT or SIGTERM: the exit code and what the work
 /// returned after its hooks were cancelled (`None` when it had to be dropped).
 #[derive(Debug)]
 pub(crate) struct Interrupted<T> {
-    /// [`EXIT_SIGINT`] or [`EXIT_SIGTERM`].
+    /// [`EXIT_SIGHUP`], [`EXIT_SIGINT`] or [`EXIT_SIGTERM`].
     pub(crate) code: u8,
-    /// The signal's name, `SIGINT` or `SIGTERM`, for the report.
+    /// The signal's name, `SIGHUP`, `SIGINT` or `SIGTERM`, for the report.
     pub(crate) signal: &'static str,
     /// The work's output: its records say `cancelled` for the hooks that
     /// were stopped.
@@ -96,7 +99,9 @@ pub(crate) enum Ran<T> {
 }
 
 /// Runs `work` on `runtime` until it finishes or the process receives
-/// SIGINT or SIGTERM.
+/// SIGHUP, SIGINT or SIGTERM (SIGHUP: the terminal went away; without a
+/// handler it would kill the command before it removes its session
+/// directory).
 ///
 /// On a first signal, `cancels.run` is cancelled: the run's running hooks
 /// are stopped (SIGTERM, the executor's kill grace, SIGKILL to their
@@ -124,12 +129,13 @@ pub(crate) fn run_interruptible<T>(
 ) -> Result<Ran<T>, u8> {
     use tokio::signal::unix::{SignalKind, signal};
     runtime.block_on(async {
-        let (mut int, mut term) = match (
+        let (mut hup, mut int, mut term) = match (
+            signal(SignalKind::hangup()),
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
         ) {
-            (Ok(int), Ok(term)) => (int, term),
-            (Err(e), _) | (_, Err(e)) => {
+            (Ok(hup), Ok(int), Ok(term)) => (hup, int, term),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                 warn(&format!("error: cannot install signal handlers: {e}"));
                 return Err(EXIT_USAGE);
             }
@@ -137,12 +143,14 @@ pub(crate) fn run_interruptible<T>(
         let mut work = std::pin::pin!(work);
         let (code, signal) = tokio::select! {
             out = &mut work => return Ok(Ran::Done(out)),
+            _ = hup.recv() => (EXIT_SIGHUP, "SIGHUP"),
             _ = int.recv() => (EXIT_SIGINT, "SIGINT"),
             _ = term.recv() => (EXIT_SIGTERM, "SIGTERM"),
         };
         cancels.run.cancel();
         let partial = tokio::select! {
             out = &mut work => Some(out),
+            _ = hup.recv() => None,
             _ = int.recv() => None,
             _ = term.recv() => None,
         };

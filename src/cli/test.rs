@@ -5,8 +5,10 @@
 //! `--event -` reads it from stdin. Declarative rules run in-process; `run`
 //! rules run for real through the shell runtime, with the **current
 //! directory as workspace root** (commands and `cwd`s resolve against it)
-//! and a temporary session directory inside it (`.agent-hooks-session-*`:
-//! payload spill files, the records file), removed afterwards.
+//! and a temporary session directory outside it (`agent-hooks-session-*`
+//! in `$XDG_RUNTIME_DIR` or the temporary directory, mode 0700: payload
+//! spill files, the records file), removed afterwards: hooks that inspect
+//! the workspace (`git status`) do not see it.
 //!
 //! The config's table runs in the runtime's own dispatch and fold, under
 //! the config's `limits`, with a record writer: the decision is the one the
@@ -15,7 +17,7 @@
 //! diagnostics come from the reports returned with the decision; the
 //! records are shown as the runtime wrote them.
 //!
-//! SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]);
+//! SIGHUP, SIGINT or SIGTERM cancels the running hooks ([`run_interruptible`]);
 //! the report is still printed, with `interrupted` naming the signal, the
 //! partial decision and the records (`cancelled` for the stopped hooks),
 //! before the session directory is removed. A `run_end` or `run_error`
@@ -24,7 +26,8 @@
 //!
 //! Exit codes: 0 whatever the hooks decided (this is a probe: a block is a
 //! result, not an error), 1 when the config has findings, 2 when the config
-//! or the event cannot be read or parsed, 130 / 143 after SIGINT / SIGTERM.
+//! or the event cannot be read or parsed, 129 / 130 / 143 after SIGHUP /
+//! SIGINT / SIGTERM.
 
 use std::io::Read;
 use std::path::Path;
@@ -46,7 +49,7 @@ use crate::cli::{
 struct Report {
     config: String,
     phase: StepEventKind,
-    /// `SIGINT` or `SIGTERM` when a signal stopped the command: the
+    /// `SIGHUP`, `SIGINT` or `SIGTERM` when a signal stopped the command: the
     /// records then say `cancelled` for the hooks it stopped, and the
     /// verdict and outcome are the partial ones of the cancelled run.
     #[serde(skip_serializing_if = "Option::is_none")]
