@@ -89,8 +89,8 @@ pub use load::{Compiled, Loader, compile_file, compile_str, load_file, load_str,
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
 pub use script::{
-    MISSING_SCRIPT, MissingScript, add_script_warnings, hook_scripts, missing_scripts, script_path,
-    script_warnings, shell_words,
+    CWD_ESCAPES_WORKSPACE, MISSING_SCRIPT, MissingScript, add_script_warnings, cwd_warnings,
+    hook_scripts, missing_scripts, script_path, script_warnings, shell_words,
 };
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
 
