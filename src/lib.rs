@@ -154,7 +154,7 @@ pub use hooks_runtime::{
 // Hooks and what they answer.
 pub use hooks_runtime::{
     AgentHook, ContextItem, Diagnostic, Flow, FlowKind, FnHook, HookFuture, HookId, RequestPatch,
-    Role, Text, ToolChoice,
+    Text, ToolChoice,
 };
 
 // Tables and trust: a config's rules as a hook, compiled in by [`hooks!`] or
@@ -176,7 +176,7 @@ pub mod report {
 pub mod shell {
     pub use hooks_runtime::{
         CancellationToken, CommandForm, ExecOutcome, ExecRequest, ExecStatus, Executor, Record,
-        RecordWriter, SecretSet, ShellRuntime,
+        RecordWriter, SecretSet, SessionDir, ShellRuntime,
     };
 }
 

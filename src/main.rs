@@ -79,6 +79,10 @@ enum Command {
         /// The event: a JSON file of our event format, or `-` for stdin.
         #[arg(long, value_name = "EVENT")]
         event: std::path::PathBuf,
+        /// List the rules of every phase (by default only those of the
+        /// event's phase).
+        #[arg(long)]
+        all: bool,
         /// Output format: `human` or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -248,8 +252,9 @@ fn run(cli: Cli) -> u8 {
         Command::Explain {
             config,
             event,
+            all,
             format,
-        } => cli::explain::run(&config, &event, format),
+        } => cli::explain::run(&config, &event, all, format),
         Command::Replay {
             config,
             inputs,

@@ -81,3 +81,52 @@ fn a_missing_script_is_a_located_warning() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("warning"));
 }
+
+/// A `run.cwd` that is a symlink out of the workspace passes the config's
+/// own checks (it is relative and stays inside as written), but the runtime
+/// resolves it and refuses to run the hook there: `check` says so, located
+/// on the `cwd`, and `test` shows the refusal.
+#[test]
+fn a_cwd_symlinked_out_of_the_workspace_is_a_located_warning() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let outside = tempfile::tempdir().expect("a temp dir");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("symlink");
+    std::fs::create_dir(dir.path().join("inside")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: escape\n    phase: before_tool\n    run: { command: \"true\", cwd: out }\n  - id: stay\n    phase: before_tool\n    run: { command: \"true\", cwd: inside }\n",
+    )
+    .expect("writable");
+    let out = check(dir.path(), &["hooks.yaml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("hooks.yaml:5:")
+            && stdout.contains("warning[cwd-escapes-workspace]: hook `escape`"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("cwd-escapes-workspace").count(),
+        1,
+        "{stdout}"
+    );
+    let out = check(dir.path(), &["--deny-warnings", "hooks.yaml"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+
+    // The runtime refuses it: the hook fails before it is spawned.
+    std::fs::write(
+        dir.path().join("event.json"),
+        r#"{"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}"#,
+    )
+    .expect("writable");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args(["test", "hooks.yaml", "--event", "event.json"])
+        .output()
+        .expect("the agent-hooks binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("spawn_failed") && stdout.contains("outside the workspace root"),
+        "{stdout}"
+    );
+}

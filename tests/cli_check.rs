@@ -315,3 +315,61 @@ fn stack_ids_are_unique_across_files() {
         String::from_utf8_lossy(&twin.stdout)
     );
 }
+
+/// The summary line's level is the worst finding's: notes alone are a
+/// `note:`, not a `warning:`, and each severity found is counted.
+#[test]
+fn the_summary_names_the_worst_level_and_counts_each_severity() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("hooks.yaml");
+    std::fs::write(
+        &config,
+        "version: 1\nhooks:\n  - id: old\n    phase: before_tool\n    enabled: false\n    block: {reason: x}\n",
+    )
+    .expect("write config");
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["check", "hooks.yaml"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.lines().last(), Some("note: 1 note"), "{text}");
+    assert!(!text.contains("warning"), "{text}");
+
+    // An error besides: one `error:` line counting both.
+    std::fs::write(
+        &config,
+        "version: 1\nhooks:\n  - id: old\n    phase: before_tool\n    enabled: false\n    block: {reason: x}\n  - id: p\n    phase: before_tool\n    policy: {rego: [no-such.rego], query: data.x.y}\n",
+    )
+    .expect("write config");
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["check", "hooks.yaml"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(
+        text.lines().last(),
+        Some("error: 1 error, 1 note"),
+        "{text}"
+    );
+    assert_eq!(text.matches("\nerror:").count(), 1, "{text}");
+}
+
+/// The reference config is clean: no error, warning or note (it uses every
+/// key, a `policy` hook among them, and says why its disabled hooks stay).
+#[test]
+fn the_reference_config_checks_clean() {
+    let out = check(&["--deny-warnings", "examples/hooks.yaml"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text, "examples/hooks.yaml: ok\n");
+    assert!(
+        std::fs::read_to_string(root().join("examples/hooks.yaml"))
+            .expect("read")
+            .contains("\n    policy:\n"),
+        "the reference config has a `policy` hook"
+    );
+}

@@ -7,6 +7,7 @@ use serde_json::Value;
 #[path = "common/cli.rs"]
 mod cli;
 
+/// `explain --all` (every rule, of every phase) as JSON.
 fn explain(event: &str) -> Value {
     cli::json(
         Path::new(env!("CARGO_MANIFEST_DIR")),
@@ -15,6 +16,7 @@ fn explain(event: &str) -> Value {
             "examples/hooks.yaml",
             "--event",
             event,
+            "--all",
             "--format",
             "json",
         ],
@@ -148,5 +150,34 @@ fn disabled_and_outcome_and_human_output() {
         text.contains("\nmatch     `shell-guard` (before_tool, run)\n"),
         "{text}"
     );
-    assert!(text.ends_with("1 of 16 rules match\n"), "{text}");
+    // By default only the event's phase is listed; the rest is counted.
+    assert!(!text.contains("focused-requests"), "{text}");
+    let listed = text
+        .lines()
+        .filter(|l| l.contains("(before_tool, "))
+        .count();
+    assert_eq!(listed, text.lines().count() - 2, "{text}");
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("1 of 7 `before_tool` rules match; ")
+            && last.ends_with(" rules of other phases not shown (`--all` lists them)"),
+        "{text}"
+    );
+    let json = cli::json(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
+            "explain",
+            "examples/hooks.yaml",
+            "--event",
+            "tests/fixtures/events/ls.json",
+            "--format",
+            "json",
+        ],
+    );
+    let rules = json["rules"].as_array().expect("rules");
+    assert!(rules.iter().all(|r| r["phase"] == "before_tool"), "{json}");
+    assert_eq!(
+        rules.len() + json["other_phases"].as_u64().expect("a count") as usize,
+        17
+    );
 }

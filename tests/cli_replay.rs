@@ -430,6 +430,37 @@ hooks:
     assert_eq!(s["failures"], 0, "{s}");
 }
 
+/// `replay --exec` names each failure: the hook, the kind and the message
+/// (redacted), with how often it happened, not only a count.
+#[test]
+fn exec_failures_name_their_hook_kind_and_message() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: flaky\n    phase: before_tool\n    failure_policy: warn\n    run: { command: \"echo 'token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB went bad' >&2; exit 3\" }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("s.jsonl"),
+        "{\"phase\":\"before_tool\",\"tool\":\"bash\",\"call_id\":\"a\"}\n{\"phase\":\"before_tool\",\"tool\":\"bash\",\"call_id\":\"b\"}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args(["replay", "hooks.yaml", "s.jsonl", "--exec"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("failed: `flaky`"))
+        .unwrap_or_else(|| panic!("no failure line: {text}"));
+    assert!(line.contains("nonzero_exit (2 times)"), "{line}");
+    assert!(line.contains("went bad"), "the message: {line}");
+    assert!(!line.contains("ghp_0123"), "redacted: {line}");
+}
+
 #[test]
 fn unreadable_input_exits_2_and_a_bad_config_exits_1() {
     let out = replay(&[

@@ -1,8 +1,9 @@
-//! SIGINT, SIGTERM and SIGHUP stop `agent-hooks test` and `replay --exec` cleanly:
-//! the running hook's process is killed, what the command has (the records
-//! saying `cancelled`, the partial outcome) is printed, the
-//! `.agent-hooks-session-*` directory is removed after that and the exit
-//! code is 128 + the signal. `run_end` hooks keep their declared timeout
+//! SIGHUP, SIGINT and SIGTERM stop `agent-hooks test` and `replay --exec`
+//! cleanly: the running hook's process is killed, what the command has (the
+//! records saying `cancelled`, the partial outcome) is printed, the session
+//! directory (in `$XDG_RUNTIME_DIR`, here a private directory beside the
+//! workspace) is removed after that and the exit code is 128 + the signal.
+//! `run_end` hooks keep their declared timeout
 //! after a first signal (a second one cuts them); an interrupted replay
 //! still ends its run with `run_end`; eight concurrent hooks are cancelled
 //! within the kill grace plus one second.
@@ -62,13 +63,32 @@ fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     check()
 }
 
+/// The private directory `start` gives the command as `$XDG_RUNTIME_DIR`
+/// (beside the workspace `dir`, outside it).
+fn runtime_dir(dir: &Path) -> std::path::PathBuf {
+    dir.with_extension("run")
+}
+
+/// Session directories left in the workspace `dir` (the old place) or in
+/// its runtime directory (removed when empty).
 fn session_dirs(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
+    let in_workspace = std::fs::read_dir(dir)
         .expect("read workspace")
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".agent-hooks-session-"))
-        .collect()
+        .filter(|n| n.starts_with(".agent-hooks-session-"));
+    let runtime = runtime_dir(dir);
+    let in_runtime: Vec<String> = std::fs::read_dir(&runtime)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    if in_runtime.is_empty() {
+        let _ = std::fs::remove_dir(&runtime);
+    }
+    in_workspace.chain(in_runtime).collect()
 }
 
 /// Kills (SIGKILL) and reaps whatever is left, so a failing test leaves no
@@ -91,8 +111,15 @@ struct Running {
 }
 
 fn start(dir: &Path, args: &[&str]) -> Running {
+    use std::os::unix::fs::DirBuilderExt;
+    let runtime = runtime_dir(dir);
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .expect("create the runtime dir");
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir)
+        .env("XDG_RUNTIME_DIR", &runtime)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -180,6 +207,19 @@ fn workspace_with(config: &str, event: &str) -> tempfile::TempDir {
     std::fs::write(dir.path().join("hooks.yaml"), config).expect("write config");
     std::fs::write(dir.path().join("event.json"), event).expect("write event");
     dir
+}
+
+/// SIGHUP (the terminal closed) stops the command like SIGINT: without a
+/// handler it killed the command and left the session directory behind.
+#[test]
+fn sighup_stops_test_kills_the_hook_and_removes_the_session_dir() {
+    let stdout = interrupt(
+        &["test", "hooks.yaml", "--event", "event.json"],
+        "sleep 97.321",
+        "-HUP",
+        129,
+    );
+    assert!(stdout.contains("interrupted: SIGHUP"), "{stdout}");
 }
 
 #[test]

@@ -98,6 +98,12 @@ fn workspace() -> tempfile::TempDir {
         )
         .expect("copy script");
     }
+    std::fs::create_dir_all(dir.path().join("examples/policies")).expect("mkdir");
+    std::fs::copy(
+        root.join("examples/policies/fleet.rego"),
+        dir.path().join("examples/policies/fleet.rego"),
+    )
+    .expect("copy the policy");
     for file in ["hooks.yaml", "tools.catalogue.json"] {
         std::fs::copy(
             root.join("examples").join(file),
@@ -259,4 +265,97 @@ fn the_event_sets_the_session_identity_a_claude_script_sees() {
     assert_eq!(seen["transcript_path"], "/t/sess-42.jsonl");
     assert_eq!(seen["cwd"], "/w");
     assert_eq!(seen["permission_mode"], "plan");
+}
+
+/// The session directory lies outside the workspace (in
+/// `$XDG_RUNTIME_DIR`, private to the user), so a SessionStart hook that
+/// runs `git status` sees only the user's changes, as under Claude Code,
+/// which keeps its session data under the user's home; it is gone after
+/// the run.
+#[test]
+fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
+    use std::os::unix::fs::DirBuilderExt;
+    let workspace = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let runtime = outside.path().join("run");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .unwrap();
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(workspace.path())
+        .status()
+        .expect("run git");
+    assert!(init.success());
+    let status = outside.path().join("status.txt");
+    let config = outside.path().join("hooks.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\nhooks:\n  - id: status\n    phase: run_start\n    run:\n      command: \"git status --porcelain --untracked-files=all > {} 2>&1\"\n",
+            status.display()
+        ),
+    )
+    .unwrap();
+    let event = outside.path().join("event.json");
+    std::fs::write(&event, r#"{"phase":"run_start"}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(workspace.path())
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .arg("test")
+        .arg(&config)
+        .arg("--event")
+        .arg(&event)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = std::fs::read_to_string(&status).expect("the hook ran");
+    assert_eq!(seen, "", "git status in the workspace");
+    let left: Vec<_> = std::fs::read_dir(&runtime).unwrap().flatten().collect();
+    assert!(left.is_empty(), "session directory left: {left:?}");
+}
+
+/// A command that cannot be found is named in what `test` prints (the
+/// exec form's program; the shell's own complaint for the shell form).
+#[test]
+fn a_missing_command_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("event.json"),
+        r#"{"phase":"before_tool","tool":"bash","call_id":"c1","args":{"command":"ls"}}"#,
+    )
+    .unwrap();
+    for run in [
+        "argv: [deploy-check-xyz, --strict]",
+        "command: \"deploy-check-xyz --strict\"",
+    ] {
+        std::fs::write(
+            dir.path().join("hooks.yaml"),
+            format!(
+                "version: 1\nhooks:\n  - id: gate\n    phase: before_tool\n    run:\n      {run}\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+            .current_dir(dir.path())
+            .args(["test", "hooks.yaml", "--event", "event.json"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("spawn_failed"), "{run}: {stdout}");
+        let diagnostic = stdout
+            .lines()
+            .find(|l| l.starts_with("diagnostic:"))
+            .unwrap_or_default();
+        assert!(
+            diagnostic.contains("deploy-check-xyz"),
+            "{run}: the diagnostic names the missing command: {stdout}"
+        );
+    }
 }

@@ -190,9 +190,16 @@ fn example_config_compiles_to_the_loaded_rules() {
         .iter()
         .map(|r| r.id.to_string())
         .collect();
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hooks.yaml");
-    let config = hooks_schema::load_file(&path).expect("the example is valid");
-    let loaded = Table::from_config(&config, "hooks.yaml").expect("loads");
+    // Compiled as `hooks!` does: its `policy` hook's Rego file is read
+    // under the package root.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(root.join("examples/hooks.yaml")).expect("readable");
+    let compiled = hooks_schema::Loader::new()
+        .base_dir(root.join("examples"))
+        .workspace(root)
+        .compile_str(&source, "hooks.yaml")
+        .expect("the example is valid");
+    let loaded = Table::from_plan(compiled.plan);
     let loaded_ids: Vec<String> = loaded.rules().iter().map(|r| r.id.to_string()).collect();
     assert_eq!(static_ids, loaded_ids);
     assert!(!static_ids.is_empty());

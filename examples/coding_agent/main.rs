@@ -51,7 +51,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agent_hooks::shell::{Executor, RecordWriter, SecretSet, ShellRuntime};
+use agent_hooks::shell::{Executor, RecordWriter, SecretSet, SessionDir, ShellRuntime};
 use agent_hooks::{
     CompletionDecision, HookContext, HookStack, PromptDecision, StepEvent, StopDecision, ToolCall,
     ToolDecision,
@@ -291,13 +291,16 @@ pub(crate) fn run(
     let records = RecordWriter::open(&records_path, SecretSet::new())?;
     let table = ExampleHooks::table();
     let executor = Executor::new(&root)?;
-    std::fs::create_dir_all(root.join(".agent/session"))?;
+    // Payload-ref files go to a private directory outside the workspace
+    // (removed when `session` drops), so hooks that inspect the workspace
+    // (`git status`) do not see them.
+    let session = SessionDir::create()?;
     let shell = Arc::new(
         // The config's `limits` (payload, output and context caps, stop
         // resumes) come with the runtime the generated type builds.
         ExampleHooks::shell_runtime(executor.clone())
             .with_records(records)
-            .with_session_dir(root.join(".agent/session"))?,
+            .with_session_dir(session.path())?,
     );
     let stack = HookStack::new().with(
         "examples/hooks.yaml",

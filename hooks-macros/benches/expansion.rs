@@ -23,6 +23,8 @@ mod load;
 mod parse;
 #[path = "../src/quote_plan.rs"]
 mod quote_plan;
+#[path = "../src/watch.rs"]
+mod watch;
 
 fn expand(file: &str, base: &Path) -> proc_macro2::TokenStream {
     let input: parse::Input =

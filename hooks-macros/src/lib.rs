@@ -33,6 +33,7 @@ mod expand;
 mod load;
 mod parse;
 mod quote_plan;
+mod watch;
 
 /// Expands `hooks!`. Input: `CRATE_PRIVATE_PATH ; INPUT` (see the crate docs).
 #[proc_macro]

@@ -14,12 +14,13 @@ pub(crate) struct Loaded {
     /// The config's dispatch plan, or the combined errors spanned on the literal.
     pub(crate) plan: Result<Plan, syn::Error>,
     /// The config's warnings (not its notes), each rendered with `file:line:col`
-    /// and a snippet (empty when the config is invalid: then its errors,
-    /// which include them, are in `plan`).
+    /// and a snippet, also when the config is invalid (its errors alone are
+    /// in `plan`).
     pub(crate) warnings: Vec<String>,
     /// The absolute paths of the files read (the config and the files its
     /// `catalogue:` names), for `include_bytes!` (also when the config is
-    /// invalid, so that fixing a file rebuilds).
+    /// invalid, so that fixing a file rebuilds), and a stamp per missing
+    /// script (`watch.rs`: creating the script rebuilds).
     pub(crate) tracked: Vec<PathBuf>,
     /// The name shown for the config: its path relative to the package root
     /// when it lies inside it (`src/hooks.yaml`), else the literal as
@@ -34,7 +35,7 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
         Source::Inline(lit) => {
             let text = lit.value();
             let mut tracked = Vec::new();
-            let (plan, warnings) = split(compile(&text, INLINE_NAME, base_dir, lit, &mut tracked));
+            let (plan, warnings) = compile(&text, INLINE_NAME, base_dir, lit, &mut tracked);
             Loaded {
                 plan,
                 warnings,
@@ -77,15 +78,18 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
             let mut tracked = vec![path];
             let compiled = match String::from_utf8(text) {
                 Ok(text) => compile(&text, &shown, &dir, lit, &mut tracked),
-                Err(e) => Err(syn::Error::new(
-                    lit.span(),
-                    format!(
-                        "config `{shown}` is not valid UTF-8 (invalid byte at offset {})",
-                        e.utf8_error().valid_up_to()
-                    ),
-                )),
+                Err(e) => (
+                    Err(syn::Error::new(
+                        lit.span(),
+                        format!(
+                            "config `{shown}` is not valid UTF-8 (invalid byte at offset {})",
+                            e.utf8_error().valid_up_to()
+                        ),
+                    )),
+                    Vec::new(),
+                ),
             };
-            let (plan, warnings) = split(compiled);
+            let (plan, warnings) = compiled;
             Loaded {
                 plan,
                 warnings,
@@ -96,22 +100,29 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
     }
 }
 
-/// A compiled plan and its rendered warnings.
-type Compiled = Result<(Plan, Vec<String>), syn::Error>;
+/// A compiled plan or the errors, and the rendered warnings either way.
+type Compiled = (Result<Plan, syn::Error>, Vec<String>);
 
-/// `compiled` as [`Loaded`] holds it.
-fn split(compiled: Compiled) -> (Result<Plan, syn::Error>, Vec<String>) {
-    match compiled {
-        Ok((plan, warnings)) => (Ok(plan), warnings),
-        Err(e) => (Err(e), Vec::new()),
-    }
+/// The warnings among `diagnostics` (not the notes: they are remarks, not
+/// compiler warnings; `agent-hooks check` shows them), rendered.
+fn rendered_warnings(
+    diagnostics: &[hooks_schema::Diagnostic],
+    file: &str,
+    text: &str,
+) -> Vec<String> {
+    diagnostics
+        .iter()
+        .filter(|d| d.severity == hooks_schema::Severity::Warning)
+        .map(|d| d.render(snippet_source(d, file, text)))
+        .collect()
 }
 
 /// Validates and lowers `text` with a `hooks_schema::Loader` (what the CLI
 /// and the runtime loader run), resolving `catalogue:` paths against `dir`
-/// and adding the files read to `tracked`; every diagnostic of an invalid config
+/// and adding the files read to `tracked`; every error of an invalid config
 /// becomes one error on `lit`, rendered with `file:line:col` and a snippet;
-/// the warnings and notes of a valid one are rendered the same way.
+/// the warnings (valid config or not) are rendered the same way, the notes
+/// left out.
 fn compile(
     text: &str,
     file: &str,
@@ -127,34 +138,41 @@ fn compile(
     }
     let compiled = loader.compile_str(text, file);
     tracked.extend(loader.files_read().iter().cloned());
-    compiled
-        .map(|mut compiled| {
+    match compiled {
+        Ok(mut compiled) => {
             // Scripts resolve against the package root, the workspace a
             // test or example of the package runs its hooks in.
             if let Some(root) = &root {
                 hooks_schema::add_script_warnings(&mut compiled, text, file, root);
+                // A missing script's warning must go once it is created:
+                // the expansion depends on a stamp that keeps the crate
+                // stale until then (`watch.rs`).
+                let missing = hooks_schema::missing_scripts(&compiled.config, root);
+                tracked.extend(
+                    missing
+                        .iter()
+                        .filter_map(|m| crate::watch::stamp(&root.join(&m.looked_at))),
+                );
             }
-            // Notes are remarks, not compiler warnings: `agent-hooks
-            // check` shows them.
-            let warnings = compiled
-                .warnings
-                .iter()
-                .filter(|d| d.severity == hooks_schema::Severity::Warning)
-                .map(|d| d.render(snippet_source(d, file, text)))
-                .collect();
-            (compiled.plan, warnings)
-        })
-        .map_err(|diagnostics| {
+            let warnings = rendered_warnings(&compiled.warnings, file, text);
+            (Ok(compiled.plan), warnings)
+        }
+        Err(diagnostics) => {
+            // Only the errors fail the build; the warnings stay warnings
+            // and the notes are left to `agent-hooks check`.
+            let diagnostics: Vec<hooks_schema::Diagnostic> = diagnostics.into_iter().collect();
             let mut all: Option<syn::Error> = None;
-            for d in &diagnostics {
+            for d in diagnostics.iter().filter(|d| d.is_error()) {
                 let e = syn::Error::new(lit.span(), d.render(snippet_source(d, file, text)));
                 match &mut all {
                     None => all = Some(e),
                     Some(a) => a.combine(e),
                 }
             }
-            all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"))
-        })
+            let error = all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid config"));
+            (Err(error), rendered_warnings(&diagnostics, file, text))
+        }
+    }
 }
 
 /// The text a diagnostic's snippet comes from: the config's, unless the

@@ -192,3 +192,47 @@ fn field_less_enums_are_quoted_by_variant_name() {
     check("HttpProtocol", &[HttpProtocol::Native, HttpProtocol::Opa]);
     check("OutcomeKind", &[OutcomeKind::NotFound, OutcomeKind::Error]);
 }
+
+/// A missing script's warning goes away once the script exists: while it
+/// is missing, the expansion includes a stamp dated ahead (so Cargo
+/// rebuilds the crate on every build), and once it exists, not.
+#[test]
+fn a_missing_script_keeps_the_crate_stale_until_it_exists() {
+    let dir = std::env::temp_dir().join(format!("hooks-macros-watch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = dir.join("guard.sh");
+    let input = format!(
+        "::rt::__private; inline = \"version: 1\\nhooks:\\n  - id: guard\\n    phase: before_tool\\n    run: {{ argv: [sh, {}] }}\\n\"",
+        script.display()
+    );
+    let out = expand_str(&input, &dir);
+    assert!(out.contains("HOOKS_CONFIG_WARNING_0"), "{out}");
+    let stamp = out
+        .split('"')
+        .find(|s| s.contains("agent-hooks-build-") && s.contains("missing-"))
+        .unwrap_or_else(|| panic!("no stamp included: {out}"))
+        .to_owned();
+    let modified = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .expect("the stamp exists");
+    let a_year = std::time::Duration::from_secs(365 * 24 * 60 * 60);
+    assert!(modified > std::time::SystemTime::now() + a_year);
+
+    std::fs::write(&script, "exit 0\n").expect("write script");
+    let out = expand_str(&input, &dir);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+    assert!(!out.contains("HOOKS_CONFIG_WARNING_0"), "{out}");
+    assert!(!out.contains("agent-hooks-build-"), "{out}");
+}
+
+/// A failing build shows the config's errors as errors, and neither its
+/// notes (remarks `agent-hooks check` shows) nor its warnings as errors.
+#[test]
+fn an_invalid_config_fails_on_its_errors_alone() {
+    let out = expand_str(
+        r#"::rt::__private; inline = "version: 1\nhooks:\n  - id: a\n    phase: before_tool\n    enabled: false\n    block: {reason: x}\n  - id: p\n    phase: before_tool\n    policy: {rego: [no-such.rego], query: data.x.y}\n""#,
+        Path::new("."),
+    );
+    assert!(out.contains("compile_error"), "{out}");
+    assert!(!out.contains("unreferenced-disabled"), "{out}");
+}

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use agent_hooks::HookStack;
 use agent_hooks::report::Verdict;
-use agent_hooks::shell::{ExecRequest, ExecStatus, Executor, ShellRuntime};
+use agent_hooks::shell::{ExecRequest, ExecStatus, Executor, SessionDir, ShellRuntime};
 use hooks_rig::{Applied, RigHooks};
 use rig_agent::AgentBuilder;
 use rig_agent::tool::{Tool, ToolContext, ToolExecutionError};
@@ -119,10 +119,16 @@ impl Bash {
         output.push_str(&String::from_utf8_lossy(&out.stderr.bytes));
         match out.status {
             ExecStatus::Exited(code) => Ok(json!({"exit_code": code, "output": output})),
-            other => Err(ToolExecutionError::new(
-                rig_agent::tool::ToolErrorKind::Other,
-                format!("{other:?}: {output}"),
-            )),
+            other => {
+                let why = other.failure().map_or_else(
+                    || "the command did not run".to_owned(),
+                    |f| format!("{} ({})", f.kind, f.detail),
+                );
+                Err(ToolExecutionError::new(
+                    rig_agent::tool::ToolErrorKind::Other,
+                    format!("{why}: {output}"),
+                ))
+            }
         }
     }
 }
@@ -180,6 +186,32 @@ fn script() -> Vec<MockTurn> {
     ]
 }
 
+/// Where the transcript goes: stdout, or the lines a test reads.
+#[derive(Clone, Default)]
+pub(crate) struct Out(Option<Arc<Mutex<Vec<String>>>>);
+
+impl Out {
+    /// An output that keeps its lines in `lines`.
+    #[allow(
+        dead_code,
+        reason = "hooks-rig/tests/rig_example.rs includes this file and calls it"
+    )]
+    pub(crate) fn into_lines(lines: Arc<Mutex<Vec<String>>>) -> Out {
+        Out(Some(lines))
+    }
+
+    fn line(&self, text: impl Into<String>) {
+        let text = text.into();
+        match &self.0 {
+            None => println!("{text}"),
+            Some(lines) => lines
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(text),
+        }
+    }
+}
+
 /// Counts of what the hooks did.
 #[derive(Debug, Default)]
 struct Summary {
@@ -192,7 +224,7 @@ struct Summary {
 }
 
 /// Prints one folded event and counts it.
-fn print_applied(summary: &Mutex<Summary>, applied: &Applied<'_>) {
+fn print_applied(out: &Out, summary: &Mutex<Summary>, applied: &Applied<'_>) {
     let mut s = summary
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -216,17 +248,29 @@ fn print_applied(summary: &Mutex<Summary>, applied: &Applied<'_>) {
         .tool_name
         .map(|t| format!(" {t}"))
         .unwrap_or_default();
-    println!("  {}{tool} => {action}", applied.phase.as_str());
+    out.line(format!("  {}{tool} => {action}", applied.phase.as_str()));
     for report in applied
         .reports
         .iter()
         .filter(|r| r.verdict != Verdict::Continue)
     {
-        println!("      rule {}: {:?}", report.hook, report.verdict);
+        // `rule block-rm-rf: skip (recursive forced deletes ...)`.
+        let why = report
+            .message
+            .as_deref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        out.line(format!(
+            "      rule {}: {}{why}",
+            report.hook, report.verdict
+        ));
     }
     for item in applied.context.iter() {
         s.injected += 1;
-        println!("      context for the next request: {:?}", item.content);
+        out.line(format!(
+            "      context for the next request: {}",
+            item.content
+        ));
     }
 }
 
@@ -241,8 +285,7 @@ fn prepare_workspace(root: &Path) -> std::io::Result<()> {
     }
     std::fs::create_dir_all(root.join("build"))?;
     std::fs::write(root.join("build/app.o"), "object code\n")?;
-    std::fs::write(root.join("README.md"), "# demo\n\nA tiny shell project.\n")?;
-    std::fs::create_dir_all(root.join(".agent/session"))
+    std::fs::write(root.join("README.md"), "# demo\n\nA tiny shell project.\n")
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -254,14 +297,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "note: a provider key is set, but this build has no HTTP provider: using the scripted model"
         );
     }
+    run(Out::default()).await
+}
+
+/// Runs the scripted session, writing the transcript and the summary to
+/// `out`.
+pub(crate) async fn run(out: Out) -> Result<(), Box<dyn std::error::Error>> {
     let workspace = tempfile::tempdir()?;
     let root = workspace.path().canonicalize()?;
     prepare_workspace(&root)?;
     let executor = Executor::new(&root)?;
-    let shell = Arc::new(
-        ExampleHooks::shell_runtime(executor.clone())
-            .with_session_dir(root.join(".agent/session"))?,
-    );
+    // Payload-ref files go to a private directory outside the workspace,
+    // so hooks that inspect the workspace do not see them.
+    let session = SessionDir::create()?;
+    let shell =
+        Arc::new(ExampleHooks::shell_runtime(executor.clone()).with_session_dir(session.path())?);
     let tools = Workspace {
         root: root.clone(),
         executor,
@@ -274,16 +324,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "examples/hooks.yaml",
         ExampleHooks::new().with_shell(Arc::clone(&shell)),
     ))
-    .on_applied(move |applied| print_applied(&printer, applied));
+    .on_applied({
+        let out = out.clone();
+        move |applied| print_applied(&out, &printer, applied)
+    });
 
     let table = ExampleHooks::table();
-    println!("rig agent: scripted model, real tools, hooks from examples/hooks.yaml");
-    println!(
+    out.line("rig agent: scripted model, real tools, hooks from examples/hooks.yaml");
+    out.line(format!(
         "config: {}; stop resumes capped at {} per prompt",
         table.source(),
         table.limits().max_stop_resumes_per_turn
-    );
-    println!();
+    ));
+    out.line("");
 
     let model = MockCompletionModel::from_turns(script());
     let agent = AgentBuilder::new(model.clone())
@@ -295,22 +348,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build();
     let prompt = "Add a greeting script with a test, and clean up the build directory.";
     let response = agent.prompt(prompt).max_turns(12).await?;
-    println!();
-    println!("final answer: {:?}", response.output());
+    out.line("");
+    out.line(format!("final answer: {}", response.output()));
 
     let requests = model.requests();
     if let Some(first) = requests.first() {
-        println!(
-            "first request as the model got it: temperature {:?}, max_tokens {:?}, {} tool(s)",
-            first.temperature,
-            first.max_tokens,
+        let unset = || "unset".to_owned();
+        out.line(format!(
+            "first request as the model got it: temperature {}, max_tokens {}, {} tool(s)",
+            first.temperature.map_or_else(unset, |t| t.to_string()),
+            first.max_tokens.map_or_else(unset, |m| m.to_string()),
             first.tools.len()
-        );
+        ));
     }
     let s = summary
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    println!(
+    out.line(format!(
         "summary: {} model request(s); blocked {}, rewritten {}, patched {}, context items {}, resumes {}, capped stops {}",
         requests.len(),
         s.blocked,
@@ -319,11 +373,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         s.injected,
         s.resumes,
         s.capped
-    );
-    println!(
+    ));
+    out.line(format!(
         "build/ still there: {}; src/greet.sh written: {}",
         root.join("build/app.o").exists(),
         root.join("src/greet.sh").exists()
-    );
+    ));
     Ok(())
 }

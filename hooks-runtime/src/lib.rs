@@ -173,7 +173,7 @@ pub use crate::shell::invoke::{
     CLAUDE_PROJECT_DIR, HookLimits, HookTarget, Invocation, ProcessTarget, ShellHook,
     ShellHookSpec, ShellRuntime, run_shell_hooks,
 };
-pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, ToolPathSettings};
+pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, SessionDir, ToolPathSettings};
 
 // `policy` hooks: Rego policies evaluated in process.
 pub use crate::rego::{PolicyEvalError, RegoPolicy};

@@ -143,6 +143,60 @@ fn a_session_directory_symlinked_out_of_the_root_is_refused() {
     );
 }
 
+/// A session directory outside the workspace root is accepted when it is
+/// private to the user (`SessionDir`: mode 0700, not a symlink): the
+/// payload-ref file goes there, so nothing appears in the workspace. A
+/// directory others can read is refused.
+#[test]
+fn a_private_session_directory_outside_the_root_gets_the_payload_ref_file() {
+    let root = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let session = hooks_runtime::SessionDir::create_in(parent.path()).unwrap();
+    let runtime = ShellRuntime::new(Executor::new(root.path()).unwrap());
+    runtime.with_session_dir(session.path()).unwrap();
+    let secrets = hooks_runtime::SecretSet::new();
+    let root_c = root.path().canonicalize().unwrap();
+    let ctx = hooks_runtime::HookContext::new("r");
+    let args = json!({"content": "z".repeat(10_000)});
+    let input = PayloadInput {
+        hook_id: "h",
+        ctx: &ctx,
+        cwd: &root_c,
+        mode: hooks_schema::PayloadMode::Full,
+        protocol: hooks_schema::Protocol::Native,
+        tool_paths: None,
+        secrets: &secrets,
+        session_dir: Some(session.path()),
+        root: &root_c,
+        limits: PayloadLimits {
+            stdin_cap: 1024,
+            spill_cap: 1 << 20,
+        },
+    };
+    let event = before_tool("t", "c", &args);
+    let built = build_payload(&event, &input).unwrap();
+    let spill = built.spill.as_ref().expect("spilled");
+    assert!(
+        spill
+            .path()
+            .starts_with(session.path().canonicalize().unwrap())
+    );
+    assert!(spill.path().exists());
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+
+    use std::os::unix::fs::PermissionsExt;
+    let shared = parent.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runtime = ShellRuntime::new(Executor::new(root.path()).unwrap());
+    let err = runtime.with_session_dir(&shared).unwrap_err();
+    assert!(
+        matches!(err, PayloadError::SessionDirNotPrivate { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("not private"), "{err}");
+}
+
 #[tokio::test]
 async fn affected_paths_reach_the_payload() {
     let fx = Fixture::new();

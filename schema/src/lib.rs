@@ -89,8 +89,9 @@ pub use load::{Compiled, Loader, compile_file, compile_str, load_file, load_str,
 pub use matcher::{check_regex, glob_to_regex};
 pub use schema::{CONFIG_SCHEMA_ID, config_schema};
 pub use script::{
-    BoundFile, HookBinding, MISSING_SCRIPT, MissingScript, UNBOUND_SCRIPT, add_binding_warnings,
-    add_script_warnings, hook_bindings, hook_scripts, missing_scripts, script_warnings,
+    BoundFile, CWD_ESCAPES_WORKSPACE, HookBinding, MISSING_SCRIPT, MissingScript, UNBOUND_SCRIPT,
+    add_binding_warnings, add_script_warnings, cwd_warnings, hook_bindings, hook_scripts,
+    missing_scripts, script_warnings,
 };
 pub use yaml::{MAX_ALIAS_REPLAY_EVENTS, MAX_ALIASES, MAX_CONFIG_BYTES, MAX_DEPTH};
 

@@ -358,13 +358,79 @@ pub fn script_warnings(
         .collect()
 }
 
-/// Adds the [`script_warnings`] of `compiled` (loaded from `source`, named
-/// `file`) against `workspace` to its warnings, keeping them in position
-/// order. What `agent-hooks check` (workspace: `--workspace`, else the
+/// Code of the [`cwd_warnings`] finding.
+pub const CWD_ESCAPES_WORKSPACE: &str = "cwd-escapes-workspace";
+
+/// A warning per enabled `run` hook whose `run.cwd` exists under
+/// `workspace` but resolves (symlinks followed) outside it: the shell
+/// runtime canonicalizes the working directory and refuses one outside the
+/// workspace root (a `spawn_failed` failure), so the hook could never run.
+/// Located on the `cwd` value in `source` (`file` names it). Warnings, not
+/// errors, like [`script_warnings`]: they depend on the file system of the
+/// workspace checked. A `cwd` that is outside as written is already an
+/// error of the config itself (`cwd-outside-workspace`).
+pub fn cwd_warnings(
+    source: &str,
+    file: &str,
+    config: &Config,
+    workspace: &Path,
+) -> Vec<Diagnostic> {
+    let Ok(root) = workspace.canonicalize() else {
+        return Vec::new();
+    };
+    let escaping: Vec<(usize, &str, PathBuf)> = config
+        .hooks
+        .iter()
+        .enumerate()
+        .filter(|(_, hook)| hook.enabled)
+        .filter_map(|(i, hook)| match hook.action() {
+            Action::Run(run) => run.cwd.as_deref().map(|cwd| (i, cwd)),
+            _ => None,
+        })
+        .filter_map(|(i, cwd)| {
+            let resolved = root.join(cwd).canonicalize().ok()?;
+            (!resolved.starts_with(&root)).then_some((i, cwd, resolved))
+        })
+        .collect();
+    if escaping.is_empty() {
+        return Vec::new();
+    }
+    let Ok((_, positions)) = crate::yaml::parse(source, file) else {
+        return Vec::new();
+    };
+    escaping
+        .into_iter()
+        .map(|(i, cwd, resolved)| {
+            let id = &config.hooks[i].id;
+            positions
+                .error_at(
+                    file,
+                    &format!("/hooks/{i}/run/cwd"),
+                    Anchor::Value,
+                    Layer::Lint,
+                    CWD_ESCAPES_WORKSPACE,
+                    format!(
+                        "hook `{id}`: `cwd` `{cwd}` resolves to `{}`, outside the workspace root `{}` (through a symlink)",
+                        resolved.display(),
+                        root.display()
+                    ),
+                )
+                .with_severity(Severity::Warning)
+                .with_hint(
+                    "the runtime resolves symlinks and refuses a working directory outside the workspace root: the hook fails as `spawn_failed` under its failure policy",
+                )
+        })
+        .collect()
+}
+
+/// Adds the [`script_warnings`] and [`cwd_warnings`] of `compiled` (loaded
+/// from `source`, named `file`) against `workspace` to its warnings,
+/// keeping them in position order. What `agent-hooks check` (workspace: `--workspace`, else the
 /// current directory, as `test` runs hooks) and `hooks!` (the package root)
 /// run after [`compile_str`](crate::compile_str).
 pub fn add_script_warnings(compiled: &mut Compiled, source: &str, file: &str, workspace: &Path) {
-    let found = script_warnings(source, file, &compiled.config, workspace);
+    let mut found = script_warnings(source, file, &compiled.config, workspace);
+    found.extend(cwd_warnings(source, file, &compiled.config, workspace));
     if found.is_empty() {
         return;
     }

@@ -135,7 +135,10 @@ fn the_real_configs_load_unmutated() {
     for (path, text) in CONFIGS.iter().zip(configs()) {
         // A `catalogue:` path resolves next to the config, as `check` does.
         let dir = root.join(path).parent().map(std::path::Path::to_owned);
-        let mut loader = hooks_schema::Loader::new().base_dir(dir.unwrap_or_default());
+        // `policy` files resolve against the workspace: the repository root.
+        let mut loader = hooks_schema::Loader::new()
+            .base_dir(dir.unwrap_or_default())
+            .workspace(&root);
         if let Err(diags) = loader.compile_str(&text, path) {
             panic!("{path}: {diags:?}");
         }

@@ -162,7 +162,9 @@ proptest! {
 #[test]
 fn the_reference_guard_blocks_non_ascii_variants() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hooks.yaml");
+    // Its `policy` file resolves against the repository root.
     let compiled = hooks_schema::Loader::new()
+        .workspace(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
         .compile_file(&path)
         .unwrap_or_else(|d| panic!("{d}"));
     let plan = &compiled.plan;

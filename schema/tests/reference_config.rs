@@ -18,9 +18,6 @@ use common::repo_root;
 use hooks_schema::{Action, Mode, Phase, Predicate, Protocol};
 use serde_json::Value;
 
-/// The config that shows the `policy` action's keys.
-const POLICY_FIXTURE: &str = "tests/fixtures/policy/hooks.yaml";
-
 fn source() -> String {
     std::fs::read_to_string(repo_root().join("examples/hooks.yaml")).unwrap()
 }
@@ -122,31 +119,17 @@ fn reference_config_uses_every_key() {
             document_keys(v, &mut used, false);
         }
     }
-    // A `policy` hook names a Rego file under the workspace, which a
-    // reference config checked and run from any directory cannot; its keys
-    // are shown by the policy fixture instead (README, "Running a fleet").
-    let policy = std::fs::read_to_string(repo_root().join(POLICY_FIXTURE)).unwrap();
-    let policy = hooks_schema::parse_document(&policy, POLICY_FIXTURE).unwrap();
-    document_keys(&policy, &mut used, false);
     let missing: Vec<&String> = declared.difference(&used).collect();
     assert!(
         missing.is_empty(),
-        "examples/hooks.yaml and {POLICY_FIXTURE} do not use: {missing:?}"
+        "examples/hooks.yaml does not use: {missing:?}"
     );
 }
 
 #[test]
 fn reference_config_covers_every_action_and_leaf() {
     let config = load(&source()).unwrap();
-    let mut actions: BTreeSet<&str> = config.hooks.iter().map(|h| h.action().name()).collect();
-    // `policy` is in the policy fixture (see `reference_config_uses_every_key`).
-    assert!(!actions.contains("policy"));
-    assert!(
-        std::fs::read_to_string(repo_root().join(POLICY_FIXTURE))
-            .unwrap()
-            .contains("policy:")
-    );
-    actions.insert("policy");
+    let actions: BTreeSet<&str> = config.hooks.iter().map(|h| h.action().name()).collect();
     assert_eq!(
         actions.len(),
         hooks_schema::ActionKind::ALL.len(),

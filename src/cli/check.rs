@@ -77,7 +77,7 @@ pub(crate) fn run(files: &[PathBuf], options: Options<'_>) -> u8 {
         EXIT_OK
     };
     match options.format {
-        Format::Human => print_human(&loaded),
+        Format::Human => print_human(&loaded, deny_warnings),
         Format::Json => print_json(&loaded, deny_warnings),
     }
     code
@@ -140,7 +140,7 @@ impl Loaded {
     }
 }
 
-fn print_human(loaded: &[Loaded]) {
+fn print_human(loaded: &[Loaded], deny_warnings: bool) {
     let count = |severity| {
         loaded
             .iter()
@@ -156,7 +156,7 @@ fn print_human(loaded: &[Loaded]) {
             }
             Ok(checked) => checked,
         };
-        if diagnostics.iter().all(|d| !d.is_error()) {
+        if !diagnostics.iter().any(|d| fails(d, deny_warnings)) {
             emit(&format!("{}: ok", file.name));
         }
         for diag in diagnostics {
@@ -167,17 +167,55 @@ fn print_human(loaded: &[Loaded]) {
             emit_redacted(&diag.render(snippet));
         }
     }
-    let (errors, warnings, notes) = (
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Note),
-    );
-    if errors > 0 {
-        emit(&format!("error: {errors} problem(s) found"));
+    let counts = Counts {
+        errors: count(Severity::Error),
+        warnings: count(Severity::Warning),
+        notes: count(Severity::Note),
+    };
+    if let Some(line) = summary(counts, deny_warnings) {
+        emit(&line);
     }
-    if warnings + notes > 0 {
-        emit(&format!("warning: {warnings} warning(s), {notes} note(s)"));
+}
+
+/// How many findings of each severity the checked files have.
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    errors: usize,
+    warnings: usize,
+    notes: usize,
+}
+
+/// The last line of the human output: its level is the worst finding's
+/// (`error` also for warnings under `--deny-warnings`), and it counts every
+/// severity found (`error: 1 error, 1 note`; `note: 2 notes`). `None` when
+/// nothing was found.
+fn summary(c: Counts, deny_warnings: bool) -> Option<String> {
+    let level = if c.errors > 0 || (c.warnings > 0 && deny_warnings) {
+        "error"
+    } else if c.warnings > 0 {
+        "warning"
+    } else if c.notes > 0 {
+        "note"
+    } else {
+        return None;
+    };
+    let counted = |n: usize, what: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {what}")),
+        n => Some(format!("{n} {what}s")),
+    };
+    let mut parts: Vec<String> = [
+        counted(c.errors, "error"),
+        counted(c.warnings, "warning"),
+        counted(c.notes, "note"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if c.errors == 0 && c.warnings > 0 && deny_warnings {
+        parts[0].push_str(" (denied by `--deny-warnings`)");
     }
+    Some(format!("{level}: {}", parts.join(", ")))
 }
 
 fn print_json(loaded: &[Loaded], deny_warnings: bool) {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use hooks_runtime::{
     CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
     HookContext, HookReport, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision,
-    PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet,
+    PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, SessionDir,
     ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
 };
 use serde::Serialize;
@@ -46,14 +46,12 @@ pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), 
     Ok((compiled.config, Table::from_plan(compiled.plan)))
 }
 
-/// A temporary session directory inside the current directory (the
-/// workspace root: the runtime requires payload spill files to lie inside
-/// it), named `.agent-hooks-session-*`, removed when dropped.
-pub(crate) fn session_dir() -> Result<tempfile::TempDir, String> {
-    tempfile::Builder::new()
-        .prefix(".agent-hooks-session-")
-        .tempdir_in(".")
-        .map_err(|e| format!("cannot create a session directory in the current directory: {e}"))
+/// The command's session directory: records and payload-ref files, private
+/// to the user and outside the workspace ([`SessionDir::create`]:
+/// `$XDG_RUNTIME_DIR` or the temporary directory), so hooks that inspect
+/// the workspace (`git status`) do not see it; removed when dropped.
+pub(crate) fn session_dir() -> Result<SessionDir, String> {
+    SessionDir::create().map_err(|e| format!("cannot create a session directory: {e}"))
 }
 
 /// Whether `run` rules execute.
@@ -92,7 +90,8 @@ impl Bound {
     /// Binds `table`: the current directory is the workspace root; records
     /// go to `records.jsonl` in `dir`, which is also the session directory
     /// (payload spill files) when `run` rules execute, and must then lie
-    /// inside the current directory ([`session_dir`]).
+    /// inside the current directory or be private to the user
+    /// ([`session_dir`]).
     pub(crate) fn new(table: Table, dir: &Path, run: RunRules) -> Result<Bound, String> {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;

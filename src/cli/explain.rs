@@ -1,6 +1,10 @@
 //! `agent-hooks explain CONFIG --event EVENT.json`: which rules match an
 //! event and, for each that does not, the first condition that failed.
 //!
+//! By default only the rules of the event's phase are listed (a rule of
+//! another phase fails on its phase alone, which says nothing); the last
+//! line counts the others. `--all` lists every rule.
+//!
 //! Conditions are checked in the order dispatch checks them: phase, enabled,
 //! `exclude_tools`, `include_tools`, then `when` (depth first: the first
 //! failing child of an `all`, every child of an `any`, the inner predicate
@@ -49,8 +53,9 @@ struct Failure {
     pointer: Option<String>,
 }
 
-/// Runs `agent-hooks explain`; returns the exit code.
-pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
+/// Runs `agent-hooks explain`; `all` lists the rules of every phase, not
+/// only the event's. Returns the exit code.
+pub(crate) fn run(config: &Path, event: &Path, all: bool, format: Format) -> u8 {
     let (config_doc, table) = match load_config(config) {
         Ok(loaded) => loaded,
         Err(e) => {
@@ -66,10 +71,17 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         }
     };
     let step = event_doc.as_step();
+    let phase = step.kind().as_str();
+    let mut other_phases = 0usize;
     let verdicts: Vec<RuleVerdict> = table
         .rules()
         .iter()
         .zip(&config_doc.hooks)
+        .filter(|(rule, _)| {
+            let shown = all || rule.phase.as_str() == phase;
+            other_phases += usize::from(!shown);
+            shown
+        })
         .map(|(rule, hook)| RuleVerdict {
             id: rule.id.to_string(),
             phase: rule.phase.as_str().to_owned(),
@@ -85,6 +97,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
                 "phase": step.kind().as_str(),
                 "tool": step.tool_name(),
                 "rules": verdicts,
+                "other_phases": other_phases,
             });
             emit_json(&report);
         }
@@ -106,7 +119,20 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
                 }
             }
             let n = verdicts.iter().filter(|v| v.matches).count();
-            out.push_str(&format!("\n{n} of {} rules match", verdicts.len()));
+            if all {
+                out.push_str(&format!("\n{n} of {} rules match", verdicts.len()));
+            } else {
+                out.push_str(&format!(
+                    "\n{n} of {} `{phase}` rules match",
+                    verdicts.len()
+                ));
+                if other_phases > 0 {
+                    out.push_str(&format!(
+                        "; {other_phases} rule{} of other phases not shown (`--all` lists them)",
+                        if other_phases == 1 { "" } else { "s" }
+                    ));
+                }
+            }
             emit_redacted(&out);
         }
     }

@@ -19,8 +19,9 @@
 //! not run side-effecting hook commands (formatters, loggers, notifiers,
 //! network calls) on this machine for events that happened elsewhere. With
 //! `--exec` they run for real through the shell runtime, with the current
-//! directory as workspace root and a temporary session directory
-//! (`.agent-hooks-session-*` in the current directory, removed afterwards).
+//! directory as workspace root and a temporary session directory outside
+//! it (`agent-hooks-session-*` in `$XDG_RUNTIME_DIR` or the temporary
+//! directory, mode 0700, removed afterwards).
 //!
 //! A tool call that a `before_tool` rule skipped or terminated did not run:
 //! its recorded `after_tool` event is not replayed (counted as
@@ -106,6 +107,12 @@ struct Summary {
     executed: usize,
     /// Executed `run` rules that failed, plus fail-closed fold diagnostics.
     failures: usize,
+    /// Those failures, one entry per hook, kind and message (redacted when
+    /// printed), with how many times each happened, in that order.
+    failed: Vec<Failed>,
+    /// The same, counted while replaying.
+    #[serde(skip)]
+    failed_counts: BTreeMap<(String, String, String), usize>,
     /// `after_tool` events not replayed because `before_tool` stopped the call.
     suppressed: usize,
     /// Unusable input lines, over all files.
@@ -120,6 +127,20 @@ struct Summary {
     /// (reason [`CANCELLED_REASON`]) after the signal; its hooks are counted.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     shutdown_run_end: bool,
+}
+
+/// Failures of one hook with one kind and message.
+#[derive(Debug, Serialize)]
+struct Failed {
+    /// The hook's id; `-` for a fail-closed fold diagnostic without one.
+    hook: String,
+    /// The failure kind (`spawn_failed`, `timed_out`, ...) or `fail_closed`
+    /// for a fold diagnostic that ended the run.
+    kind: String,
+    /// The hook's failure detail or the diagnostic.
+    message: String,
+    /// How many events it happened on.
+    count: usize,
 }
 
 /// The `reason` of the `run_end` event that ends a run interrupted by a
@@ -151,16 +172,14 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
             }
         }
     }
-    // With `--exec`, the session directory (records, payload spill files)
-    // lies in the workspace root; a dry run only writes records, anywhere.
-    let (dir, run_rules) = if exec {
-        (session_dir(), RunRules::Execute)
+    // With `--exec`, the session directory holds records and payload spill
+    // files; a dry run only writes records.
+    let run_rules = if exec {
+        RunRules::Execute
     } else {
-        (
-            tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}")),
-            RunRules::DryRun,
-        )
+        RunRules::DryRun
     };
+    let dir = session_dir();
     let bound = dir.and_then(|dir| Ok((Bound::new(table, dir.path(), run_rules)?, dir)));
     let (bound, session) = match bound {
         Ok(b) => b,
@@ -268,6 +287,15 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     drop(bound);
     drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    summary.failed = std::mem::take(&mut summary.failed_counts)
+        .into_iter()
+        .map(|((hook, kind, message), count)| Failed {
+            hook,
+            kind,
+            message,
+            count,
+        })
+        .collect();
     match format {
         Format::Json => emit_json(&summary),
         Format::Human => print_human(&summary),
@@ -308,9 +336,24 @@ fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound) {
             summary.audited += 1;
         }
     }
-    summary.failures += reports.iter().filter(|r| r.failure.is_some()).count();
     let o = &applied.outcome;
-    summary.failures += o.diagnostics.iter().filter(|d| d.fails_closed()).count();
+    for r in reports {
+        if let Some(failure) = &r.failure {
+            summary.failures += 1;
+            let message = r.message.as_deref().unwrap_or_default().to_owned();
+            let key = (
+                r.hook.to_string(),
+                failure.kind.as_str().to_owned(),
+                message,
+            );
+            *summary.failed_counts.entry(key).or_default() += 1;
+        }
+    }
+    for d in o.diagnostics.iter().filter(|d| d.fails_closed()) {
+        summary.failures += 1;
+        let key = ("-".to_owned(), "fail_closed".to_owned(), d.to_string());
+        *summary.failed_counts.entry(key).or_default() += 1;
+    }
     match applied.verdict.decision {
         "skip" | "drop" => summary.blocked += 1,
         "terminate" => summary.terminated += 1,
@@ -368,6 +411,20 @@ fn print_human(s: &Summary) {
         out.push_str(&format!(
             "shell hooks that would run: {} (not executed; pass `--exec` to run them)  failures: {}\n",
             s.would_run, s.failures
+        ));
+    }
+    for f in &s.failed {
+        let message = if f.message.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", f.message)
+        };
+        out.push_str(&format!(
+            "  failed: `{}` {} ({} time{}){message}\n",
+            f.hook,
+            f.kind,
+            f.count,
+            if f.count == 1 { "" } else { "s" }
         ));
     }
     if s.suppressed > 0 {

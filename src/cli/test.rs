@@ -5,8 +5,10 @@
 //! `--event -` reads it from stdin. Declarative rules run in-process; `run`
 //! rules run for real through the shell runtime, with the **current
 //! directory as workspace root** (commands and `cwd`s resolve against it)
-//! and a temporary session directory inside it (`.agent-hooks-session-*`:
-//! payload spill files, the records file), removed afterwards.
+//! and a temporary session directory outside it (`agent-hooks-session-*`
+//! in `$XDG_RUNTIME_DIR` or the temporary directory, mode 0700: payload
+//! spill files, the records file), removed afterwards: hooks that inspect
+//! the workspace (`git status`) do not see it.
 //!
 //! The config's table runs in the runtime's own dispatch and fold, under
 //! the config's `limits`, with a record writer: the decision is the one the

@@ -243,7 +243,21 @@ impl Call<'_> {
     ) -> Outcome {
         let spec = self.spec;
         let code = match out.status {
-            ExecStatus::Failed(f) => return Outcome::Failed(f.kind, f.detail),
+            // The executor's detail names no argument (they may hold
+            // secrets); the program comes from the config and is what a
+            // user has to fix.
+            ExecStatus::Failed(f) => {
+                let detail = match &process.form {
+                    CommandForm::Exec(argv) if f.kind == FailureKind::SpawnFailed => {
+                        match argv.first() {
+                            Some(program) => format!("program `{program}`: {}", f.detail),
+                            None => f.detail,
+                        }
+                    }
+                    _ => f.detail,
+                };
+                return Outcome::Failed(f.kind, detail);
+            }
             ExecStatus::Exited(code @ (126 | 127))
                 if matches!(process.form, CommandForm::Shell(_)) =>
             {
@@ -254,7 +268,10 @@ impl Call<'_> {
                 };
                 return Outcome::Failed(
                     FailureKind::SpawnFailed,
-                    format!("the shell could not run the command (exit code {code}: {why})"),
+                    format!(
+                        "the shell could not run the command (exit code {code}: {why}){}",
+                        shell_complaint(&out.stderr.bytes)
+                    ),
                 );
             }
             ExecStatus::Exited(code) => code,
@@ -344,5 +361,16 @@ impl Call<'_> {
             }
             Err(ProtocolFailure { kind, detail, .. }) => Outcome::Failed(kind, detail),
         }
+    }
+}
+
+/// `: ` and the last line the shell wrote to stderr when it could not run
+/// a command (`sh: 1: deploy-check: not found`: it names the missing
+/// command), cut to 200 characters; empty when it wrote nothing.
+fn shell_complaint(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    match text.lines().map(str::trim).rfind(|l| !l.is_empty()) {
+        Some(line) => format!(": {}", line.chars().take(200).collect::<String>()),
+        None => String::new(),
     }
 }

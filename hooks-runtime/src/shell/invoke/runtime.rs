@@ -210,12 +210,18 @@ impl ShellRuntime {
         self
     }
 
-    /// Sets the session directory payload-ref files go to.
+    /// Sets the session directory payload-ref files go to: inside the
+    /// executor's workspace root, or outside it when private to the user
+    /// (not a symlink, owned by the effective user, mode `0700` or
+    /// narrower), as [`SessionDir::create`](crate::SessionDir::create)
+    /// makes one. Outside is better: hooks that inspect the workspace
+    /// (`git status`) then do not see it.
     ///
     /// # Errors
     ///
-    /// [`PayloadError::SessionDirOutsideRoot`] when `dir` resolves (after
-    /// following symlinks) outside the executor's workspace root;
+    /// [`PayloadError::SessionDirOutsideRoot`] when `dir` is a symlink
+    /// resolving outside the root; [`PayloadError::SessionDirNotPrivate`]
+    /// when it lies outside the root and is not private;
     /// [`PayloadError::Spill`] when it cannot be resolved.
     pub fn with_session_dir(mut self, dir: impl AsRef<Path>) -> Result<Self, PayloadError> {
         let dir = payload::check_session_dir(dir.as_ref(), self.executor.workspace_root())?;

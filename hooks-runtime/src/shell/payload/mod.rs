@@ -6,6 +6,7 @@
 
 mod envelope;
 mod paths;
+mod session;
 mod spill;
 
 use std::borrow::Cow;
@@ -24,8 +25,10 @@ use self::envelope::{Document, Envelope};
 use self::paths::AffectedPaths;
 pub use self::paths::affected_paths;
 use self::paths::describe;
+pub use self::session::SessionDir;
+pub(crate) use self::session::check_session_dir;
+pub(crate) use self::spill::SpillFile;
 use self::spill::write_spill;
-pub(crate) use self::spill::{SpillFile, check_session_dir};
 use crate::shell::protocol::{claude, json_len};
 use crate::shell::redact::{SecretSet, redact_json, redact_sensitive_text};
 use crate::{FlowKind, HookContext, StepEvent, ToolOutcome};
@@ -80,9 +83,10 @@ pub struct ToolPathSettings {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PayloadError {
-    /// The session directory resolves outside the workspace root.
+    /// The session directory is a symlink that resolves outside the
+    /// workspace root.
     #[error(
-        "session directory `{dir}` resolves to `{resolved}`, outside the workspace root `{root}`"
+        "session directory `{dir}` is a symlink to `{resolved}`, outside the workspace root `{root}`"
     )]
     SessionDirOutsideRoot {
         /// The configured session directory.
@@ -91,6 +95,20 @@ pub enum PayloadError {
         resolved: PathBuf,
         /// The canonical workspace root.
         root: PathBuf,
+    },
+    /// The session directory lies outside the workspace root and is not
+    /// private to the user: not owned by the effective user, or giving
+    /// group or others a permission bit.
+    #[error(
+        "session directory `{dir}` lies outside the workspace root and is not private to the user (mode {mode:o}, owner uid {owner}): create it mode 0700"
+    )]
+    SessionDirNotPrivate {
+        /// The configured session directory.
+        dir: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+        /// Its owner's uid.
+        owner: u32,
     },
     /// An I/O error preparing the payload-ref file.
     #[error("cannot write the payload-ref file under `{dir}`: {source}")]
@@ -125,7 +143,8 @@ pub struct PayloadInput<'a> {
     /// Where payload-ref files go; `None` disables spilling (an oversized
     /// payload is then elided without a ref).
     pub session_dir: Option<&'a Path>,
-    /// The canonical workspace root the session directory must lie in.
+    /// The canonical workspace root (a session directory outside it must be
+    /// private to the user).
     pub root: &'a Path,
     /// Size limits.
     pub limits: PayloadLimits,

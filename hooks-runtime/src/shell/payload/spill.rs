@@ -8,36 +8,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 
+use super::session::{check_session_dir, is_private};
 use super::{PayloadError, PayloadInput};
-
-/// Checks that `session_dir` resolves (symlinks followed) inside `root`;
-/// returns the canonical session directory.
-///
-/// # Errors
-///
-/// [`PayloadError::SessionDirOutsideRoot`] when it does not,
-/// [`PayloadError::Spill`] when it cannot be canonicalized.
-pub(crate) fn check_session_dir(session_dir: &Path, root: &Path) -> Result<PathBuf, PayloadError> {
-    let spill_err = |source| PayloadError::Spill {
-        dir: session_dir.to_path_buf(),
-        source,
-    };
-    let root = root.canonicalize().map_err(spill_err)?;
-    let resolved = session_dir.canonicalize().map_err(spill_err)?;
-    if !resolved.starts_with(&root) {
-        return Err(PayloadError::SessionDirOutsideRoot {
-            dir: session_dir.to_path_buf(),
-            resolved,
-            root,
-        });
-    }
-    Ok(resolved)
-}
 
 /// A payload-ref file: mode 0600, created exclusively (`O_EXCL`,
 /// `O_NOFOLLOW`) in the session directory, which is opened component by
-/// component from the workspace root without following symlinks, so a
-/// symlink swapped in after the check cannot redirect it. Dropping it
+/// component without following symlinks (from the workspace root when it
+/// lies inside it, from `/` otherwise), so a symlink swapped in after the
+/// check cannot redirect it. Dropping it
 /// removes it (best effort, relative to that directory); [`SpillFile::remove`]
 /// reports a failure.
 #[derive(Debug)]
@@ -109,20 +87,20 @@ pub(super) fn write_spill(
 }
 
 /// Creates the payload-ref file `name` (mode 0600) in `dir`, a session
-/// directory already checked to lie in `root` (both canonical), and writes
-/// `bytes` to it. `dir` is opened from `root` one component at a time with
-/// `O_NOFOLLOW`, and the file with `O_CREAT | O_EXCL | O_NOFOLLOW` in that
-/// directory: a component or the file swapped for a symlink since the check
-/// makes this fail instead of writing elsewhere.
+/// directory already checked ([`check_session_dir`]; both paths canonical),
+/// and writes `bytes` to it. `dir` is opened one component at a time with
+/// `O_NOFOLLOW`, from `root` when it lies inside it, else from `/` (and
+/// must then still be private to the user once open), and the file with
+/// `O_CREAT | O_EXCL | O_NOFOLLOW` in that directory: a component or the
+/// file swapped for a symlink since the check makes this fail instead of
+/// writing elsewhere.
 fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<SpillFile> {
-    let rel = dir.strip_prefix(root).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            "the session directory is not inside the workspace root",
-        )
-    })?;
+    let (base, rel) = match dir.strip_prefix(root) {
+        Ok(rel) => (root, rel),
+        Err(_) => (Path::new("/"), dir.strip_prefix("/").unwrap_or(dir)),
+    };
     let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let mut fd = rustix::fs::open(root, dir_flags, Mode::empty())?;
+    let mut fd = rustix::fs::open(base, dir_flags, Mode::empty())?;
     for part in rel.components() {
         let Component::Normal(part) = part else {
             return Err(io::Error::new(
@@ -131,6 +109,15 @@ fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Resu
             ));
         };
         fd = rustix::fs::openat(&fd, part, dir_flags | OFlags::NOFOLLOW, Mode::empty())?;
+    }
+    if base != root && {
+        let stat = rustix::fs::fstat(&fd)?;
+        !is_private(stat.st_mode, stat.st_uid)
+    } {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the session directory outside the workspace root is not private to the user",
+        ));
     }
     let file_fd = rustix::fs::openat(
         &fd,
