@@ -321,6 +321,51 @@ fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
     assert!(left.is_empty(), "session directory left: {left:?}");
 }
 
+/// With `$TMPDIR` pointing into the workspace (and no private
+/// `$XDG_RUNTIME_DIR`), the session directory still goes elsewhere
+/// (`/tmp`): the hook's `git status` sees nothing.
+#[test]
+fn a_tmpdir_inside_the_workspace_does_not_put_the_session_there() {
+    let workspace = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(workspace.path())
+        .status()
+        .expect("run git");
+    assert!(init.success());
+    let status = outside.path().join("status.txt");
+    let config = outside.path().join("hooks.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 1\nhooks:\n  - id: status\n    phase: run_start\n    run:\n      command: \"git status --porcelain --untracked-files=all > {} 2>&1\"\n",
+            status.display()
+        ),
+    )
+    .unwrap();
+    let event = outside.path().join("event.json");
+    std::fs::write(&event, r#"{"phase":"run_start"}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(workspace.path())
+        .env("TMPDIR", workspace.path())
+        .env_remove("XDG_RUNTIME_DIR")
+        .arg("test")
+        .arg(&config)
+        .arg("--event")
+        .arg(&event)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = std::fs::read_to_string(&status).expect("the hook ran");
+    assert_eq!(seen, "", "git status in the workspace");
+}
+
 /// A command that cannot be found is named in what `test` prints (the
 /// exec form's program; the shell's own complaint for the shell form).
 #[test]

@@ -47,11 +47,15 @@ pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), 
 }
 
 /// The command's session directory: records and payload-ref files, private
-/// to the user and outside the workspace ([`SessionDir::create`]:
-/// `$XDG_RUNTIME_DIR` or the temporary directory), so hooks that inspect
-/// the workspace (`git status`) do not see it; removed when dropped.
+/// to the user and outside the workspace, the current directory
+/// ([`SessionDir::create_outside`]: `$XDG_RUNTIME_DIR`, the temporary
+/// directory or `/tmp`, whichever first lies outside it), so hooks that
+/// inspect the workspace (`git status`) do not see it; removed when dropped.
 pub(crate) fn session_dir() -> Result<SessionDir, String> {
-    SessionDir::create().map_err(|e| format!("cannot create a session directory: {e}"))
+    let workspace =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    SessionDir::create_outside(&workspace)
+        .map_err(|e| format!("cannot create a session directory: {e}"))
 }
 
 /// Whether `run` rules execute.

@@ -50,7 +50,7 @@ impl AffectedPaths {
 /// Resolves the affected paths of a tool call: the strings (or arrays of
 /// strings) at `settings.path_pointers` in `args`, relative ones joined to
 /// `cwd`, each resolved against the real file system (`..` and
-/// the symlinks of every component, see [`resolve`]). A path that resolves
+/// the symlinks of every component, see `resolve`). A path that resolves
 /// outside `root` is listed and flagged [`PathDiagnosticKind::OutsideRoot`];
 /// paths holding a NUL byte, paths longer than 1024 characters once
 /// resolved and entries past the 16th are left out and flagged. Every

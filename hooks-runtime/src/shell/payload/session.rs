@@ -97,6 +97,41 @@ impl SessionDir {
         SessionDir::create_in(&default_parent())
     }
 
+    /// Creates a session directory outside `workspace`: in the first of
+    /// `$XDG_RUNTIME_DIR` (when private to the user), the temporary
+    /// directory and `/tmp` that does not lie inside `workspace` (a
+    /// `$TMPDIR` pointing into the project would otherwise put the
+    /// directory where `git status` sees it). Paths are compared
+    /// canonicalized.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of creating it; `InvalidInput` when every candidate
+    /// lies inside `workspace`.
+    pub fn create_outside(workspace: &Path) -> io::Result<SessionDir> {
+        let root = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+        let outside =
+            |dir: &PathBuf| std::fs::canonicalize(dir).is_ok_and(|dir| !dir.starts_with(&root));
+        let parent = [
+            private_runtime_dir(),
+            Some(std::env::temp_dir()),
+            Some(PathBuf::from("/tmp")),
+        ]
+        .into_iter()
+        .flatten()
+        .find(outside)
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "$XDG_RUNTIME_DIR, the temporary directory and /tmp all lie inside the workspace `{}`",
+                    root.display()
+                ),
+            )
+        })?;
+        SessionDir::create_in(&parent)
+    }
+
     /// Creates a session directory in `parent`.
     ///
     /// # Errors
@@ -136,11 +171,16 @@ impl Drop for SessionDir {
 /// `$XDG_RUNTIME_DIR` when it is an absolute path to a directory private to
 /// the user, else [`std::env::temp_dir`].
 fn default_parent() -> PathBuf {
+    private_runtime_dir().unwrap_or_else(std::env::temp_dir)
+}
+
+/// `$XDG_RUNTIME_DIR` when it is an absolute path to a directory private to
+/// the user.
+fn private_runtime_dir() -> Option<PathBuf> {
     std::env::var_os("XDG_RUNTIME_DIR")
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
         .filter(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| is_private(m.mode(), m.uid())))
-        .unwrap_or_else(std::env::temp_dir)
 }
 
 #[cfg(test)]
