@@ -267,21 +267,11 @@ fn the_event_sets_the_session_identity_a_claude_script_sees() {
     assert_eq!(seen["permission_mode"], "plan");
 }
 
-/// The session directory lies outside the workspace (in
-/// `$XDG_RUNTIME_DIR`, private to the user), so a SessionStart hook that
-/// runs `git status` sees only the user's changes, as under Claude Code,
-/// which keeps its session data under the user's home; it is gone after
-/// the run.
-#[test]
-fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
-    use std::os::unix::fs::DirBuilderExt;
+/// What a `run_start` hook running `git status --porcelain` in a fresh git
+/// workspace prints, with `configure` setting the command's environment.
+fn git_status_seen_by_a_hook(configure: impl FnOnce(&mut Command, &Path)) -> String {
     let workspace = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
-    let runtime = outside.path().join("run");
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .create(&runtime)
-        .unwrap();
     let init = Command::new("git")
         .args(["init", "-q"])
         .current_dir(workspace.path())
@@ -300,9 +290,10 @@ fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
     .unwrap();
     let event = outside.path().join("event.json");
     std::fs::write(&event, r#"{"phase":"run_start"}"#).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(workspace.path())
-        .env("XDG_RUNTIME_DIR", &runtime)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-hooks"));
+    command.current_dir(workspace.path());
+    configure(&mut command, workspace.path());
+    let out = command
         .arg("test")
         .arg(&config)
         .arg("--event")
@@ -315,7 +306,26 @@ fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let seen = std::fs::read_to_string(&status).expect("the hook ran");
+    std::fs::read_to_string(&status).expect("the hook ran")
+}
+
+/// The session directory lies outside the workspace (in
+/// `$XDG_RUNTIME_DIR`, private to the user), so a SessionStart hook that
+/// runs `git status` sees only the user's changes, as under Claude Code,
+/// which keeps its session data under the user's home; it is gone after
+/// the run.
+#[test]
+fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
+    use std::os::unix::fs::DirBuilderExt;
+    let outside = tempfile::tempdir().unwrap();
+    let runtime = outside.path().join("run");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&runtime)
+        .unwrap();
+    let seen = git_status_seen_by_a_hook(|c, _| {
+        c.env("XDG_RUNTIME_DIR", &runtime);
+    });
     assert_eq!(seen, "", "git status in the workspace");
     let left: Vec<_> = std::fs::read_dir(&runtime).unwrap().flatten().collect();
     assert!(left.is_empty(), "session directory left: {left:?}");
@@ -326,43 +336,9 @@ fn a_session_start_hook_running_git_status_sees_a_clean_workspace() {
 /// (`/tmp`): the hook's `git status` sees nothing.
 #[test]
 fn a_tmpdir_inside_the_workspace_does_not_put_the_session_there() {
-    let workspace = tempfile::tempdir().unwrap();
-    let outside = tempfile::tempdir().unwrap();
-    let init = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(workspace.path())
-        .status()
-        .expect("run git");
-    assert!(init.success());
-    let status = outside.path().join("status.txt");
-    let config = outside.path().join("hooks.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "version: 1\nhooks:\n  - id: status\n    phase: run_start\n    run:\n      command: \"git status --porcelain --untracked-files=all > {} 2>&1\"\n",
-            status.display()
-        ),
-    )
-    .unwrap();
-    let event = outside.path().join("event.json");
-    std::fs::write(&event, r#"{"phase":"run_start"}"#).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(workspace.path())
-        .env("TMPDIR", workspace.path())
-        .env_remove("XDG_RUNTIME_DIR")
-        .arg("test")
-        .arg(&config)
-        .arg("--event")
-        .arg(&event)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen = std::fs::read_to_string(&status).expect("the hook ran");
+    let seen = git_status_seen_by_a_hook(|c, workspace| {
+        c.env("TMPDIR", workspace).env_remove("XDG_RUNTIME_DIR");
+    });
     assert_eq!(seen, "", "git status in the workspace");
 }
 
