@@ -270,8 +270,8 @@ fn the_event_sets_the_session_identity_a_claude_script_sees() {
 /// What a `run_start` hook running `git status --porcelain` in a fresh git
 /// workspace prints, with `configure` setting the command's environment.
 fn git_status_seen_by_a_hook(configure: impl FnOnce(&mut Command, &Path)) -> String {
-    let workspace = tempfile::tempdir().unwrap();
-    let outside = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().expect("a temp dir");
+    let outside = tempfile::tempdir().expect("a temp dir");
     let init = Command::new("git")
         .args(["init", "-q"])
         .current_dir(workspace.path())
@@ -287,9 +287,9 @@ fn git_status_seen_by_a_hook(configure: impl FnOnce(&mut Command, &Path)) -> Str
             status.display()
         ),
     )
-    .unwrap();
+    .expect("write the config");
     let event = outside.path().join("event.json");
-    std::fs::write(&event, r#"{"phase":"run_start"}"#).unwrap();
+    std::fs::write(&event, r#"{"phase":"run_start"}"#).expect("write the event");
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-hooks"));
     command.current_dir(workspace.path());
     configure(&mut command, workspace.path());
@@ -299,7 +299,7 @@ fn git_status_seen_by_a_hook(configure: impl FnOnce(&mut Command, &Path)) -> Str
         .arg("--event")
         .arg(&event)
         .output()
-        .unwrap();
+        .expect("run agent-hooks");
     assert_eq!(
         out.status.code(),
         Some(0),
