@@ -36,17 +36,6 @@ impl<T> List<T> {
     pub const EMPTY: List<T> = List::Static(&[]);
 }
 
-impl<T: Clone> List<T> {
-    /// The list as a `Cow`: borrowed when static (no allocation), an owned
-    /// copy when built at run time.
-    pub fn to_cow(&self) -> Cow<'static, [T]> {
-        match self {
-            List::Static(s) => Cow::Borrowed(s),
-            List::Owned(v) => Cow::Owned(v.clone()),
-        }
-    }
-}
-
 impl<T: Clone> Clone for List<T> {
     /// A static list stays borrowed; an owned one is copied.
     fn clone(&self) -> Self {
