@@ -166,7 +166,10 @@ quote_structs! {
     ContextItem { role, content }
     ToolPaths { tool, path_pointers, allow_absolute, writes }
     ToolSchema { tool, input, result }
-    Limits { max_stop_resumes_per_turn, max_output_bytes, max_context_bytes, max_payload_bytes }
+    Limits {
+        max_stop_resumes_per_turn, max_output_bytes, max_context_bytes, max_payload_bytes,
+        max_concurrent_hooks, max_concurrent_hooks_per_event, max_hook_memory_bytes
+    }
     PhaseIndex { any_tool, tools, tool_patterns, ungated, gates }
     Bits { offset, words }
     PatternGroup { dfa, anchored, positions }

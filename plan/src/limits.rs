@@ -35,17 +35,41 @@ pub struct Limits {
     #[serde(default = "Limits::default_payload_bytes")]
     #[schemars(range(min = 1024, max = 67_108_864))]
     pub max_payload_bytes: u64,
+    /// How many `run`, `http` and `policy` hook invocations one runtime
+    /// (one agent session) runs at once, over all events; more wait for a
+    /// slot, their `timeout` counted from the event. Default 32.
+    #[serde(default = "Limits::default_concurrent_hooks")]
+    #[schemars(range(min = 1, max = 4096))]
+    pub max_concurrent_hooks: u32,
+    /// How many of the `run`, `http` and `policy` hooks of one event run at
+    /// once (on observe-only phases, where they run concurrently; a
+    /// mutating phase runs them one after another); more wait for a slot,
+    /// their `timeout` counted from the event. Default 8.
+    #[serde(default = "Limits::default_concurrent_hooks_per_event")]
+    #[schemars(range(min = 1, max = 4096))]
+    pub max_concurrent_hooks_per_event: u32,
+    /// Cap on the data memory of each hook process (one-shot `run` hooks
+    /// and workers), in bytes: set as the process's `RLIMIT_DATA` before
+    /// its command starts, inherited by what it starts; an allocation over
+    /// it fails. Default none (no cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1_048_576))]
+    pub max_hook_memory_bytes: Option<u64>,
 }
 
 impl Limits {
     /// The caps a config gets for every key it leaves out, and the runtime's
     /// defaults: 3 resumes per turn, 1 MiB of output per stream, 64 KiB of
-    /// context per invocation, 1 MiB of stdin payload.
+    /// context per invocation, 1 MiB of stdin payload, 32 hooks running
+    /// at once per runtime and 8 per event, no memory cap.
     pub const DEFAULT: Limits = Limits {
         max_stop_resumes_per_turn: 3,
         max_output_bytes: 1024 * 1024,
         max_context_bytes: 64 * 1024,
         max_payload_bytes: 1024 * 1024,
+        max_concurrent_hooks: 32,
+        max_concurrent_hooks_per_event: 8,
+        max_hook_memory_bytes: None,
     };
 
     const fn default_stop_resumes() -> u32 {
@@ -59,6 +83,12 @@ impl Limits {
     }
     const fn default_payload_bytes() -> u64 {
         Limits::DEFAULT.max_payload_bytes
+    }
+    const fn default_concurrent_hooks() -> u32 {
+        Limits::DEFAULT.max_concurrent_hooks
+    }
+    const fn default_concurrent_hooks_per_event() -> u32 {
+        Limits::DEFAULT.max_concurrent_hooks_per_event
     }
 }
 

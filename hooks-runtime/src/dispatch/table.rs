@@ -209,14 +209,28 @@ impl Table {
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> Option<Invocation> {
+        self.invoke_rule_in(index, shell, None, ctx, event).await
+    }
+
+    /// [`Table::invoke_rule`] as one of a batch sharing the event's `slots`.
+    async fn invoke_rule_in(
+        &self,
+        index: usize,
+        shell: &ShellRuntime,
+        slots: Option<&tokio::sync::Semaphore>,
+        ctx: &HookContext,
+        event: StepEvent<'_>,
+    ) -> Option<Invocation> {
         let (spec, cache) = self.hook(index)?;
         let tools = self.tool_view(spec.phase, event.tool_name());
-        Some(invoke::invoke(spec, cache, shell, tools, ctx, event).await)
+        Some(invoke::invoke(spec, cache, shell, tools, slots, ctx, event).await)
     }
 
     /// [`Table::invoke_rule`] for each of `indices` on the same `event`,
-    /// concurrently; the invocations in the order of `indices` (rules that
-    /// are not `run`, `http` or `policy` rules left out).
+    /// concurrently (at most `limits.max_concurrent_hooks_per_event` at
+    /// once, the rest waiting with their timeouts running); the
+    /// invocations in the order of `indices` (rules that are not `run`,
+    /// `http` or `policy` rules left out).
     ///
     /// # Cancel safety
     ///
@@ -228,10 +242,11 @@ impl Table {
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> Vec<Invocation> {
+        let slots = invoke::event_slots(shell.limits().max_concurrent_hooks_per_event);
         let runs = indices
             .iter()
             .filter(|&&i| self.hook_spec(i).is_some())
-            .map(|&i| self.invoke_rule(i, shell, ctx, event))
+            .map(|&i| self.invoke_rule_in(i, shell, Some(&slots), ctx, event))
             .collect();
         invoke::join_in_order(runs)
             .await

@@ -54,6 +54,15 @@ pub struct ExecRequest {
     pub stdout_cap: usize,
     /// Bytes of stderr kept; the rest is read, counted and dropped.
     pub stderr_cap: usize,
+    /// The process's data memory cap in bytes (`RLIMIT_DATA`: heap and
+    /// private writable mappings), or `None` for none. It is set by a
+    /// `/bin/sh` wrapper (`ulimit -d`) that then `exec`s the command, so it
+    /// holds from the command's first instruction and for every process
+    /// the command starts; an allocation over it fails (a process usually
+    /// ends with a nonzero exit or `SIGABRT` / `SIGSEGV`). Rounded up to a
+    /// whole KiB. With it, an exec-form program runs as its resolved path
+    /// (`argv[0]` is that path).
+    pub memory_limit: Option<u64>,
 }
 
 impl ExecRequest {
@@ -67,7 +76,7 @@ impl ExecRequest {
 
     /// A request for `form` with no cwd (the workspace root), no extra
     /// environment, no stdin, [`DEFAULT_TIMEOUT`](Self::DEFAULT_TIMEOUT) and
-    /// [`DEFAULT_CAP`](Self::DEFAULT_CAP) for both streams.
+    /// [`DEFAULT_CAP`](Self::DEFAULT_CAP) for both streams, no memory cap.
     pub fn new(form: CommandForm) -> Self {
         ExecRequest {
             form,
@@ -77,6 +86,7 @@ impl ExecRequest {
             stdin: None,
             stdout_cap: Self::DEFAULT_CAP,
             stderr_cap: Self::DEFAULT_CAP,
+            memory_limit: None,
         }
     }
 

@@ -383,20 +383,37 @@ impl Executor {
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v.clone());
         let mut program = None;
-        let mut command = match &req.form {
-            CommandForm::Shell(text) => {
+        let mut command = match (&req.form, req.memory_limit) {
+            (CommandForm::Shell(text), None) => {
                 let mut command = Command::new("/bin/sh");
                 // `--`: a command text starting with `-` is not an option.
                 command.arg("-c").arg("--").arg(text);
                 command
             }
-            CommandForm::Exec(argv) => {
+            (CommandForm::Shell(text), Some(bytes)) => {
+                let mut command = memory_wrapper(bytes);
+                command.arg("/bin/sh").arg("-c").arg("--").arg(text);
+                command
+            }
+            (CommandForm::Exec(argv), limit) => {
                 let Some((name, args)) = argv.split_first() else {
                     return Err(PreflightError::EmptyArgv);
                 };
                 program = path.as_deref().and_then(|p| lookup_program(name, p, &cwd));
-                let mut command = Command::new(program.as_deref().unwrap_or(Path::new(name)));
-                command.arg0(name).args(args);
+                let file = program.as_deref().unwrap_or(Path::new(name));
+                let mut command = match limit {
+                    None => {
+                        let mut command = Command::new(file);
+                        command.arg0(name);
+                        command
+                    }
+                    Some(bytes) => {
+                        let mut command = memory_wrapper(bytes);
+                        command.arg(file);
+                        command
+                    }
+                };
+                command.args(args);
                 command
             }
         };
@@ -420,6 +437,24 @@ impl Executor {
             program,
         })
     }
+}
+
+/// The `/bin/sh` script that sets the data memory cap (`$1`, in KiB) and
+/// `exec`s the rest of its arguments: the cap holds before the command's
+/// first instruction (no window between spawn and limit), and a cap the
+/// shell cannot set fails the run with exit code 126 before anything runs.
+const MEMORY_WRAPPER: &str = "ulimit -d \"$1\" || exit 126\nshift\nexec \"$@\"";
+
+/// `/bin/sh -c MEMORY_WRAPPER sh KIB`: add the command's argv to it
+/// ([`ExecRequest::memory_limit`]).
+fn memory_wrapper(bytes: u64) -> Command {
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(MEMORY_WRAPPER)
+        .arg("sh")
+        .arg(bytes.div_ceil(1024).to_string());
+    command
 }
 
 /// A command [`Executor::command_reading`] built, with the canonical cwd,

@@ -12,6 +12,12 @@ use crate::{HookContext, StepEvent};
 /// each seeing the same event (chaining rewrites is the
 /// [`HookStack`](crate::HookStack)'s job). Hooks of another phase return `Continue` without running.
 ///
+/// At most the first hook's runtime's
+/// [`max_concurrent_hooks_per_event`](super::HookLimits::max_concurrent_hooks_per_event)
+/// run at once (and each runtime's
+/// [`max_concurrent_hooks`](super::HookLimits::max_concurrent_hooks));
+/// the others wait, their timeouts running from this call.
+///
 /// # Cancel safety
 ///
 /// Dropping the future kills every running hook's process group.
@@ -27,7 +33,12 @@ pub async fn run_shell_hooks(
         }
         out
     } else {
-        join_in_order(hooks.iter().map(|h| h.invoke(ctx, event)).collect()).await
+        let per_event = hooks
+            .first()
+            .map_or(1, |h| h.runtime().limits.max_concurrent_hooks_per_event);
+        let slots = super::event_slots(per_event);
+        let runs = hooks.iter().map(|h| h.invoke_in(Some(&slots), ctx, event));
+        join_in_order(runs.collect()).await
     }
 }
 

@@ -46,6 +46,9 @@ pub(super) struct Call<'a> {
     pub(super) path_diagnostics: Vec<PathDiagnostic>,
     /// What an `http` hook's server answered, once it did.
     pub(super) http: Option<HttpExchange>,
+    /// When the hook's timeout runs out, counted from [`Call::begin`]
+    /// (waiting for a slot counts: see `slots.rs`).
+    pub(super) deadline: tokio::time::Instant,
     start: Instant,
     tool: Option<&'a str>,
     hook_id: HookId,
@@ -101,10 +104,17 @@ impl<'a> Call<'a> {
             output: None,
             path_diagnostics: Vec::new(),
             http: None,
+            deadline: tokio::time::Instant::now() + spec.timeout,
             start,
             tool: event.tool_name(),
             hook_id: HookId::new(Arc::clone(&spec.id)).with_source(spec.config.clone()),
         }
+    }
+
+    /// What is left of the hook's timeout (zero once it ran out).
+    pub(super) fn remaining(&self) -> std::time::Duration {
+        self.deadline
+            .saturating_duration_since(tokio::time::Instant::now())
     }
 
     /// The invocation of an event of another phase than the spec's:

@@ -145,7 +145,7 @@ impl Call<'_> {
         let spill = built.spill;
         let out = match process.worker {
             Some(size) => {
-                let deadline = tokio::time::Instant::now() + self.spec.timeout;
+                let deadline = self.deadline;
                 let pool = self.rt.worker_pool(&self.spec.id, size, || {
                     self.exec_request(process, Vec::new(), None)
                 });
@@ -156,7 +156,7 @@ impl Call<'_> {
                 // The command is built once and respawned.
                 let launch = Launch {
                     stdin: Some(&stdin),
-                    timeout: self.spec.timeout,
+                    timeout: self.remaining(),
                     stdout_cap: self.rt.limits.stdout_cap,
                     stderr_cap: self.rt.limits.stderr_cap,
                 };
@@ -193,9 +193,10 @@ impl Call<'_> {
         let mut req = ExecRequest::new(process.form.clone());
         req.cwd = process.cwd.clone();
         req.env = process.env.clone();
-        req.timeout = spec.timeout;
+        req.timeout = self.remaining();
         req.stdout_cap = limits.stdout_cap;
         req.stderr_cap = limits.stderr_cap;
+        req.memory_limit = limits.memory_bytes;
         if spec.protocol == Protocol::Claude
             && !req.env.set.iter().any(|(k, _)| k == CLAUDE_PROJECT_DIR)
         {
@@ -214,6 +215,36 @@ impl Call<'_> {
         }
         req.stdin = Some(stdin);
         req
+    }
+
+    /// `outcome` with a note naming the memory cap when the hook is a
+    /// process (one-shot or worker) that ran under one
+    /// ([`HookLimits::memory_bytes`](super::HookLimits::memory_bytes)) and
+    /// ended with a nonzero exit or a signal: an allocation over the cap
+    /// fails, and that is how a process usually ends then (the runtime
+    /// cannot tell it from another failure).
+    pub(super) fn note_memory_limit(&self, outcome: Outcome) -> Outcome {
+        let (Some(process), Some(bytes)) = (self.spec.process(), self.rt.limits.memory_bytes)
+        else {
+            return outcome;
+        };
+        let restart = if process.worker.is_some() {
+            "; the worker is restarted for the next request"
+        } else {
+            ""
+        };
+        match outcome {
+            Outcome::Failed(kind @ (FailureKind::NonzeroExit | FailureKind::Signalled), detail) => {
+                Outcome::Failed(
+                    kind,
+                    format!(
+                        "{detail} (the hook runs under `limits.max_hook_memory_bytes` of {bytes} bytes: \
+                         an allocation over it fails, which ends a process this way{restart})"
+                    ),
+                )
+            }
+            outcome => outcome,
+        }
     }
 
     /// Removes the payload-ref file; a failure becomes a diagnostic.
@@ -258,8 +289,11 @@ impl Call<'_> {
                 };
                 return Outcome::Failed(f.kind, detail);
             }
+            // An exec-form command under a memory cap runs through the
+            // cap's shell wrapper too.
             ExecStatus::Exited(code @ (126 | 127))
-                if matches!(process.form, CommandForm::Shell(_)) =>
+                if matches!(process.form, CommandForm::Shell(_))
+                    || self.rt.limits.memory_bytes.is_some() =>
             {
                 let why = if code == 127 {
                     "command not found"
@@ -306,7 +340,7 @@ impl Call<'_> {
         built: BuiltPayload<regorus::Value>,
     ) -> Outcome {
         let evaluated = policy
-            .evaluate_within(built.document, self.spec.timeout, &self.rt.cancel)
+            .evaluate_within(built.document, self.remaining(), &self.rt.cancel)
             .await;
         let value = match evaluated {
             Err(e) => {

@@ -48,7 +48,7 @@ impl Call<'_> {
             prepared,
             headers,
             body,
-            self.spec.timeout,
+            self.remaining(),
             self.rt.limits.stdout_cap,
             &self.rt.cancel,
         )

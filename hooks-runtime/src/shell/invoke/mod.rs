@@ -29,6 +29,7 @@ mod execute;
 mod http;
 mod redact_flow;
 mod runtime;
+mod slots;
 mod spec;
 mod validate;
 
@@ -40,6 +41,7 @@ pub use self::batch::run_shell_hooks;
 pub(crate) use self::cache::{HookCache, Pin};
 pub(crate) use self::decide::{MESSAGE_MAX_CHARS, next_injection};
 pub use self::runtime::{HookLimits, ShellRuntime};
+pub(crate) use self::slots::event_slots;
 pub use self::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget, ShellHookSpec};
 pub use self::validate::{RewriteMismatch, RewriteSchema};
 use crate::core::fold::Fold;
@@ -161,11 +163,28 @@ impl ShellHook {
     /// [`Executor::run`](crate::Executor::run)); the payload-ref file, if
     /// any, is removed; no record is written.
     pub async fn invoke(&self, ctx: &HookContext, event: StepEvent<'_>) -> Invocation {
+        self.invoke_in(None, ctx, event).await
+    }
+
+    /// [`ShellHook::invoke`] as one of a batch of `event`'s hooks sharing
+    /// the event's slots `slots` ([`run_shell_hooks`]).
+    pub(crate) async fn invoke_in(
+        &self,
+        slots: Option<&tokio::sync::Semaphore>,
+        ctx: &HookContext,
+        event: StepEvent<'_>,
+    ) -> Invocation {
         let tools = ToolView {
             paths: self.spec.tool_paths.as_ref(),
             rewrite: self.spec.rewrite_schema.as_ref(),
         };
-        invoke(&self.spec, &self.cache, &self.runtime, tools, ctx, event).await
+        let rt = &self.runtime;
+        invoke(&self.spec, &self.cache, rt, tools, slots, ctx, event).await
+    }
+
+    /// The runtime the hook is bound to.
+    pub(crate) fn runtime(&self) -> &ShellRuntime {
+        &self.runtime
     }
 }
 
@@ -183,7 +202,8 @@ pub(crate) struct ToolView<'a> {
 
 /// [`ShellHook::invoke`] of `spec` on `runtime`, with `tools` for the
 /// event's tool: what a dispatch table calls with the spec (and the
-/// `cache` beside it) it built once for a rule.
+/// `cache` beside it) it built once for a rule. `slots`: the event's
+/// slots when the invocation is one of a concurrent batch (`slots.rs`).
 ///
 /// # Cancel safety
 ///
@@ -193,6 +213,7 @@ pub(crate) async fn invoke(
     cache: &HookCache,
     runtime: &ShellRuntime,
     tools: ToolView<'_>,
+    slots: Option<&tokio::sync::Semaphore>,
     ctx: &HookContext,
     event: StepEvent<'_>,
 ) -> Invocation {
@@ -203,7 +224,7 @@ pub(crate) async fn invoke(
     let action = spec.target.action_name();
     let config = spec.config.as_deref().unwrap_or_default();
     let span = telemetry::hook_span(config, event.kind(), &spec.id, action);
-    let invocation = run(call, event).instrument(span.clone()).await;
+    let invocation = run(call, event, slots).instrument(span.clone()).await;
     // The record's message is redacted with the hook's secrets.
     let message = invocation.record.message.as_deref();
     telemetry::finish(&span, &invocation.report, invocation.flow.kind(), message);
@@ -214,11 +235,22 @@ pub(crate) async fn invoke(
 /// the target (a process, an HTTP exchange, a policy), each read by the
 /// protocol from what it produced, then the failure policy, the mode and
 /// the record.
-async fn run(mut call: Call<'_>, event: StepEvent<'_>) -> Invocation {
+///
+/// The target runs holding a slot of the event (`slots`) and of the
+/// runtime, within the hook's deadline ([`Call::take_slots`]).
+async fn run<'a>(
+    mut call: Call<'a>,
+    event: StepEvent<'_>,
+    slots: Option<&'a tokio::sync::Semaphore>,
+) -> Invocation {
     call.emit_started();
-    let outcome = match call.check_script() {
-        Err((kind, detail)) => Outcome::Failed(kind, detail),
-        Ok(()) => {
+    let taken = match call.check_script() {
+        Err((kind, detail)) => Err(Outcome::Failed(kind, detail)),
+        Ok(()) => call.take_slots(slots).await,
+    };
+    let outcome = match taken {
+        Err(outcome) => outcome,
+        Ok(_slots) => {
             // The payload is rendered for its target: JSON text for a
             // process and an HTTP body, a value for a policy.
             let outcome = match &call.spec.target {
@@ -253,7 +285,7 @@ async fn run(mut call: Call<'_>, event: StepEvent<'_>) -> Invocation {
                     crate::PolicyEvalError::FeatureOff.to_string(),
                 ),
             };
-            call.check_rewrite(outcome)
+            call.check_rewrite(call.note_memory_limit(outcome))
         }
     };
     let outcome = call.cap_context(outcome);

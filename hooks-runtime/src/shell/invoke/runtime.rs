@@ -13,6 +13,7 @@ use crate::shell::payload::{self, PayloadError, PayloadLimits};
 use crate::shell::records::RecordWriter;
 use crate::shell::redact::SecretSet;
 use crate::{CancellationToken, Executor};
+use tokio::sync::Semaphore;
 
 /// Limits of a session's shell hooks (the config's `limits`, converted
 /// with `From<&Limits>`; the default is the config language's
@@ -33,12 +34,23 @@ pub struct HookLimits {
     /// Most bytes of context one hook may inject at once (sum of the items'
     /// UTF-8 lengths; default 64 KiB); more is `output_too_large`.
     pub max_context_bytes: usize,
+    /// How many invocations of `run`, `http` and `policy` hooks the runtime
+    /// runs at once, over all events (default 32, at least 1); more wait
+    /// for a slot, their timeout counted from when they were called.
+    pub max_concurrent_hooks: usize,
+    /// How many of the hooks of one event run at once (default 8, at least
+    /// 1); more wait for a slot, as above.
+    pub max_concurrent_hooks_per_event: usize,
+    /// The `RLIMIT_DATA` of every hook process, in bytes (default `None`:
+    /// no cap); see [`ExecRequest::memory_limit`](crate::ExecRequest::memory_limit).
+    pub memory_bytes: Option<u64>,
 }
 
 impl From<&hooks_plan::Limits> for HookLimits {
     /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
     /// stdout and stderr each, `max_context_bytes` caps one invocation's
-    /// injected context (`max_stop_resumes_per_turn` is the driver's:
+    /// injected context, the two concurrency limits and the memory cap
+    /// carry over (`max_stop_resumes_per_turn` is the driver's:
     /// [`HookStack::stop_cap`](crate::HookStack::stop_cap)). The payload spill cap keeps its default (16 MiB). Values beyond `usize`
     /// saturate.
     fn from(limits: &hooks_plan::Limits) -> Self {
@@ -51,13 +63,17 @@ impl From<&hooks_plan::Limits> for HookLimits {
             stdout_cap: bytes(limits.max_output_bytes),
             stderr_cap: bytes(limits.max_output_bytes),
             max_context_bytes: bytes(limits.max_context_bytes),
+            max_concurrent_hooks: bytes(limits.max_concurrent_hooks.into()),
+            max_concurrent_hooks_per_event: bytes(limits.max_concurrent_hooks_per_event.into()),
+            memory_bytes: limits.max_hook_memory_bytes,
         }
     }
 }
 
 impl Default for HookLimits {
     /// The config language's defaults ([`Limits::DEFAULT`](hooks_plan::Limits::DEFAULT)):
-    /// 1 MiB payload, 1 MiB each of stdout and stderr, 64 KiB of context, 3 resumes.
+    /// 1 MiB payload, 1 MiB each of stdout and stderr, 64 KiB of context,
+    /// 32 hooks at once per runtime and 8 per event, no memory cap.
     fn default() -> Self {
         HookLimits::from(&hooks_plan::Limits::DEFAULT)
     }
@@ -76,6 +92,8 @@ pub struct ShellRuntime {
     pub(super) limits: HookLimits,
     pub(super) secrets: SecretSet,
     pub(super) cancel: CancellationToken,
+    /// The runtime's slots: [`HookLimits::max_concurrent_hooks`] permits.
+    pub(super) slots: Semaphore,
     /// The worker pools started so far, by hook id.
     workers: Mutex<HashMap<Arc<str>, Arc<WorkerPool>>>,
     worker_restart_limit: u32,
@@ -107,6 +125,7 @@ impl ShellRuntime {
             limits: HookLimits::default(),
             secrets: SecretSet::new(),
             cancel: CancellationToken::new(),
+            slots: Semaphore::new(HookLimits::default().max_concurrent_hooks),
             workers: Mutex::new(HashMap::new()),
             worker_restart_limit: Self::DEFAULT_WORKER_RESTART_LIMIT,
             worker_restart_window: Self::DEFAULT_WORKER_RESTART_WINDOW,
@@ -229,9 +248,11 @@ impl ShellRuntime {
         Ok(self)
     }
 
-    /// Sets the limits.
+    /// Sets the limits (the runtime's slots are counted afresh: call it
+    /// before sharing the runtime).
     #[must_use]
     pub fn with_limits(mut self, limits: HookLimits) -> Self {
+        self.slots = Semaphore::new(limits.max_concurrent_hooks.max(1));
         self.limits = limits;
         self
     }
