@@ -190,6 +190,9 @@ limits:
   max_output_bytes: 2048
   max_context_bytes: 4096
   max_payload_bytes: 2048
+  max_concurrent_hooks: 5
+  max_concurrent_hooks_per_event: 3
+  max_hook_memory_bytes: 268435456
 hooks:
   # Declared first, but can only finish after `second` has started: run one
   # after the other, it gives up (exit 1, policy `warn`) and adds nothing.
@@ -270,6 +273,9 @@ fn the_configs_limits_become_the_shell_runtimes() {
     assert_eq!(limits.stdout_cap, 2048);
     assert_eq!(limits.stderr_cap, 2048);
     assert_eq!(limits.max_context_bytes, 4096);
+    assert_eq!(limits.max_concurrent_hooks, 5);
+    assert_eq!(limits.max_concurrent_hooks_per_event, 3);
+    assert_eq!(limits.memory_bytes, Some(256 << 20));
     // The stop cap is the driver's: a stack takes it from the configs in it.
     let stack = agent_hooks::HookStack::new().with("observer", Observer::new());
     assert_eq!(stack.stop_cap(), 1);
@@ -277,6 +283,9 @@ fn the_configs_limits_become_the_shell_runtimes() {
     let defaults = Gate::table().hook_limits();
     assert_eq!(defaults.stdout_cap, 1 << 20);
     assert_eq!(defaults.max_context_bytes, 64 << 10);
+    assert_eq!(defaults.max_concurrent_hooks, 32);
+    assert_eq!(defaults.max_concurrent_hooks_per_event, 8);
+    assert_eq!(defaults.memory_bytes, None);
     let stack = agent_hooks::HookStack::new().with("gate", Gate::new());
     assert_eq!(stack.stop_cap(), 3);
     assert_eq!(stack.with_stop_cap(7).stop_cap(), 7);
