@@ -29,7 +29,10 @@ fn default_limits_are_the_configs() {
     assert_eq!(limits.max_concurrent_hooks, 32);
     assert_eq!(limits.max_concurrent_hooks_per_event, 8);
     assert_eq!(limits.memory_bytes, None);
-    assert_eq!(ExecRequest::new(CommandForm::Exec(vec![])).memory_limit, None);
+    assert_eq!(
+        ExecRequest::new(CommandForm::Exec(vec![])).memory_limit,
+        None
+    );
     assert_eq!(
         hooks_runtime::HookStack::new().stop_cap(),
         Limits::DEFAULT.max_stop_resumes_per_turn

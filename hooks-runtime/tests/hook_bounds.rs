@@ -156,7 +156,11 @@ async fn a_hook_over_the_memory_limit_fails_and_one_under_it_passes() {
     big.failure_policy = FailurePolicy::Block;
     let out = fx.invoke(big, event).await;
     assert_eq!(failure(&out), Some(FailureKind::NonzeroExit), "{out:#?}");
-    assert!(matches!(out.flow, Flow::Skip { .. }), "block: {:?}", out.flow);
+    assert!(
+        matches!(out.flow, Flow::Skip { .. }),
+        "block: {:?}",
+        out.flow
+    );
     let message = out.record.message.clone().unwrap_or_default();
     assert!(message.contains("max_hook_memory_bytes"), "{message}");
     // The shell form is capped too, and what it starts inherits the cap.
@@ -245,4 +249,39 @@ async fn a_worker_over_the_memory_limit_is_restarted_with_a_record() {
         let left = proc::wait_group_gone(pid, Duration::from_secs(5));
         assert!(left.is_empty(), "worker group {pid} left {left:?}");
     }
+}
+
+#[tokio::test]
+async fn a_configs_per_event_limit_bounds_its_tables_observe_only_pass() {
+    use std::fmt::Write as _;
+    let mut config =
+        String::from("version: 1\nlimits:\n  max_concurrent_hooks_per_event: 2\nhooks:\n");
+    for i in 0..6 {
+        let command = format!(
+            "mkdir -p live; : > live/r{i}; ls live | wc -l >> counts; sleep 0.3; rm live/r{i}"
+        );
+        write!(
+            config,
+            "  - id: r{i}\n    phase: after_assistant\n    run: {{ command: '{command}' }}\n"
+        )
+        .expect("a string takes writes");
+    }
+    let table = hooks_runtime::Table::load_str(&config, "bounds.yaml").expect("the config loads");
+    let fx = Fixture::build(table.hook_limits(), |rt| rt);
+    assert_eq!(fx.runtime.limits().max_concurrent_hooks_per_event, 2);
+    let dispatcher =
+        hooks_runtime::Dispatcher::new(hooks_runtime::TableRef::Shared(std::sync::Arc::new(table)))
+            .with_shell(std::sync::Arc::clone(&fx.runtime));
+    let outcome = dispatcher.fold(&HookContext::new("run-1"), EVENT).await;
+    assert_eq!(outcome.reports.len(), 6, "{outcome:#?}");
+    assert!(
+        outcome.reports.iter().all(|r| r.failure.is_none()),
+        "{outcome:#?}"
+    );
+    let counts = counts(&fx);
+    assert_eq!(counts.len(), 6, "{counts:?}");
+    assert!(
+        counts.iter().all(|&n| (1..=2).contains(&n)),
+        "at most 2 at once: {counts:?}"
+    );
 }
