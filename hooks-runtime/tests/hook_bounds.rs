@@ -285,3 +285,28 @@ async fn a_configs_per_event_limit_bounds_its_tables_observe_only_pass() {
         "at most 2 at once: {counts:?}"
     );
 }
+
+#[tokio::test]
+async fn three_hundred_hooks_of_one_event_run_at_most_the_default_at_once() {
+    let fx = Fixture::new();
+    let per_event = HookLimits::default().max_concurrent_hooks_per_event;
+    let hooks: Vec<_> = (0..300)
+        .map(|i| {
+            let mut spec = marker(&format!("h{i}"), "0");
+            // Queued behind the others: room for a slow machine.
+            spec.timeout = Duration::from_secs(120);
+            fx.hook(spec)
+        })
+        .collect();
+    let ctx = HookContext::new("run-1");
+    let started = Instant::now();
+    let out = run_shell_hooks(&hooks, &ctx, EVENT).await;
+    let elapsed = started.elapsed();
+    let failed: Vec<_> = out.iter().filter_map(failure).collect();
+    assert!(failed.is_empty(), "no spawn failure: {failed:?}");
+    let counts = counts(&fx);
+    assert_eq!(counts.len(), 300);
+    let most = counts.iter().copied().max().unwrap_or_default();
+    assert!((1..=per_event).contains(&most), "most at once: {most}");
+    eprintln!("300 hooks: at most {most} at once, {elapsed:?}");
+}
