@@ -111,7 +111,9 @@ impl Table {
     /// observe-only phase (`run_start`, deltas, `after_completion`,
     /// `after_reasoning`, `after_assistant`, `stream_finish`, `run_end`,
     /// `run_error`) the matching `run` rules run concurrently
-    /// ([`run_shell_hooks`](crate::run_shell_hooks)) and every flow is then folded in declared order,
+    /// ([`run_shell_hooks`](crate::run_shell_hooks); at most the runtime's
+    /// [`max_concurrent_hooks_per_event`](crate::HookLimits::max_concurrent_hooks_per_event)
+    /// at once, the rest queued with their timeouts running) and every flow is then folded in declared order,
     /// so the result does not depend on which process finished first.
     ///
     /// # Records
