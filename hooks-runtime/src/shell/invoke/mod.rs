@@ -157,6 +157,12 @@ impl ShellHook {
     /// Events of another phase than the spec's return `Continue` without
     /// running anything or writing a record.
     ///
+    /// The target runs in one of the runtime's slots
+    /// ([`HookLimits::max_concurrent_hooks`]); the spec's timeout counts
+    /// from this call, waiting for the slot included (a hook still waiting
+    /// at its deadline is `timed_out` without running). A process runs
+    /// under the runtime's memory cap, if any ([`HookLimits::memory_bytes`]).
+    ///
     /// # Cancel safety
     ///
     /// Dropping the future kills the hook's process group (see
