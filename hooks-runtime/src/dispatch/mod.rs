@@ -97,6 +97,7 @@
 //! cost of building their value by hand.
 
 mod action;
+mod contain;
 mod eval;
 #[cfg(feature = "load")]
 mod load;

@@ -51,7 +51,10 @@ impl Table {
         ctx: &'a HookContext,
         fold: &'a mut Fold<'_>,
     ) -> FoldStep<'a> {
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, &fold.event()) else {
+        if self.contain(shell, Some(ctx), fold).is_break() {
+            return FoldStep::ready(ControlFlow::Break(()));
+        }
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold) else {
             return FoldStep::ready(ControlFlow::Continue(()));
         };
         match pass.settle(fold, first) {
@@ -67,8 +70,10 @@ impl Table {
         ctx: &HookContext,
         fold: &mut Fold<'_>,
     ) -> ControlFlow<()> {
-        let Some((pass, first)) =
-            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold.event())
+        if self.contain(shell, Some(ctx), fold).is_break() {
+            return ControlFlow::Break(());
+        }
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), fold)
         else {
             return ControlFlow::Continue(());
         };
@@ -92,7 +97,10 @@ impl Table {
         event: StepEvent<'_>,
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
-        if let Some((pass, first)) = Pass::start(self, shell, None, OnRun::bound(shell), &event)
+        if self.contain(shell, None, &mut fold).is_break() {
+            return Some(fold.finish());
+        }
+        if let Some((pass, first)) = Pass::start(self, shell, None, OnRun::bound(shell), &fold)
             && let Settled::Await(..) = pass.settle(&mut fold, first)
         {
             // Nothing is recorded: the pass was not finished.
@@ -161,11 +169,14 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &event)
+        let mut fold = Fold::new(event);
+        if self.contain(shell, Some(ctx), &mut fold).is_break() {
+            return HookFuture::ready(fold.finish().net_flow());
+        }
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold)
         else {
             return HookFuture::cont();
         };
-        let mut fold = Fold::new(event);
         match pass.settle(&mut fold, first) {
             Settled::Done(_) => HookFuture::ready(fold.finish().net_flow()),
             Settled::Await(pass, i) => HookFuture::boxed(async move {
@@ -291,8 +302,10 @@ impl AgentHook for Table {
         Table::fold_into(self, None, ctx, fold)
     }
 
+    /// The phases with a rule, and `before_tool` / `permission_request`
+    /// when a tool's calls are checked for containment.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.has_rules_for(kind)
+        self.has_rules_for(kind) || self.checks_containment_on(kind)
     }
 }
 
@@ -392,12 +405,19 @@ impl Dispatcher {
     /// The fold of a dry run ([`Dispatcher::dry_run`]).
     fn fold_dry(&self, event: StepEvent<'_>) -> StackOutcome {
         let mut fold = Fold::new(event);
+        if self
+            .table
+            .contain(self.shell.as_ref(), None, &mut fold)
+            .is_break()
+        {
+            return fold.finish();
+        }
         if let Some((pass, first)) = Pass::start(
             &self.table,
             self.shell.as_ref(),
             None,
             OnRun::NotRun,
-            &event,
+            &fold,
         ) {
             // Nothing is awaited in a dry run.
             let _ = pass.settle(&mut fold, first);
@@ -471,7 +491,9 @@ impl AgentHook for Dispatcher {
     /// Also `run_end` and `run_error` while the bound shell runtime has
     /// workers open, to shut them down.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.table.has_rules_for(kind) || self.workers_to_shut_down(kind).is_some()
+        self.table.has_rules_for(kind)
+            || self.table.checks_containment_on(kind)
+            || self.workers_to_shut_down(kind).is_some()
     }
 
     fn config_plan(&self) -> Option<&hooks_plan::Plan> {

@@ -177,6 +177,12 @@ impl Table {
         self.hooks().specs.get(index)?.as_ref()
     }
 
+    /// The path settings of the `i`th tool of the plan's `tool_paths`,
+    /// built once per table.
+    pub(crate) fn tool_path_settings(&self, i: usize) -> Option<&ToolPathSettings> {
+        self.hooks().tool_paths.get(i)
+    }
+
     /// What a hook of `phase` reads about `tool` besides its spec: the
     /// tool's path settings and the catalogue schema its rewrites must fit.
     pub(crate) fn tool_view(&self, phase: Phase, tool: Option<&str>) -> ToolView<'_> {

@@ -22,7 +22,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use self::envelope::{Document, Envelope};
-use self::paths::AffectedPaths;
+pub(crate) use self::paths::AffectedPaths;
 pub use self::paths::affected_paths;
 use self::paths::describe;
 pub use self::session::SessionDir;
