@@ -412,13 +412,9 @@ impl Dispatcher {
         {
             return fold.finish();
         }
-        if let Some((pass, first)) = Pass::start(
-            &self.table,
-            self.shell.as_ref(),
-            None,
-            OnRun::NotRun,
-            &fold,
-        ) {
+        if let Some((pass, first)) =
+            Pass::start(&self.table, self.shell.as_ref(), None, OnRun::NotRun, &fold)
+        {
             // Nothing is awaited in a dry run.
             let _ = pass.settle(&mut fold, first);
         }
