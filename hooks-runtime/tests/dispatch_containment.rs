@@ -250,3 +250,44 @@ async fn without_a_shell_runtime_a_writing_tool_is_refused() {
         .await;
     assert_eq!(other, Flow::Continue);
 }
+
+#[tokio::test]
+async fn a_hook_invoked_on_a_contained_call_sees_the_paths_dispatch_resolved() {
+    // Resolved once, at dispatch; the hook's payload carries the same.
+    let fx = Fixture::new();
+    std::fs::create_dir(fx.path("src")).expect("src");
+    std::os::unix::fs::symlink("src", fx.path("alias")).expect("symlink");
+    let config = WRITES.replace(
+        "hooks: []\n",
+        "hooks:\n  - id: keep\n    phase: before_tool\n    run: { command: \"cat > stdin.json\" }\n",
+    );
+    let args = json!({"path": "alias/new.rs", "edits": [{"path": "src/./b.rs"}, {"path": 3}]});
+    let flow = decide(
+        dispatcher(&fx, &config),
+        &HookContext::new("r"),
+        write("write_file", &args),
+    )
+    .await;
+    // The number is not a path: refused before the hook runs.
+    assert!(matches!(flow, Flow::Skip { .. }), "{flow:?}");
+    assert!(!fx.path("stdin.json").exists(), "the hook ran");
+    let args = json!({"path": "alias/new.rs", "edits": [{"path": "src/./b.rs"}]});
+    let flow = decide(
+        dispatcher(&fx, &config),
+        &HookContext::new("r"),
+        write("write_file", &args),
+    )
+    .await;
+    assert_eq!(flow, Flow::Continue);
+    let payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(fx.path("stdin.json")).expect("the hook ran"),
+    )
+    .expect("JSON");
+    let root = fx.root().canonicalize().expect("canonical root");
+    let p = |s: &str| json!(root.join(s));
+    assert_eq!(
+        payload["affected_paths"],
+        json!([p("src/new.rs"), p("src/b.rs")])
+    );
+    assert!(payload.get("path_diagnostics").is_none(), "{payload}");
+}

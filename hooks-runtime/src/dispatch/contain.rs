@@ -3,7 +3,6 @@
 //! per event, before any rule is consulted, whether or not a hook is
 //! invoked for it; again when the table's rules rewrote its arguments.
 
-use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -18,7 +17,7 @@ use crate::core::fold::Fold;
 use crate::core::id::HookId;
 use crate::core::report::HookReport;
 use crate::shell::invoke::{MESSAGE_MAX_CHARS, ShellRuntime};
-use crate::shell::payload::{ToolPathSettings, affected_paths};
+use crate::shell::payload::{Resolved, ToolPathSettings, affected_paths};
 use crate::shell::records::{HookRecord, Record, RecordStatus};
 use crate::shell::redact::{SecretSet, redact_and_truncate};
 
@@ -62,14 +61,16 @@ impl Table {
     /// `shell`. Without a shell runtime there is no root: the call is
     /// refused.
     ///
-    /// `Continue` at once, without allocating, for another phase or a tool
-    /// that is not contained.
+    /// `Continue(None)` at once, without allocating, for another phase or
+    /// a tool that is not contained; `Continue` with the paths resolved
+    /// when the call may go on (the hooks' payloads reuse them: see
+    /// [`Resolved`]).
     pub(super) fn contain(
         &self,
         shell: Option<&Arc<ShellRuntime>>,
         ctx: Option<&HookContext>,
         fold: &mut Fold<'_>,
-    ) -> ControlFlow<()> {
+    ) -> ControlFlow<(), Option<Resolved>> {
         let event = fold.event();
         let (StepEvent::BeforeTool {
             tool_name, args, ..
@@ -78,13 +79,13 @@ impl Table {
             tool_name, args, ..
         }) = event
         else {
-            return ControlFlow::Continue(());
+            return ControlFlow::Continue(None);
         };
         if self.plan().tool_paths.is_empty() {
-            return ControlFlow::Continue(());
+            return ControlFlow::Continue(None);
         }
         let Some(settings) = self.contained(tool_name) else {
-            return ControlFlow::Continue(());
+            return ControlFlow::Continue(None);
         };
         let (reason, findings) = match shell {
             None => (NO_ROOT.to_owned(), Vec::new()),
@@ -92,10 +93,10 @@ impl Table {
                 let root = rt.executor().workspace_root();
                 let cwd = ctx
                     .and_then(HookContext::cwd)
-                    .map_or(Cow::Borrowed(root), |c| Cow::Owned(root.join(c)));
+                    .map_or_else(|| root.to_path_buf(), |c| root.join(c));
                 let paths = affected_paths(args, settings, &cwd, root);
                 let Some(reason) = paths.write_refusal() else {
-                    return ControlFlow::Continue(());
+                    return ControlFlow::Continue(Some(Resolved { cwd, paths }));
                 };
                 (reason, paths.diagnostics)
             }
@@ -107,11 +108,12 @@ impl Table {
         let reason = redact_and_truncate(&reason, &secrets, MESSAGE_MAX_CHARS);
         let mut report = HookReport::new(hook.clone());
         report.message = Some(reason.clone().into());
-        let step = fold.apply_reported(report, Flow::skip(reason.clone()));
+        // A skip on these phases stops the fold.
+        let _ = fold.apply_reported(report, Flow::skip(reason.clone()));
         if let Some(rt) = shell {
             record(rt, &hook, fold, tool, reason, findings);
         }
-        step
+        ControlFlow::Break(())
     }
 
     /// [`Table::contain`] at the end of the table's part of a fold, when
@@ -128,7 +130,10 @@ impl Table {
         if step.is_break() || fold.rewrites() == rewrites {
             return step;
         }
-        self.contain(shell, ctx, fold)
+        match self.contain(shell, ctx, fold) {
+            ControlFlow::Break(()) => ControlFlow::Break(()),
+            ControlFlow::Continue(_) => step,
+        }
     }
 }
 

@@ -23,8 +23,10 @@
 //!    past the 16th, holding a NUL byte, a value that is not a path),
 //!    refuses it with a `skip` reported and recorded as
 //!    `tool_settings.<tool>`; arguments the table's rules rewrote are
-//!    checked again at the end of its part (`contain.rs`). A table with
-//!    such a tool observes those phases. Other tools cost one comparison
+//!    checked again at the end of its part (`contain.rs`). The payloads of
+//!    the hooks then invoked on those arguments (from the same cwd) reuse
+//!    the paths resolved here. A table with such a tool observes those
+//!    phases. Other tools cost one comparison
 //!    per tool setting, without allocating;
 //! 1. no enabled rule for `p` → `Continue`; this is one check (an empty
 //!    slice), and [`AgentHook::observes`](crate::AgentHook::observes) says

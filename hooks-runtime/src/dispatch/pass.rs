@@ -26,6 +26,7 @@ use crate::core::report::FailureKind;
 use crate::core::report::{HookFailure, HookReport, Verdict};
 use crate::core::telemetry;
 use crate::shell::invoke::{MESSAGE_MAX_CHARS, ShellRuntime};
+use crate::shell::payload::Resolved;
 use crate::shell::policy::apply_failure_policy;
 use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
 
@@ -80,7 +81,10 @@ pub(super) struct Pass<'t> {
     shell: Option<&'t Arc<ShellRuntime>>,
     ctx: Option<&'t HookContext>,
     /// The fold's rewrites when the pass began.
-    rewrites: u32,
+    pub(super) rewrites: u32,
+    /// The affected paths of a contained tool's call, as the containment
+    /// check resolved them on the arguments the pass began with.
+    pub(super) resolved: Option<Resolved>,
 }
 
 /// Where the in-process part of a pass stopped.
@@ -104,13 +108,14 @@ impl<'t> Pass<'t> {
     /// else one pass of its index; nothing is built). `shell` is the bound
     /// runtime (records, activity, secrets, the workspace root); `ctx` the
     /// run's context, when the caller has one (injection ids, the agent's
-    /// `cwd`).
+    /// `cwd`); `resolved` the paths the containment check resolved.
     pub(super) fn start(
         table: &'t Table,
         shell: Option<&'t Arc<ShellRuntime>>,
         ctx: Option<&'t HookContext>,
         on_run: OnRun<'t>,
         fold: &Fold<'_>,
+        resolved: Option<Resolved>,
     ) -> Option<(Self, u32)> {
         let event = fold.event();
         if table.rules_for(event.kind()).is_empty() {
@@ -126,6 +131,7 @@ impl<'t> Pass<'t> {
             shell,
             ctx,
             rewrites: fold.rewrites(),
+            resolved,
         };
         Some((pass, first))
     }

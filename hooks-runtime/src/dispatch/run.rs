@@ -51,10 +51,11 @@ impl Table {
         ctx: &'a HookContext,
         fold: &'a mut Fold<'_>,
     ) -> FoldStep<'a> {
-        if self.contain(shell, Some(ctx), fold).is_break() {
+        let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
             return FoldStep::ready(ControlFlow::Break(()));
-        }
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold) else {
+        };
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold, resolved)
+        else {
             return FoldStep::ready(ControlFlow::Continue(()));
         };
         match pass.settle(fold, first) {
@@ -70,10 +71,11 @@ impl Table {
         ctx: &HookContext,
         fold: &mut Fold<'_>,
     ) -> ControlFlow<()> {
-        if self.contain(shell, Some(ctx), fold).is_break() {
+        let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
             return ControlFlow::Break(());
-        }
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), fold)
+        };
+        let Some((pass, first)) =
+            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), fold, resolved)
         else {
             return ControlFlow::Continue(());
         };
@@ -97,10 +99,11 @@ impl Table {
         event: StepEvent<'_>,
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
-        if self.contain(shell, None, &mut fold).is_break() {
+        let ControlFlow::Continue(resolved) = self.contain(shell, None, &mut fold) else {
             return Some(fold.finish());
-        }
-        if let Some((pass, first)) = Pass::start(self, shell, None, OnRun::bound(shell), &fold)
+        };
+        if let Some((pass, first)) =
+            Pass::start(self, shell, None, OnRun::bound(shell), &fold, resolved)
             && let Settled::Await(..) = pass.settle(&mut fold, first)
         {
             // Nothing is recorded: the pass was not finished.
@@ -170,10 +173,11 @@ impl Table {
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
         let mut fold = Fold::new(event);
-        if self.contain(shell, Some(ctx), &mut fold).is_break() {
+        let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), &mut fold) else {
             return HookFuture::ready(fold.finish().net_flow());
-        }
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold)
+        };
+        let Some((pass, first)) =
+            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold, resolved)
         else {
             return HookFuture::cont();
         };
@@ -222,8 +226,18 @@ impl Pass<'_> {
                 Some(step) => step,
                 None => {
                     let current = fold.event();
+                    // The paths dispatch resolved, while the arguments
+                    // are the ones it resolved.
+                    let resolved = self
+                        .resolved
+                        .as_ref()
+                        .filter(|_| fold.rewrites() == self.rewrites);
                     // The hook applies the mode itself (and records it).
-                    match self.table.invoke_rule(i as usize, rt, ctx, current).await {
+                    match self
+                        .table
+                        .invoke_rule(i as usize, rt, ctx, current, resolved)
+                        .await
+                    {
                         Some(invocation) => invocation.fold_into(fold),
                         None => ControlFlow::Continue(()),
                     }
@@ -405,16 +419,19 @@ impl Dispatcher {
     /// The fold of a dry run ([`Dispatcher::dry_run`]).
     fn fold_dry(&self, event: StepEvent<'_>) -> StackOutcome {
         let mut fold = Fold::new(event);
-        if self
-            .table
-            .contain(self.shell.as_ref(), None, &mut fold)
-            .is_break()
-        {
+        let ControlFlow::Continue(resolved) =
+            self.table.contain(self.shell.as_ref(), None, &mut fold)
+        else {
             return fold.finish();
-        }
-        if let Some((pass, first)) =
-            Pass::start(&self.table, self.shell.as_ref(), None, OnRun::NotRun, &fold)
-        {
+        };
+        if let Some((pass, first)) = Pass::start(
+            &self.table,
+            self.shell.as_ref(),
+            None,
+            OnRun::NotRun,
+            &fold,
+            resolved,
+        ) {
             // Nothing is awaited in a dry run.
             let _ = pass.settle(&mut fold, first);
         }

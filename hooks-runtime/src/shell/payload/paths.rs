@@ -19,6 +19,18 @@ pub struct AffectedPaths {
     pub diagnostics: Vec<PathDiagnostic>,
 }
 
+/// The affected paths of one tool call's arguments as dispatch resolved
+/// them (relative paths from `cwd`), handed to the payloads of the hooks
+/// invoked on the same arguments from the same `cwd`, so that a call is
+/// resolved once per event, not once per hook.
+#[derive(Debug)]
+pub(crate) struct Resolved {
+    /// The directory relative paths were taken from.
+    pub(crate) cwd: std::path::PathBuf,
+    /// What [`affected_paths`] found.
+    pub(crate) paths: AffectedPaths,
+}
+
 impl AffectedPaths {
     /// Why a tool that writes its paths (and may not leave the workspace
     /// root) is refused: the first finding, whatever its kind. A path
