@@ -92,7 +92,7 @@ pub fn affected_paths(
         selected.clear();
         select(args, pointer, String::new(), &mut selected);
         for (at, value) in selected.drain(..) {
-            let at = at.map_or_else(|| pointer.clone(), |concrete| concrete);
+            let at = at.unwrap_or_else(|| pointer.clone());
             match value {
                 Value::String(p) => out.add(p, &at, cwd, &root),
                 Value::Array(items) => {
