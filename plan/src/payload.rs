@@ -132,7 +132,8 @@ pub struct PathDiagnostic {
     /// The RFC 6901 pointer into the tool's arguments the path came from.
     pub pointer: String,
     /// The resolved path (absolute), cut to 1024 characters (for
-    /// `nul_byte`, the path as given, cut).
+    /// `nul_byte`, the path as given, cut; for `not_a_path`, the JSON
+    /// type of the value found: `number`, `object`, `array`, ...).
     pub path: String,
 }
 
@@ -159,6 +160,13 @@ pub enum PathDiagnosticKind {
     /// another file than the one resolved, so a writing tool's call is
     /// refused as for `outside_root`.
     NulByte,
+    /// The value at the pointer is not a path: not a string (a number, an
+    /// object, `null`, an array where an element was expected, or an
+    /// array holding something else than strings). `pointer` says where it
+    /// is, `path` its JSON type. Nothing checks where such a value would
+    /// make the tool write, so a writing tool's call is refused as for
+    /// `outside_root`.
+    NotAPath,
 }
 
 impl PathDiagnosticKind {
@@ -169,6 +177,7 @@ impl PathDiagnosticKind {
             PathDiagnosticKind::TooLong => "too_long",
             PathDiagnosticKind::TooMany => "too_many",
             PathDiagnosticKind::NulByte => "nul_byte",
+            PathDiagnosticKind::NotAPath => "not_a_path",
         }
     }
 }

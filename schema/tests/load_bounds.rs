@@ -103,3 +103,34 @@ fn five_hundred_small_regexes_load_within_a_bound_and_match_exactly() {
         assert_eq!(matched(&plan, "command", command), expected, "{command}");
     }
 }
+
+#[test]
+fn a_one_mebibyte_config_of_contains_globs_loads_within_a_bound() {
+    // Rules like the ones above up to the size limit (1 MiB): once more
+    // than 900 s.
+    let leaf = |i: usize| format!("{{ pointer: /path, glob: '*secret{i}*' }}");
+    let rule = |i: usize| {
+        config(1, |_| leaf(i))
+            .replacen("version: 1\nhooks:\n", "", 1)
+            .replacen("id: r0", &format!("id: r{i}"), 1)
+    };
+    let mut source = config(0, leaf);
+    let mut n = 0;
+    while source.len() + rule(n).len() <= 1 << 20 {
+        source.push_str(&rule(n));
+        n += 1;
+    }
+    assert!(source.len() > (1 << 20) - 200, "{}", source.len());
+    let started = Instant::now();
+    let plan = compile_within(&source, Duration::from_secs(60));
+    eprintln!(
+        "{} bytes, {n} rules: compiled in {:?}",
+        source.len(),
+        started.elapsed()
+    );
+    let path = "/a/secret9999/b";
+    let expected: Vec<u32> = (0..n as u32)
+        .filter(|i| path.contains(&format!("secret{i}")))
+        .collect();
+    assert_eq!(matched(&plan, "path", path), expected);
+}

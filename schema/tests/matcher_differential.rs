@@ -190,3 +190,65 @@ fn the_reference_guard_blocks_non_ascii_variants() {
         assert!(!hits.contains(&rule), "`{command}` is blocked");
     }
 }
+
+/// The plan of `n` word-boundary rules on `/command` (`\bcmdI\s+-rf\b`)
+/// and the one of the reference config (`\brm\s+-rf\b`).
+fn word_rules(n: usize) -> Plan {
+    let mut s = String::from("version: 1\nhooks:\n");
+    for i in 0..n {
+        let word = if i == 0 {
+            "rm".to_owned()
+        } else {
+            format!("cmd{i}")
+        };
+        s.push_str(&format!(
+            "  - id: r{i}\n    phase: before_tool\n    when: {{ pointer: /command, matches: '\\b{word}\\s+-rf\\b' }}\n    block: {{ reason: no }}\n"
+        ));
+    }
+    hooks_schema::compile_str(&s, "words.yaml")
+        .unwrap_or_else(|d| panic!("{d}"))
+        .plan
+}
+
+/// The time `plan` takes to select the rules of `command`, the best of
+/// a few rounds of `rounds` selections.
+fn selection_time(plan: &Plan, command: &str, rounds: u32) -> std::time::Duration {
+    let args = json!({ "command": command });
+    let facts = Facts {
+        phase: Phase::BeforeTool,
+        tool: Some("bash"),
+        subject: Subject::Json(&args),
+        outcome: None,
+    };
+    (0..5)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            for _ in 0..rounds {
+                std::hint::black_box(plan.matching(facts).count());
+            }
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+#[test]
+fn non_ascii_input_costs_about_the_same_at_1000_rules_as_at_10() {
+    // Once the DFAs gave up on non-ASCII input and every rule's regex ran:
+    // 144-169 times slower at 1,000 rules than at 10. A generous bound (a
+    // loaded 2-core machine, a debug build); the answers stay exact.
+    let (few, many) = (word_rules(10), word_rules(1_000));
+    let command = "cd /tmp/été && rm -rf build";
+    assert_eq!(matching(&few, "bash", command), [0]);
+    assert_eq!(matching(&many, "bash", command), [0]);
+    let ratio = |text: &str| {
+        let (a, b) = (
+            selection_time(&few, text, 200),
+            selection_time(&many, text, 200),
+        );
+        b.as_secs_f64() / a.as_secs_f64().max(1e-9)
+    };
+    let (ascii, accented) = (ratio("cd /tmp/ete && rm -rf build"), ratio(command));
+    eprintln!("1,000 rules / 10 rules: {ascii:.1}× on ASCII, {accented:.1}× with `été`");
+    assert!(accented < 20.0, "{accented:.1}× slower at 1,000 rules");
+}

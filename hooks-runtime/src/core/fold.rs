@@ -38,6 +38,8 @@ pub struct Fold<'e> {
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
     reports: ReportList,
+    /// How many rewrites were applied (of the arguments, result or prompt).
+    rewrites: u32,
 }
 
 impl<'e> Fold<'e> {
@@ -54,6 +56,7 @@ impl<'e> Fold<'e> {
             provenance: ProvenanceList::new(),
             diagnostics: Vec::new(),
             reports: ReportList::new(),
+            rewrites: 0,
         }
     }
 
@@ -78,6 +81,12 @@ impl<'e> Fold<'e> {
     /// since (on a phase that honours none, the same as [`Fold::event`]).
     pub(crate) fn unchained_event(&self) -> StepEvent<'e> {
         self.event
+    }
+
+    /// How many rewrites (of the arguments, result or prompt) were applied
+    /// so far: when it changed, [`Fold::event`] may carry another value.
+    pub(crate) fn rewrites(&self) -> u32 {
+        self.rewrites
     }
 
     /// Whether a flow already stopped the fold (later flows are ignored).
@@ -173,10 +182,12 @@ impl<'e> Fold<'e> {
             }
             Flow::RewriteArgs(value) | Flow::RewriteResult(value) => {
                 self.value = Some(value);
+                self.rewrites = self.rewrites.wrapping_add(1);
                 self.record(hook, Change::Rewrote(kind));
             }
             Flow::RewritePrompt(prompt) => {
                 self.prompt = Some(prompt);
+                self.rewrites = self.rewrites.wrapping_add(1);
                 self.record(hook, Change::Rewrote(kind));
             }
             Flow::InjectContext(items) => {

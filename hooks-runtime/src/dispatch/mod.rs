@@ -15,6 +15,19 @@
 //!
 //! For an event of phase `p`:
 //!
+//! 0. a `before_tool` or `permission_request` call of a tool whose
+//!    `tool_settings` say `writes: true` (and not `allow_absolute_paths`)
+//!    is checked for containment first, once per event, with a rule for it
+//!    or not: a path outside the workspace root of the bound
+//!    [`ShellRuntime`](crate::ShellRuntime), or one not checked (too long,
+//!    past the 16th, holding a NUL byte, a value that is not a path),
+//!    refuses it with a `skip` reported and recorded as
+//!    `tool_settings.<tool>`; arguments the table's rules rewrote are
+//!    checked again at the end of its part (`contain.rs`). The payloads of
+//!    the hooks then invoked on those arguments (from the same cwd) reuse
+//!    the paths resolved here. A table with such a tool observes those
+//!    phases. Other tools cost one comparison
+//!    per tool setting, without allocating;
 //! 1. no enabled rule for `p` → `Continue`; this is one check (an empty
 //!    slice), and [`AgentHook::observes`](crate::AgentHook::observes) says
 //!    `false` so a [`HookStack`](crate::HookStack) does not even call the table;
@@ -87,6 +100,8 @@
 //!   each key): values the agent consumes;
 //! - records, when a shell runtime with a record writer is bound (one JSON
 //!   line per consulted rule), and everything a `run` rule does;
+//! - the containment check of a writing tool's call (resolving its
+//!   paths), and its refusal;
 //! - a loaded table ([`Table::load`]), which copies its texts into each
 //!   flow (and a `block` / `terminate` reason into its rule's report);
 //! - the first matching event, which builds the table's hook ids once.
@@ -97,6 +112,7 @@
 //! cost of building their value by hand.
 
 mod action;
+mod contain;
 mod eval;
 #[cfg(feature = "load")]
 mod load;

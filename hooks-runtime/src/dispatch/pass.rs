@@ -26,6 +26,7 @@ use crate::core::report::FailureKind;
 use crate::core::report::{HookFailure, HookReport, Verdict};
 use crate::core::telemetry;
 use crate::shell::invoke::{MESSAGE_MAX_CHARS, ShellRuntime};
+use crate::shell::payload::Resolved;
 use crate::shell::policy::apply_failure_policy;
 use crate::shell::redact::{redact_and_truncate, redact_sensitive_text};
 
@@ -75,6 +76,15 @@ pub(super) struct Pass<'t> {
     pub(super) cursor: Cursor<'t>,
     pub(super) records: InProcessRecords<'t>,
     pub(super) on_run: OnRun<'t>,
+    /// The bound runtime and the run's context, for the containment check
+    /// at the end ([`Table::contain_rewritten`]).
+    shell: Option<&'t Arc<ShellRuntime>>,
+    ctx: Option<&'t HookContext>,
+    /// The fold's rewrites when the pass began.
+    pub(super) rewrites: u32,
+    /// The affected paths of a contained tool's call, as the containment
+    /// check resolved them on the arguments the pass began with.
+    pub(super) resolved: Option<Resolved>,
 }
 
 /// Where the in-process part of a pass stopped.
@@ -92,28 +102,36 @@ pub(super) enum Settled<'t> {
 }
 
 impl<'t> Pass<'t> {
-    /// A pass of `table` over `event` and its first matching rule; `None`
-    /// when no rule of the event's phase matches (one check when the phase
-    /// has no rule, else one pass of its index; nothing is built).
-    /// `shell` is the bound runtime (records, activity, secrets); `ctx`
-    /// the run's context, when the caller has one (injection ids).
+    /// A pass of `table` over the event of `fold` (as the hooks before the
+    /// table left it) and its first matching rule; `None` when no rule of
+    /// the event's phase matches (one check when the phase has no rule,
+    /// else one pass of its index; nothing is built). `shell` is the bound
+    /// runtime (records, activity, secrets, the workspace root); `ctx` the
+    /// run's context, when the caller has one (injection ids, the agent's
+    /// `cwd`); `resolved` the paths the containment check resolved.
     pub(super) fn start(
         table: &'t Table,
         shell: Option<&'t Arc<ShellRuntime>>,
         ctx: Option<&'t HookContext>,
         on_run: OnRun<'t>,
-        event: &StepEvent<'_>,
+        fold: &Fold<'_>,
+        resolved: Option<Resolved>,
     ) -> Option<(Self, u32)> {
+        let event = fold.event();
         if table.rules_for(event.kind()).is_empty() {
             return None;
         }
         let mut cursor = Cursor::new(table.plan(), event.kind());
-        let first = cursor.next(&facts(event))?;
+        let first = cursor.next(&facts(&event))?;
         let pass = Pass {
             table,
             cursor,
             records: InProcessRecords::new(shell, ctx),
             on_run,
+            shell,
+            ctx,
+            rewrites: fold.rewrites(),
+            resolved,
         };
         Some((pass, first))
     }
@@ -144,10 +162,13 @@ impl<'t> Pass<'t> {
         self.cursor.next(&facts(&fold.event()))
     }
 
-    /// Ends the pass: writes its records; returns `step`.
+    /// Ends the pass: writes its records; checks the paths of a contained
+    /// tool again when its rules rewrote the arguments
+    /// ([`Table::contain_rewritten`]); returns `step`, or the refusal's.
     pub(super) fn finish(self, fold: &mut Fold<'_>, step: ControlFlow<()>) -> ControlFlow<()> {
         self.records.write(fold);
-        step
+        self.table
+            .contain_rewritten(self.shell, self.ctx, fold, self.rewrites, step)
     }
 
     /// Consults rule `i` in process and applies its flow to `fold` (its

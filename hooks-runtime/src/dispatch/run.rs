@@ -51,7 +51,11 @@ impl Table {
         ctx: &'a HookContext,
         fold: &'a mut Fold<'_>,
     ) -> FoldStep<'a> {
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, &fold.event()) else {
+        let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
+            return FoldStep::ready(ControlFlow::Break(()));
+        };
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold, resolved)
+        else {
             return FoldStep::ready(ControlFlow::Continue(()));
         };
         match pass.settle(fold, first) {
@@ -67,8 +71,11 @@ impl Table {
         ctx: &HookContext,
         fold: &mut Fold<'_>,
     ) -> ControlFlow<()> {
+        let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
+            return ControlFlow::Break(());
+        };
         let Some((pass, first)) =
-            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold.event())
+            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), fold, resolved)
         else {
             return ControlFlow::Continue(());
         };
@@ -92,7 +99,11 @@ impl Table {
         event: StepEvent<'_>,
     ) -> Option<StackOutcome> {
         let mut fold = Fold::new(event);
-        if let Some((pass, first)) = Pass::start(self, shell, None, OnRun::bound(shell), &event)
+        let ControlFlow::Continue(resolved) = self.contain(shell, None, &mut fold) else {
+            return Some(fold.finish());
+        };
+        if let Some((pass, first)) =
+            Pass::start(self, shell, None, OnRun::bound(shell), &fold, resolved)
             && let Settled::Await(..) = pass.settle(&mut fold, first)
         {
             // Nothing is recorded: the pass was not finished.
@@ -163,11 +174,15 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &event)
+        let mut fold = Fold::new(event);
+        let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), &mut fold) else {
+            return HookFuture::ready(fold.finish().net_flow());
+        };
+        let Some((pass, first)) =
+            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold, resolved)
         else {
             return HookFuture::cont();
         };
-        let mut fold = Fold::new(event);
         match pass.settle(&mut fold, first) {
             Settled::Done(_) => HookFuture::ready(fold.finish().net_flow()),
             Settled::Await(pass, i) => HookFuture::boxed(async move {
@@ -213,8 +228,18 @@ impl Pass<'_> {
                 Some(step) => step,
                 None => {
                     let current = fold.event();
+                    // The paths dispatch resolved, while the arguments
+                    // are the ones it resolved.
+                    let resolved = self
+                        .resolved
+                        .as_ref()
+                        .filter(|_| fold.rewrites() == self.rewrites);
                     // The hook applies the mode itself (and records it).
-                    match self.table.invoke_rule(i as usize, rt, ctx, current).await {
+                    match self
+                        .table
+                        .invoke_rule(i as usize, rt, ctx, current, resolved)
+                        .await
+                    {
                         Some(invocation) => invocation.fold_into(fold),
                         None => ControlFlow::Continue(()),
                     }
@@ -293,8 +318,10 @@ impl AgentHook for Table {
         Table::fold_into(self, None, ctx, fold)
     }
 
+    /// The phases with a rule, and `before_tool` / `permission_request`
+    /// when a tool's calls are checked for containment.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.has_rules_for(kind)
+        self.has_rules_for(kind) || self.checks_containment_on(kind)
     }
 }
 
@@ -394,12 +421,18 @@ impl Dispatcher {
     /// The fold of a dry run ([`Dispatcher::dry_run`]).
     fn fold_dry(&self, event: StepEvent<'_>) -> StackOutcome {
         let mut fold = Fold::new(event);
+        let ControlFlow::Continue(resolved) =
+            self.table.contain(self.shell.as_ref(), None, &mut fold)
+        else {
+            return fold.finish();
+        };
         if let Some((pass, first)) = Pass::start(
             &self.table,
             self.shell.as_ref(),
             None,
             OnRun::NotRun,
-            &event,
+            &fold,
+            resolved,
         ) {
             // Nothing is awaited in a dry run.
             let _ = pass.settle(&mut fold, first);
@@ -473,7 +506,9 @@ impl AgentHook for Dispatcher {
     /// Also `run_end` and `run_error` while the bound shell runtime has
     /// workers open, to shut them down.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.table.has_rules_for(kind) || self.workers_to_shut_down(kind).is_some()
+        self.table.has_rules_for(kind)
+            || self.table.checks_containment_on(kind)
+            || self.workers_to_shut_down(kind).is_some()
     }
 
     fn config_plan(&self) -> Option<&hooks_plan::Plan> {

@@ -16,7 +16,7 @@ use crate::core::id::HookId;
 use crate::shell::invoke::{
     self, HookCache, Invocation, Pin, ShellHookSpec, ShellRuntime, ToolView,
 };
-use crate::shell::payload::ToolPathSettings;
+use crate::shell::payload::{Resolved, ToolPathSettings};
 
 /// A compiled hook config: its [`Plan`] (rules in declared order, and per
 /// phase the indices of the enabled rules, so that "no hook for this phase"
@@ -177,9 +177,21 @@ impl Table {
         self.hooks().specs.get(index)?.as_ref()
     }
 
+    /// The path settings of the `i`th tool of the plan's `tool_paths`,
+    /// built once per table.
+    pub(crate) fn tool_path_settings(&self, i: usize) -> Option<&ToolPathSettings> {
+        self.hooks().tool_paths.get(i)
+    }
+
     /// What a hook of `phase` reads about `tool` besides its spec: the
-    /// tool's path settings and the catalogue schema its rewrites must fit.
-    pub(crate) fn tool_view(&self, phase: Phase, tool: Option<&str>) -> ToolView<'_> {
+    /// tool's path settings, the catalogue schema its rewrites must fit,
+    /// and the paths dispatch resolved (`resolved`).
+    pub(crate) fn tool_view<'a>(
+        &'a self,
+        phase: Phase,
+        tool: Option<&str>,
+        resolved: Option<&'a Resolved>,
+    ) -> ToolView<'a> {
         let Some(tool) = tool else {
             return ToolView::default();
         };
@@ -192,12 +204,14 @@ impl Table {
         ToolView {
             paths,
             rewrite: self.rewrite_schema(phase, tool),
+            resolved,
         }
     }
 
     /// Runs rule `index` (a `run`, `http` or `policy` rule; `None` for
     /// another) on `event` through `shell`, with the spec the table built
-    /// for it.
+    /// for it, its payload's affected paths taken from `resolved` (when
+    /// given: the containment check resolved them for these arguments).
     ///
     /// # Cancel safety
     ///
@@ -208,8 +222,10 @@ impl Table {
         shell: &ShellRuntime,
         ctx: &HookContext,
         event: StepEvent<'_>,
+        resolved: Option<&Resolved>,
     ) -> Option<Invocation> {
-        self.invoke_rule_in(index, shell, None, ctx, event).await
+        self.invoke_rule_in(index, shell, None, ctx, event, resolved)
+            .await
     }
 
     /// [`Table::invoke_rule`] as one of a batch sharing the event's `slots`.
@@ -220,9 +236,10 @@ impl Table {
         slots: Option<&tokio::sync::Semaphore>,
         ctx: &HookContext,
         event: StepEvent<'_>,
+        resolved: Option<&Resolved>,
     ) -> Option<Invocation> {
         let (spec, cache) = self.hook(index)?;
-        let tools = self.tool_view(spec.phase, event.tool_name());
+        let tools = self.tool_view(spec.phase, event.tool_name(), resolved);
         Some(invoke::invoke(spec, cache, shell, tools, slots, ctx, event).await)
     }
 
@@ -246,7 +263,7 @@ impl Table {
         let runs = indices
             .iter()
             .filter(|&&i| self.hook_spec(i).is_some())
-            .map(|&i| self.invoke_rule_in(i, shell, Some(&slots), ctx, event))
+            .map(|&i| self.invoke_rule_in(i, shell, Some(&slots), ctx, event, None))
             .collect();
         invoke::join_in_order(runs)
             .await

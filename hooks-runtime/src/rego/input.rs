@@ -68,6 +68,7 @@ static COMMON: LazyLock<HashMap<&'static str, Value>> = LazyLock::new(|| {
         "too_long",
         "too_many",
         "nul_byte",
+        "not_a_path",
         "success",
         "timeout",
         "not_found",

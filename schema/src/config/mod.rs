@@ -230,7 +230,11 @@ enum DefaultFailurePolicy {
 #[serde(deny_unknown_fields)]
 pub struct ToolSettings {
     /// RFC 6901 JSON pointers into the tool's arguments whose values are file
-    /// paths (strings or lists of strings), e.g. `/path`.
+    /// paths (strings or lists of strings), e.g. `/path`. A token `*` stands
+    /// for every element of an array or every value of an object
+    /// (`/edits/*/path`: the `path` of each edit). For a tool that writes,
+    /// a value found there that is not a path (a number, an object) refuses
+    /// the call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(inner(regex(pattern = crate::POINTER_PATTERN)), extend("examples" = [["/path"]]))]
     pub path_pointers: Vec<String>,

@@ -51,7 +51,7 @@ impl Call<'_> {
             root,
             limits: rt.limits.payload,
         };
-        match payload::build_as(event, &input, render) {
+        match payload::build_as(event, &input, render, self.tools.resolved) {
             Err(err) => Err(Box::new(Outcome::Failed(
                 FailureKind::SpawnFailed,
                 format!("the payload could not be prepared: {err}"),

@@ -183,6 +183,7 @@ impl ShellHook {
         let tools = ToolView {
             paths: self.spec.tool_paths.as_ref(),
             rewrite: self.spec.rewrite_schema.as_ref(),
+            resolved: None,
         };
         let rt = &self.runtime;
         invoke(&self.spec, &self.cache, rt, tools, slots, ctx, event).await
@@ -204,6 +205,9 @@ pub(crate) struct ToolView<'a> {
     pub(crate) paths: Option<&'a ToolPathSettings>,
     /// The schema a rewrite of the tool's arguments or result must fit.
     pub(crate) rewrite: Option<&'a RewriteSchema>,
+    /// The event's affected paths as dispatch resolved them, when the
+    /// arguments are still the ones it resolved.
+    pub(crate) resolved: Option<&'a crate::shell::payload::Resolved>,
 }
 
 /// [`ShellHook::invoke`] of `spec` on `runtime`, with `tools` for the

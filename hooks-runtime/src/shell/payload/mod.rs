@@ -22,9 +22,9 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use self::envelope::{Document, Envelope};
-use self::paths::AffectedPaths;
 pub use self::paths::affected_paths;
 use self::paths::describe;
+pub(crate) use self::paths::{AffectedPaths, Resolved};
 pub use self::session::SessionDir;
 pub(crate) use self::session::check_session_dir;
 pub(crate) use self::spill::SpillFile;
@@ -234,11 +234,13 @@ pub fn build(
     event: &StepEvent<'_>,
     input: &PayloadInput<'_>,
 ) -> Result<BuiltPayload, PayloadError> {
-    build_as(event, input, &Json)
+    build_as(event, input, &Json, None)
 }
 
 /// [`build`] with the document rendered by `render` (a policy's input
-/// value, for instance) instead of as JSON text.
+/// value, for instance) instead of as JSON text, and the affected paths
+/// taken from `resolved` when dispatch resolved them from the same cwd
+/// (for the same arguments) instead of resolving them again.
 ///
 /// # Errors
 ///
@@ -247,6 +249,7 @@ pub(crate) fn build_as<'e, R: Render>(
     event: &StepEvent<'e>,
     input: &PayloadInput<'_>,
     render: &R,
+    resolved: Option<&Resolved>,
 ) -> Result<BuiltPayload<R::Output>, PayloadError> {
     let phase = event.kind();
     let mut diagnostics = Vec::new();
@@ -415,8 +418,12 @@ pub(crate) fn build_as<'e, R: Render>(
             data.insert("error".into(), text(error).into());
         }
     }
-    let paths = match (input.tool_paths, event) {
+    // Resolved once per event by dispatch, when from the same cwd.
+    let reused = resolved.filter(|r| input.tool_paths.is_some() && r.cwd == input.cwd);
+    let paths = match (reused, input.tool_paths, event) {
+        (Some(r), _, _) => r.paths.clone(),
         (
+            None,
             Some(settings),
             StepEvent::BeforeTool { args: a, .. }
             | StepEvent::PermissionRequest { args: a, .. }

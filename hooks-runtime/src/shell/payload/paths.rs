@@ -19,6 +19,18 @@ pub struct AffectedPaths {
     pub diagnostics: Vec<PathDiagnostic>,
 }
 
+/// The affected paths of one tool call's arguments as dispatch resolved
+/// them (relative paths from `cwd`), handed to the payloads of the hooks
+/// invoked on the same arguments from the same `cwd`, so that a call is
+/// resolved once per event, not once per hook.
+#[derive(Debug)]
+pub(crate) struct Resolved {
+    /// The directory relative paths were taken from.
+    pub(crate) cwd: std::path::PathBuf,
+    /// What [`affected_paths`] found.
+    pub(crate) paths: AffectedPaths,
+}
+
 impl AffectedPaths {
     /// Why a tool that writes its paths (and may not leave the workspace
     /// root) is refused: the first finding, whatever its kind. A path
@@ -42,19 +54,31 @@ impl AffectedPaths {
             PathDiagnosticKind::NulByte => format!(
                 "refused: the tool writes a path holding a NUL byte (at `{pointer}`), which a program may read as another path than the one checked"
             ),
+            PathDiagnosticKind::NotAPath => format!(
+                "refused: the tool's argument at `{pointer}` should be a path and is {}, which is not checked against the workspace root",
+                article(&d.path)
+            ),
             _ => format!("refused: the tool writes a path (at `{pointer}`) that is not checked"),
         })
     }
 }
 
-/// Resolves the affected paths of a tool call: the strings (or arrays of
-/// strings) at `settings.path_pointers` in `args`, relative ones joined to
-/// `cwd`, each resolved against the real file system (`..` and
-/// the symlinks of every component, see `resolve`). A path that resolves
-/// outside `root` is listed and flagged [`PathDiagnosticKind::OutsideRoot`];
-/// paths holding a NUL byte, paths longer than 1024 characters once
-/// resolved and entries past the 16th are left out and flagged. Every
-/// entry is looked at, whatever its position.
+/// Resolves the affected paths of a tool call: the values at
+/// `settings.path_pointers` in `args`, relative ones joined to `cwd`, each
+/// resolved against the real file system (`..` and the symlinks of every
+/// component, see `resolve`).
+///
+/// A pointer is RFC 6901's, where a token `*` stands for every element of
+/// an array or every value of an object (`/edits/*/path`: the `path` of
+/// each edit); a pointer that selects nothing (a key the call does not
+/// have) is no path. Each value selected must be a path (a string) or an
+/// array of paths (a `*` over a single value takes that value); anything
+/// else (a number, an object, `null`, an array inside the array) is
+/// flagged [`PathDiagnosticKind::NotAPath`] at its own pointer. A path that resolves outside `root` is listed and
+/// flagged [`PathDiagnosticKind::OutsideRoot`]; paths holding a NUL byte,
+/// paths longer than 1024 characters once resolved and entries past the
+/// 16th are left out and flagged. Every entry is looked at, whatever its
+/// position.
 pub fn affected_paths(
     args: &Value,
     settings: &ToolPathSettings,
@@ -63,49 +87,138 @@ pub fn affected_paths(
 ) -> AffectedPaths {
     let root = resolve(root);
     let mut out = AffectedPaths::default();
+    let mut selected = Vec::new();
     for pointer in &settings.path_pointers {
-        let raw: Vec<&str> = match args.pointer(pointer) {
-            Some(Value::String(s)) => vec![s.as_str()],
-            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        for p in raw {
-            let cut = |s: &str| s.chars().take(MAX_AFFECTED_PATH_CHARS).collect::<String>();
-            if p.contains('\0') {
-                // Resolving it would check a path no program opens.
-                out.diagnostics.push(PathDiagnostic {
-                    kind: PathDiagnosticKind::NulByte,
-                    pointer: pointer.clone(),
-                    path: cut(p),
-                });
-                continue;
+        selected.clear();
+        select(args, pointer, String::new(), &mut selected);
+        for (at, value) in selected.drain(..) {
+            let at = at.unwrap_or_else(|| pointer.clone());
+            match value {
+                Value::String(p) => out.add(p, &at, cwd, &root),
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        match item {
+                            Value::String(p) => out.add(p, &at, cwd, &root),
+                            other => out.not_a_path(format!("{at}/{i}"), other),
+                        }
+                    }
+                }
+                other => out.not_a_path(at, other),
             }
-            let resolved = resolve(&cwd.join(p));
-            let s = resolved.to_string_lossy().into_owned();
-            let finding = |kind| PathDiagnostic {
-                kind,
-                pointer: pointer.clone(),
-                path: cut(&s),
-            };
-            if s.chars().count() > MAX_AFFECTED_PATH_CHARS {
-                out.diagnostics.push(finding(PathDiagnosticKind::TooLong));
-                continue;
-            }
-            if out.paths.contains(&s) {
-                continue;
-            }
-            if out.paths.len() == MAX_AFFECTED_PATHS {
-                out.diagnostics.push(finding(PathDiagnosticKind::TooMany));
-                continue;
-            }
-            if !resolved.starts_with(&root) {
-                out.diagnostics
-                    .push(finding(PathDiagnosticKind::OutsideRoot));
-            }
-            out.paths.push(s);
         }
     }
     out
+}
+
+/// Appends to `out` each value `pointer` selects in `value` (a `*` token
+/// standing for every element or value of what precedes it), with its
+/// concrete pointer: `prefix` and the rest of the way, or `None` when the
+/// pointer has no `*` (it is its own concrete pointer). A `*` over a value
+/// that is neither an array nor an object selects that value itself, at
+/// the pointer up to the `*`.
+fn select<'v>(
+    value: &'v Value,
+    pointer: &str,
+    prefix: String,
+    out: &mut Vec<(Option<String>, &'v Value)>,
+) {
+    let Some((head, tail)) = split_at_wildcard(pointer) else {
+        if let Some(found) = value.pointer(pointer) {
+            let at = (!prefix.is_empty()).then(|| prefix + pointer);
+            out.push((at, found));
+        }
+        return;
+    };
+    let Some(container) = value.pointer(head) else {
+        return;
+    };
+    let at = prefix + head;
+    match container {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                select(item, tail, format!("{at}/{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let key = hooks_plan::automata::escape_token(key);
+                select(item, tail, format!("{at}/{key}"), out);
+            }
+        }
+        other => out.push((Some(at), other)),
+    }
+}
+
+/// `pointer` split around its first `*` token: the pointer before it and
+/// the one after it (`/a/*/b` → `/a`, `/b`; `/a/*` → `/a`, ``); `None`
+/// without one (`/a*` has none: `*` is a token only when alone).
+fn split_at_wildcard(pointer: &str) -> Option<(&str, &str)> {
+    let mut start = 0;
+    while let Some(found) = pointer[start..].find("/*") {
+        let at = start + found;
+        let tail = &pointer[at + 2..];
+        if tail.is_empty() || tail.starts_with('/') {
+            return Some((&pointer[..at], tail));
+        }
+        start = at + 2;
+    }
+    None
+}
+
+impl AffectedPaths {
+    /// Resolves path `p` (found at `pointer`) and lists it, or flags it.
+    fn add(&mut self, p: &str, pointer: &str, cwd: &Path, root: &Path) {
+        let cut = |s: &str| s.chars().take(MAX_AFFECTED_PATH_CHARS).collect::<String>();
+        if p.contains('\0') {
+            // Resolving it would check a path no program opens.
+            self.diagnostics.push(PathDiagnostic {
+                kind: PathDiagnosticKind::NulByte,
+                pointer: pointer.to_owned(),
+                path: cut(p),
+            });
+            return;
+        }
+        let resolved = resolve(&cwd.join(p));
+        let s = resolved.to_string_lossy().into_owned();
+        let finding = |kind| PathDiagnostic {
+            kind,
+            pointer: pointer.to_owned(),
+            path: cut(&s),
+        };
+        if s.chars().count() > MAX_AFFECTED_PATH_CHARS {
+            self.diagnostics.push(finding(PathDiagnosticKind::TooLong));
+            return;
+        }
+        if self.paths.contains(&s) {
+            return;
+        }
+        if self.paths.len() == MAX_AFFECTED_PATHS {
+            self.diagnostics.push(finding(PathDiagnosticKind::TooMany));
+            return;
+        }
+        if !resolved.starts_with(root) {
+            self.diagnostics
+                .push(finding(PathDiagnosticKind::OutsideRoot));
+        }
+        self.paths.push(s);
+    }
+
+    /// Flags `value`, found at `pointer` where a path was expected.
+    fn not_a_path(&mut self, pointer: String, value: &Value) {
+        let kind = match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        self.diagnostics.push(PathDiagnostic {
+            kind: PathDiagnosticKind::NotAPath,
+            pointer,
+            path: kind.to_owned(),
+        });
+    }
 }
 
 /// The operator's text for a path finding.
@@ -122,9 +235,22 @@ pub(super) fn describe(d: &PathDiagnostic) -> String {
             "affected path `{}` at `{pointer}` holds a NUL byte: left out",
             path.replace('\0', "\\0")
         ),
+        PathDiagnosticKind::NotAPath => format!(
+            "affected path at `{pointer}` is {}, not a path: left out",
+            article(path)
+        ),
         _ => format!(
             "affected path `{path}` at `{pointer}` is past the first {MAX_AFFECTED_PATHS}: left out"
         ),
+    }
+}
+
+/// A JSON type's name (`not_a_path`'s `path`) with its article.
+fn article(kind: &str) -> String {
+    match kind {
+        "null" => "`null`".to_owned(),
+        "array" | "object" => format!("an {kind}"),
+        _ => format!("a {kind}"),
     }
 }
 
@@ -378,5 +504,90 @@ mod tests {
         let (resolved, looked_up) = resolve_counting(Path::new(&mixed));
         assert!(resolved.starts_with(root.parent().unwrap()));
         assert!(looked_up <= 60_000 * PATH_MAX, "{looked_up} bytes");
+    }
+
+    #[test]
+    fn a_star_token_selects_every_element_or_value() {
+        let (_dir, root) = workspace();
+        let args = json!({
+            "edits": [{"path": "a"}, {"path": "/etc/passwd"}, {"other": 1}],
+            "files": {"x": "b", "y~/z": "/etc/hosts"},
+            "one": "c",
+        });
+        let pointers = ["/edits/*/path", "/files/*", "/one/*", "/absent/*/path"];
+        let got = affected_paths(&args, &settings(&pointers, true), &root, &root);
+        let p = |s: &str| root.join(s).to_string_lossy().into_owned();
+        assert_eq!(
+            got.paths,
+            [
+                p("a"),
+                "/etc/passwd".into(),
+                p("b"),
+                "/etc/hosts".into(),
+                p("c")
+            ]
+        );
+        let at: Vec<(&str, PathDiagnosticKind)> = got
+            .diagnostics
+            .iter()
+            .map(|d| (d.pointer.as_str(), d.kind))
+            .collect();
+        // The concrete pointer of each finding, its key escaped.
+        assert_eq!(
+            at,
+            [
+                ("/edits/1/path", PathDiagnosticKind::OutsideRoot),
+                ("/files/y~0~1z", PathDiagnosticKind::OutsideRoot),
+            ]
+        );
+        assert!(got.write_refusal().unwrap().contains("/edits/1/path"));
+        // `*` only alone is a token: `/a*` is the key `a*`.
+        let literal = affected_paths(
+            &json!({"a*": "/etc/x", "a": ["/etc/y"]}),
+            &settings(&["/a*"], true),
+            &root,
+            &root,
+        );
+        assert_eq!(literal.paths, ["/etc/x"]);
+        assert_eq!(split_at_wildcard("/a/*"), Some(("/a", "")));
+        assert_eq!(split_at_wildcard("/a*/b/*/c/*"), Some(("/a*/b", "/c/*")));
+        assert_eq!(split_at_wildcard("/a/*b"), None);
+    }
+
+    #[test]
+    fn a_value_that_is_not_a_path_is_flagged_and_refuses_a_write() {
+        let (_dir, root) = workspace();
+        let cases = [
+            (json!({"p": 7}), "/p", "number"),
+            (json!({"p": {"path": "/etc/passwd"}}), "/p", "object"),
+            (json!({"p": null}), "/p", "null"),
+            (json!({"p": ["a", ["/etc/passwd"]]}), "/p/1", "array"),
+            (json!({"p": ["a", false]}), "/p/1", "boolean"),
+            (
+                json!({"e": [{"p": ["/etc/passwd"]}, {"p": {}}]}),
+                "/e/1/p",
+                "object",
+            ),
+        ];
+        for (args, pointer, kind) in cases {
+            let pointers = ["/p", "/e/*/p"];
+            let got = affected_paths(&args, &settings(&pointers, true), &root, &root);
+            let flagged: Vec<&PathDiagnostic> = got
+                .diagnostics
+                .iter()
+                .filter(|d| d.kind == PathDiagnosticKind::NotAPath)
+                .collect();
+            assert_eq!(flagged.len(), 1, "{args}: {:?}", got.diagnostics);
+            assert_eq!(
+                (flagged[0].pointer.as_str(), flagged[0].path.as_str()),
+                (pointer, kind)
+            );
+            let refusal = got.write_refusal().unwrap();
+            assert!(refusal.starts_with("refused"), "{refusal}");
+            assert!(describe(flagged[0]).contains("not a path"));
+        }
+        // A key the call does not have is no path.
+        let absent = affected_paths(&json!({"q": 1}), &settings(&["/p"], true), &root, &root);
+        assert_eq!(absent, AffectedPaths::default());
     }
 }
