@@ -38,6 +38,16 @@ fn replay_json(config: &str, inputs: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("replay prints JSON")
 }
 
+/// How many times hook `id` fired in a `replay --format json` summary
+/// (`by_hook` is a list of `{"hook": ID, "fired": N}`); 0 when it is not
+/// listed.
+fn fired(summary: &Value, id: &str) -> u64 {
+    let list = summary["by_hook"].as_array().expect("by_hook is a list");
+    list.iter()
+        .find(|e| e["hook"] == id)
+        .map_or(0, |e| e["fired"].as_u64().expect("a numeric count"))
+}
+
 /// The project's own Claude Code transcripts (`tests/fixtures/transcripts/`).
 const OWN_TRANSCRIPTS: [&str; 2] = [
     "tests/fixtures/transcripts/agent-sidechain.jsonl",
@@ -157,11 +167,8 @@ fn every_transcript_replays_through_the_reference_config() {
         // Claude Code's tool names (`Bash`, `Read`) are not the reference
         // config's (`bash`, `read_file`): only the `*` audit logger fires,
         // once per tool result, and it is not executed without `--exec`.
-        assert_eq!(s["by_hook"].as_object().unwrap().len(), 1, "{t}: {s}");
-        assert_eq!(
-            s["by_hook"]["audit-log"], s["by_phase"]["after_tool"],
-            "{t}"
-        );
+        assert_eq!(s["by_hook"].as_array().unwrap().len(), 1, "{t}: {s}");
+        assert_eq!(fired(&s, "audit-log"), s["by_phase"]["after_tool"], "{t}");
         assert_eq!(s["would_run"], s["hooks_fired"]);
         assert_eq!(s["executed"], 0);
         assert_eq!(s["blocked"], 0);
@@ -213,8 +220,8 @@ fn tool_results_with_is_error_reach_only_the_failure_hooks() {
         ("tests/fixtures/transcripts/agent-sidechain.jsonl", 1, 4),
     ] {
         let s = replay_json(&config, &[t]);
-        assert_eq!(s["by_hook"]["post-tool-use-failure-1"], errors, "{t}: {s}");
-        assert_eq!(s["by_hook"]["post-tool-use-1"], calls - errors, "{t}: {s}");
+        assert_eq!(fired(&s, "post-tool-use-failure-1"), errors, "{t}: {s}");
+        assert_eq!(fired(&s, "post-tool-use-1"), calls - errors, "{t}: {s}");
     }
 }
 
@@ -249,11 +256,10 @@ fn an_imported_bash_matcher_fires_once_per_bash_call() {
     for t in transcripts() {
         let (_, bash) = count_claude(&t, "Bash");
         let s = replay_json(&own.display().to_string(), &[&display(&t)]);
-        let fired = s["by_hook"]["pre-tool-use-bash-1"].as_u64().unwrap_or(0);
-        assert_eq!(fired, bash, "{}", t.display());
+        assert_eq!(fired(&s, "pre-tool-use-bash-1"), bash, "{}", t.display());
     }
     let s = replay_json(&own.display().to_string(), &[OWN_TRANSCRIPTS[1]]);
-    assert_eq!(s["by_hook"]["pre-tool-use-bash-1"], 3);
+    assert_eq!(fired(&s, "pre-tool-use-bash-1"), 3);
 
     // oven-sh/bun's settings guard `Bash` in PreToolUse.
     let (Some(settings), Some(transcripts)) =
@@ -272,7 +278,7 @@ fn an_imported_bash_matcher_fires_once_per_bash_call() {
             .display()
             .to_string()],
     );
-    assert_eq!(s["by_hook"]["pre-tool-use-bash-1"], 16);
+    assert_eq!(fired(&s, "pre-tool-use-bash-1"), 16);
 }
 
 #[test]
@@ -301,8 +307,8 @@ fn a_crafted_session_blocks_rewrites_injects_patches_and_terminates() {
     for (key, n) in expect {
         assert_eq!(s[key], n, "{key}: {s}");
     }
-    assert_eq!(s["by_hook"]["block-rm-rf"], 1);
-    assert_eq!(s["by_hook"]["audit-log"], 3);
+    assert_eq!(fired(&s, "block-rm-rf"), 1);
+    assert_eq!(fired(&s, "audit-log"), 3);
     let warning = s["files"][0]["warnings"][0].as_str().unwrap();
     assert!(warning.starts_with("line 10: not JSON"), "{warning}");
 }
@@ -327,6 +333,57 @@ fn human_summary_names_the_numbers() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn hooks_named_like_credentials_keep_their_counts() {
+    // The summary passes through the redaction, which masks the values of
+    // credential-like keys: hook ids are values, never keys.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: secret\n    phase: after_tool\n    inject: { content: \"done\" }\n  - id: password\n    phase: before_tool\n    include_tools: [grep]\n    block: { reason: \"no\" }\n",
+    )
+    .expect("config");
+    std::fs::write(
+        dir.path().join("s.jsonl"),
+        concat!(
+            "{\"phase\":\"before_tool\",\"tool\":\"bash\",\"call_id\":\"a\"}\n",
+            "{\"phase\":\"after_tool\",\"tool\":\"bash\",\"call_id\":\"a\"}\n",
+            "{\"phase\":\"before_tool\",\"tool\":\"grep\",\"call_id\":\"b\"}\n",
+            "{\"phase\":\"before_tool\",\"tool\":\"bash\",\"call_id\":\"c\"}\n",
+            "{\"phase\":\"after_tool\",\"tool\":\"bash\",\"call_id\":\"c\"}\n",
+        ),
+    )
+    .expect("session");
+    let run = |format: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+            .current_dir(dir.path())
+            .args(["replay", "hooks.yaml", "s.jsonl"])
+            .args(format)
+            .output()
+            .expect("run agent-hooks");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let s: Value = serde_json::from_str(&run(&["--format", "json"])).expect("JSON");
+    assert_eq!(
+        s["by_hook"],
+        serde_json::json!([
+            { "hook": "password", "fired": 1 },
+            { "hook": "secret", "fired": 2 },
+        ]),
+        "{s}"
+    );
+    let text = run(&[]);
+    assert!(text.contains("fired: `secret` (2 times)"), "{text}");
+    assert!(text.contains("fired: `password` (1 time)"), "{text}");
+    assert!(!text.contains("[REDACTED]"), "{text}");
 }
 
 #[test]

@@ -10,12 +10,16 @@
 //! Also: each shell diagnostic of `test` is printed exactly once, and a
 //! signal during a long `policy` evaluation is not lost.
 
+#[path = "common/procs.rs"]
+mod procs;
+
 use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_hooks::shell::Executor;
+use procs::{kill_all, processes_with, wait_until};
 
 /// A temporary workspace with `hooks.yaml` (one before_tool hook running
 /// `command`) and `event.json` (one bash call).
@@ -31,36 +35,6 @@ fn workspace(command: &str, timeout: &str, policy: &str) -> tempfile::TempDir {
     )
     .expect("write event");
     dir
-}
-
-/// Pids of live processes whose command line contains `needle`.
-fn processes_with(needle: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("read /proc").flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if cmdline.contains(needle) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
-/// Polls `check` every 20 ms until it holds or `limit` passes.
-fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    check()
 }
 
 /// The private directory `start` gives the command as `$XDG_RUNTIME_DIR`
@@ -96,11 +70,7 @@ fn session_dirs(dir: &Path) -> Vec<String> {
 fn cleanup(child: &mut Child, needle: &str) {
     let _ = child.kill();
     let _ = child.wait();
-    for pid in processes_with(needle) {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
+    kill_all(needle);
 }
 
 /// `agent-hooks ARGS` started in `dir`, its stdout read by a thread (so
@@ -209,27 +179,15 @@ fn workspace_with(config: &str, event: &str) -> tempfile::TempDir {
     dir
 }
 
-/// SIGHUP (the terminal closed) stops the command like SIGINT: without a
-/// handler it killed the command and left the session directory behind.
-#[test]
-fn sighup_stops_test_kills_the_hook_and_removes_the_session_dir() {
-    let stdout = interrupt(
-        &["test", "hooks.yaml", "--event", "event.json"],
-        "sleep 97.321",
-        "-HUP",
-        129,
-    );
-    assert!(stdout.contains("interrupted: SIGHUP"), "{stdout}");
-}
-
 #[test]
 fn sigint_stops_test_kills_the_hook_and_removes_the_session_dir() {
-    interrupt(
+    let stdout = interrupt(
         &["test", "hooks.yaml", "--event", "event.json"],
         "sleep 97.123",
         "-INT",
         130,
     );
+    assert!(stdout.contains("interrupted: SIGINT"), "{stdout}");
 }
 
 #[test]
@@ -259,11 +217,12 @@ fn sigterm_stops_test_with_143_and_prints_the_cancelled_record() {
 
 /// A hang-up (the terminal closed, the SSH session dropped) is handled like
 /// SIGTERM: every process of the hook's group (here the hook and a
-/// background child of it) is killed, the cancelled record is printed and
-/// the exit code is 129. Without a handler the command died at once and
-/// left the hook's group running.
+/// background child of it) is killed, the cancelled record is printed, the
+/// session directory is removed and the exit code is 129. Without a handler
+/// the command died at once, printed nothing, and left the hook's group
+/// running and the session directory behind.
 #[test]
-fn sighup_stops_test_with_129_and_leaves_no_process_of_the_hook_group() {
+fn sighup_stops_test_with_129_kills_the_hook_group_and_removes_the_session_dir() {
     let dir = workspace("sleep 97.2461 & sleep 97.2462; wait", "60s", "block");
     let needles = ["sleep 97.2461", "sleep 97.2462"];
     let mut running = start(
@@ -284,17 +243,15 @@ fn sighup_stops_test_with_129_and_leaves_no_process_of_the_hook_group() {
         processes_with("sleep 97.246").is_empty()
     });
     let left = processes_with("sleep 97.246");
-    for pid in &left {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
+    kill_all("sleep 97.246");
     assert!(gone, "hook processes left after SIGHUP: {left:?}");
     assert_eq!(status.code(), Some(129), "{status:?}");
+    assert_eq!(session_dirs(dir.path()), Vec::<String>::new());
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
     assert_eq!(report["interrupted"], "SIGHUP", "{stdout}");
     let records = records(&stdout);
     assert_eq!(records.len(), 1, "{stdout}");
+    assert_eq!(records[0]["hook_id"], "hang", "{stdout}");
     assert_eq!(records[0]["failure_kind"], "cancelled", "{stdout}");
 }
 
@@ -469,7 +426,11 @@ fn an_interrupted_replay_still_ends_its_run() {
     // run_start, the cancelled before_tool; the recorded run_end is not
     // replayed (the run was cut), the shutdown one ran `farewell`.
     assert_eq!(summary["events"], 2, "{stdout}");
-    assert_eq!(summary["by_hook"]["farewell"], 1, "{stdout}");
+    let farewell = summary["by_hook"]
+        .as_array()
+        .and_then(|hooks| hooks.iter().find(|h| h["hook"] == "farewell"))
+        .map(|h| &h["fired"]);
+    assert_eq!(farewell, Some(&serde_json::json!(1)), "{stdout}");
     assert_eq!(session_dirs(dir.path()), Vec::<String>::new());
 }
 

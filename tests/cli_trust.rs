@@ -118,3 +118,45 @@ fn an_undeterminable_script_warns_and_strict_refuses_it() {
     assert!(text.contains("hook `opaque`"), "{text}");
     assert!(!text.contains("hook `guard`"), "{text}");
 }
+
+#[test]
+fn a_script_behind_a_wrapper_is_bound_and_xargs_is_refused_by_strict() {
+    let dir = workspace();
+    let ws = dir.path();
+    std::fs::write(ws.join("hooks/niced.sh"), "exit 0\n").expect("script");
+    let config = |extra: &str| {
+        format!(
+            "version: 1\nhooks:\n  - id: niced\n    phase: before_tool\n    run: {{ command: 'nice -n 5 stdbuf -oL sh hooks/niced.sh' }}\n{extra}"
+        )
+    };
+    std::fs::write(
+        ws.join("hooks.yaml"),
+        config("  - id: fanout\n    phase: after_tool\n    run: { command: 'ls hooks | xargs -n1 sh' }\n"),
+    )
+    .expect("config");
+    let strict = trust_cmd(ws, &["--strict", "hooks.yaml"]);
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("hook `fanout`") && stderr.contains("`xargs`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hook `niced`"), "{stderr}");
+    assert!(!ws.join("trust.json").exists());
+
+    std::fs::write(ws.join("hooks.yaml"), config("")).expect("config");
+    let strict = trust_cmd(ws, &["--strict", "hooks.yaml"]);
+    let stdout = String::from_utf8_lossy(&strict.stdout);
+    assert_eq!(
+        strict.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&strict.stderr)
+    );
+    assert!(stdout.contains("hooks/niced.sh (sha256:"), "{stdout}");
+    // An edit of the script behind the wrappers needs trust again.
+    std::fs::write(ws.join("hooks/niced.sh"), "rm -rf ~\n").expect("edit");
+    let store = TrustStore::open(ws.join("trust.json")).expect("store");
+    let err = Table::load(ws.join("hooks.yaml"), ws, &store).expect_err("changed");
+    assert!(err.to_string().contains("niced.sh` changed"), "{err}");
+}

@@ -10,9 +10,14 @@
 #[path = "../examples/coding_agent/main.rs"]
 mod coding_agent;
 
+#[path = "common/procs.rs"]
+mod procs;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use procs::{kill_all, processes_with, wait_until};
 
 /// Set in the child: the `bash` command the agent runs first.
 const CHILD: &str = "AGENT_HOOKS_SIGNAL_CHILD";
@@ -35,54 +40,6 @@ fn child_agent() {
     );
     let _ = std::fs::remove_file(records);
     std::process::exit(i32::from(code));
-}
-
-/// Pids of live (not zombie) processes whose command line contains `needle`.
-fn processes_with(needle: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("read /proc").flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
-            continue;
-        };
-        let zombie = std::fs::read_to_string(entry.path().join("stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit(')')
-                    .next()
-                    .map(|r| r.trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        if !zombie
-            && String::from_utf8_lossy(&cmdline)
-                .replace('\0', " ")
-                .contains(needle)
-        {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
-fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    check()
-}
-
-fn kill_all(needle: &str) {
-    for pid in processes_with(needle) {
-        let _ = Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status();
-    }
 }
 
 #[test]

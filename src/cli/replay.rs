@@ -85,7 +85,9 @@ struct Summary {
     by_phase: BTreeMap<String, usize>,
     /// Rule matches (a rule counts once per event it answered).
     hooks_fired: usize,
-    /// Matches per rule id.
+    /// Matches per rule id; printed as a list of `{"hook": ID, "fired": N}`
+    /// ([`fired_list`]).
+    #[serde(serialize_with = "fired_list")]
     by_hook: BTreeMap<String, usize>,
     /// Tool calls or prompts skipped.
     blocked: usize,
@@ -141,6 +143,22 @@ struct Failed {
     message: String,
     /// How many events it happened on.
     count: usize,
+}
+
+/// Per-hook counts as a list of `{"hook": ID, "fired": N}`, in id order.
+/// Not an object keyed by id: output passes through `redact_json`, which
+/// masks the value of every credential-like key, so a hook named `secret`
+/// or `api-token` would turn its count into `"[REDACTED]"`.
+fn fired_list<S: serde::Serializer>(
+    counts: &BTreeMap<String, usize>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Fired<'a> {
+        hook: &'a str,
+        fired: usize,
+    }
+    serializer.collect_seq(counts.iter().map(|(hook, &fired)| Fired { hook, fired }))
 }
 
 /// The `reason` of the `run_end` event that ends a run interrupted by a
@@ -436,8 +454,13 @@ fn print_human(s: &Summary) {
     if s.warnings > 0 {
         out.push_str(&format!("warnings: {} unusable lines\n", s.warnings));
     }
+    // Written like the failures: `ID: N` would read as an assignment to
+    // the redaction when the id is `secret` or `password`.
     for (id, n) in &s.by_hook {
-        out.push_str(&format!("  {id}: {n}\n"));
+        out.push_str(&format!(
+            "  fired: `{id}` ({n} time{})\n",
+            if *n == 1 { "" } else { "s" }
+        ));
     }
     emit_redacted(out.trim_end());
 }

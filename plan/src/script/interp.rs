@@ -1,7 +1,7 @@
 //! Interpreter command lines: each interpreter's own options, read the way
 //! the interpreter reads them (`bash -e F` runs `F` with `-e` set; `node -e
 //! CODE` runs inline code), and the wrappers that run another command
-//! (`env`, `timeout`, `uv run`).
+//! (`env`, `uv run`; the others are in `wrappers`).
 
 use super::Word;
 
@@ -410,18 +410,4 @@ pub(super) fn env_command(args: &[Word]) -> Result<(Option<Word>, &[Word]), Stri
         .take_while(|w| super::is_assignment(&w.text))
         .count();
     Ok((dir, &rest[skip..]))
-}
-
-/// The command `timeout [options] DURATION COMMAND…` runs.
-pub(super) fn timeout_command(args: &[Word]) -> &[Word] {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        match arg.text.as_str() {
-            "-s" | "--signal" | "-k" | "--kill-after" => i += 2,
-            t if t.starts_with('-') => i += 1,
-            _ => break,
-        }
-    }
-    // The duration.
-    &args[(i + 1).min(args.len())..]
 }

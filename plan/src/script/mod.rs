@@ -1,7 +1,8 @@
 //! What a `run` hook's command runs: the script files of `sh hooks/guard.sh`,
 //! `python3 check.py`, `cd hooks && bash -euo pipefail guard.sh`,
 //! `env X=1 sh -c 'sh x.sh'`, `. lib.sh`, `python3 -m tool`,
-//! `"$CLAUDE_PROJECT_DIR"/hooks/x.sh`, and what it cannot name. One rule,
+//! `"$CLAUDE_PROJECT_DIR"/hooks/x.sh`, `nice -n 5 sh x.sh`, and what it
+//! cannot name (`xargs sh`). One rule,
 //! used by `check` (a warning when a script does not exist, another when it
 //! cannot be determined), by trust (every file found is bound to the trusted
 //! fingerprint) and by the shell runtime (a `spawn_failed` failure before
@@ -10,6 +11,7 @@
 
 mod interp;
 mod words;
+mod wrappers;
 
 use words::Token;
 
@@ -289,6 +291,14 @@ impl Walk<'_> {
                 .push(format!("the program `{}`", program.text));
             return;
         }
+        if let Some(wrapped) = wrappers::wrapped(&program.text, args) {
+            match wrapped {
+                wrappers::Wrapped::Command(rest) => self.simple(rest, cwd),
+                wrappers::Wrapped::Nothing => {}
+                wrappers::Wrapped::Unknown(why) => self.out.unknown.push(why),
+            }
+            return;
+        }
         let name = program.text.rsplit('/').next().unwrap_or_default();
         match name {
             "cd" if program.text == "cd" => {
@@ -317,14 +327,6 @@ impl Walk<'_> {
                     }
                     Err(why) => self.out.unknown.push(why),
                 }
-            }
-            "exec" | "command" | "nohup" | "time" | "builtin" if program.text == name => {
-                let skip = args.iter().take_while(|w| w.text.starts_with('-')).count();
-                self.simple(&args[skip..], cwd);
-            }
-            "timeout" if program.text == name => {
-                let rest = interp::timeout_command(args);
-                self.simple(rest, cwd);
             }
             _ if interp::SHELLS.contains(&name) => match interp::shell_args(args) {
                 interp::Runs::Code(code) => {

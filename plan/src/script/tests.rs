@@ -74,6 +74,85 @@ fn every_command_form_names_its_script() {
 }
 
 #[test]
+fn wrappers_bind_the_script_they_run() {
+    for command in [
+        "nice sh F",
+        "nice -n 10 sh F",
+        "nice -n10 sh F",
+        "nice -5 sh F",
+        "nice --adjustment=5 sh F",
+        "nice --adjustment 5 sh F",
+        "/usr/bin/nice -n 1 sh F",
+        "stdbuf -oL sh F",
+        "stdbuf -o L -e 0 sh F",
+        "stdbuf --output=L sh F",
+        "exec -a NAME sh F",
+        "exec -cl -a NAME sh F",
+        "exec -aNAME sh F",
+        "timeout 5 sh F",
+        "timeout -s KILL -k 1 5 sh F",
+        "timeout --signal=KILL --preserve-status 5s sh F",
+        "timeout --kill-after 1 5 sh F",
+        "nohup sh F",
+        "command sh F",
+        "command -p sh F",
+        "time sh F",
+        "time -p sh F",
+        "time -f %e -o t.log sh F",
+        "setsid sh F",
+        "setsid -fw sh F",
+        "ionice -c 3 sh F",
+        "ionice -c2 -n7 -t sh F",
+        "chrt 10 sh F",
+        "chrt -r -T 5 1 sh F",
+        "taskset -c 0,1 sh F",
+        "nice -n 5 -- sh F",
+        "nohup nice -n 5 stdbuf -oL timeout 5 sh F",
+        "env A=1 nice -n 5 sh F",
+    ] {
+        assert_eq!(files(command), bound("F"), "{command}");
+    }
+    // The word that names the script in an exec-form argv.
+    let found = exec_scripts(&["nice", "-n", "5", "bash", "hooks/x.sh"], &var);
+    assert_eq!(found.files[0].word, Some(4));
+    assert_eq!(exec(&["stdbuf", "-oL", "./hook.sh"]), bound("./hook.sh"));
+}
+
+#[test]
+fn wrappers_that_run_no_command_bind_nothing() {
+    for command in [
+        "command -v sh F",
+        "command -V sh",
+        "ionice -p 12 sh F",
+        "ionice --pid 12",
+        "chrt -p 5 12",
+        "chrt -m",
+        "taskset -p 3 12",
+        "nice",
+        "timeout 5",
+    ] {
+        assert_eq!(files(command), (vec![], false), "{command}");
+    }
+}
+
+#[test]
+fn a_command_run_with_arguments_from_the_input_is_unknown() {
+    for command in [
+        "xargs sh F",
+        "find . -name '*.sh' | xargs -n1 sh",
+        "xargs -I{} sh {}",
+    ] {
+        let found = shell_scripts(command, &var);
+        assert!(found.files.is_empty(), "{command}: {found:?}");
+        assert!(
+            found.unknown.iter().any(|u| u.contains("`xargs`")),
+            "{command}: {found:?}"
+        );
+    }
+    assert!(exec(&["/usr/bin/xargs", "sh", "F"]).1);
+}
+
+#[test]
 fn inline_code_and_path_programs_bind_nothing_and_are_known() {
     assert_eq!(files("bash -c 'exit 0'"), (vec![], false));
     assert_eq!(files("node -e 'process.exit(0)'"), (vec![], false));

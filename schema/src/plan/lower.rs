@@ -70,10 +70,14 @@ impl From<Search> for SearchKey {
 pub(crate) const GROUP_BUDGET: usize = 4 * 1024 * 1024;
 
 /// What a config's single patterns (each `matches`/`glob` leaf, a lone
-/// tool pattern) may spend on dense DFAs, in bytes (8 MiB): past it,
+/// tool pattern) may spend on dense DFAs, in bytes (2 MiB): past it,
 /// patterns are matched lazily, so a config of many patterns that each
 /// determinize slowly (`a0.{10}$`, `a1.{10}$`, ...) loads in bounded time.
-pub(crate) const SINGLE_BUDGET: usize = 8 * 1024 * 1024;
+/// Determinizing costs far more than the DFA it leaves (a 60 KiB DFA of
+/// `a42.{10}$` takes about 1 ms): at 8 MiB, 96 of the 512 small regexes of
+/// the config-load benchmark were determinized, two thirds of its load
+/// time; at 2 MiB about a quarter as many are (`BENCHMARKS.md`).
+pub(crate) const SINGLE_BUDGET: usize = 2 * 1024 * 1024;
 
 /// Most bytes one group's dense attempt may use (512 KiB).
 pub(crate) const GROUP_DENSE_LIMIT: usize = 512 * 1024;
@@ -379,14 +383,13 @@ fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
         Predicate::Arg { pointer: p, test } => Pred::Arg {
             pointer: pointer(p)?,
             test: match test {
-                ArgTest::Matches(re) => {
-                    crate::check_regex(re).map_err(|e| e.to_string())?;
-                    Test::Matches(
-                        cache
-                            .owned(re, Search::Unanchored)
-                            .map_err(|e| e.to_string())?,
-                    )
-                }
+                // Validation checked the regex (`check_regex`); building
+                // its matcher reports what does not compile.
+                ArgTest::Matches(re) => Test::Matches(
+                    cache
+                        .owned(re, Search::Unanchored)
+                        .map_err(|e| e.to_string())?,
+                ),
                 ArgTest::Glob(g) => {
                     let regex = crate::glob_to_regex(g).map_err(|e| e.to_string())?;
                     Test::Glob(
