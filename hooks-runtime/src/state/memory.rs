@@ -42,12 +42,10 @@ impl MemoryStore {
     /// it written now.
     fn write<R>(&self, session: &str, f: impl FnOnce(&mut SessionState) -> R) -> R {
         let mut sessions = self.lock();
-        let entry = sessions
-            .entry(session.to_owned())
-            .or_insert_with(|| Entry {
-                state: SessionState::default(),
-                written: Instant::now(),
-            });
+        let entry = sessions.entry(session.to_owned()).or_insert_with(|| Entry {
+            state: SessionState::default(),
+            written: Instant::now(),
+        });
         entry.written = Instant::now();
         f(&mut entry.state)
     }

@@ -175,12 +175,8 @@ pub trait SessionStore: Send + Sync {
     /// increments from any number of tasks or processes all count) and
     /// returns the new value (saturating at `i64::MAX` in Redis and at
     /// `u64::MAX` elsewhere).
-    fn increment<'a>(
-        &'a self,
-        session: &'a str,
-        counter: &'a str,
-        by: u64,
-    ) -> StoreFuture<'a, u64>;
+    fn increment<'a>(&'a self, session: &'a str, counter: &'a str, by: u64)
+    -> StoreFuture<'a, u64>;
 
     /// Resets to 0 (removes) every counter of `session` whose name starts
     /// with `prefix` (a full name resets that counter), atomically, and

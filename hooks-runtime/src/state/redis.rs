@@ -103,7 +103,9 @@ impl RedisStore {
 
     /// The TTL in milliseconds, at least 1.
     fn ttl_ms(&self) -> i64 {
-        i64::try_from(self.ttl.as_millis()).unwrap_or(i64::MAX).max(1)
+        i64::try_from(self.ttl.as_millis())
+            .unwrap_or(i64::MAX)
+            .max(1)
     }
 }
 

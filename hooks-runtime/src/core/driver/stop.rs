@@ -121,7 +121,9 @@ impl HookStack {
                     ctx.session_id()
                 );
                 let mut outcome = Fold::new(event).finish();
-                outcome.diagnostics.push(Diagnostic::SessionStore { message });
+                outcome
+                    .diagnostics
+                    .push(Diagnostic::SessionStore { message });
                 return Decided::new(StopDecision::Stop, outcome);
             }
         };
