@@ -124,6 +124,7 @@ pub mod dispatch;
 mod http;
 mod rego;
 mod shell;
+pub mod state;
 
 // What an agent loop calls and applies: events in, typed decisions out,
 // with a report per consulted hook.

@@ -76,6 +76,14 @@ pub enum Diagnostic {
         /// Resumes already granted in this user turn.
         resumes: u32,
     },
+    /// The session state store
+    /// ([`HookStack::with_session_store`](crate::HookStack::with_session_store))
+    /// failed; `message` says what the runtime did instead (for the
+    /// stop-resume cap: the agent stops, fail closed).
+    SessionStore {
+        /// What failed and what was done instead.
+        message: String,
+    },
     /// A hook asked for approval of a call of `tool` and the agent supplied
     /// no approver: the call was refused (fail closed).
     NoApprover {
@@ -112,6 +120,7 @@ impl fmt::Display for Diagnostic {
                 f,
                 "the agent already resumed {resumes} time(s) in this user turn; the cap is {cap}: stopping without running the stop hooks"
             ),
+            Diagnostic::SessionStore { message } => write!(f, "session state store: {message}"),
             Diagnostic::NoApprover { tool, reason } => {
                 write!(f, "the call of `{tool}` needed approval")?;
                 if let Some(reason) = reason {

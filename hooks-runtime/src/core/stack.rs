@@ -15,6 +15,7 @@ use crate::core::id::HookId;
 use crate::core::outcome::StackOutcome;
 use crate::core::report::HookReport;
 use crate::core::telemetry;
+use crate::state::SessionStore;
 use tracing::Instrument;
 
 /// An ordered list of hooks that answers each event with one folded result.
@@ -98,6 +99,8 @@ pub struct HookStack {
     entries: Vec<Entry>,
     /// Set by [`HookStack::with_stop_cap`]; `None`: derived from the configs.
     stop_cap: Option<u32>,
+    /// Set by [`HookStack::with_session_store`]; `None`: the run's scratchpad.
+    session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl Default for HookStack {
@@ -132,6 +135,7 @@ impl HookStack {
         HookStack {
             entries: Vec::new(),
             stop_cap: None,
+            session_store: None,
         }
     }
 
@@ -145,6 +149,30 @@ impl HookStack {
     pub fn with_stop_cap(mut self, cap: u32) -> Self {
         self.stop_cap = Some(cap);
         self
+    }
+
+    /// Counts the stop resumes of each user turn in `store`, under the
+    /// session id of the event's context
+    /// ([`HookContext::session_id`](crate::HookContext::session_id)), instead of the run's
+    /// scratchpad: the cap ([`HookStack::stop_cap`]) then holds across
+    /// processes sharing the store — one `agent-hooks hook` process per
+    /// event, several `serve` replicas sharing Redis.
+    /// [`HookStack::user_prompt`] resets the counts in the store
+    /// ([`state::STOP_RESUMES`](crate::state::STOP_RESUMES) and the
+    /// subagents' counters under it).
+    ///
+    /// A store that fails fails closed for the cap: the agent stops, with
+    /// a [`Diagnostic::SessionStore`](crate::Diagnostic::SessionStore)
+    /// (see [`HookStack::stop`]).
+    #[must_use]
+    pub fn with_session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
+        self
+    }
+
+    /// The store set by [`HookStack::with_session_store`], if any.
+    pub fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.session_store.as_ref()
     }
 
     /// The stop-resume cap per user turn (see [`HookStack::with_stop_cap`]).
@@ -181,6 +209,9 @@ impl HookStack {
         self.entries.extend(stack.entries.iter().cloned());
         if let Some(cap) = stack.stop_cap {
             self.stop_cap = Some(self.stop_cap.map_or(cap, |own| own.min(cap)));
+        }
+        if self.session_store.is_none() {
+            self.session_store.clone_from(&stack.session_store);
         }
     }
 

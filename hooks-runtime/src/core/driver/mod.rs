@@ -27,7 +27,6 @@ use crate::core::stack::HookStack;
 mod stop;
 
 pub use stop::StopDecision;
-use stop::StopResumes;
 
 /// A decision plus the context, provenance, diagnostics and per-hook
 /// reports of the fold behind it:
@@ -333,7 +332,10 @@ impl Observed {
 
 impl HookStack {
     /// Folds a `user_prompt` event. A new user turn starts: the stop-resume
-    /// counts of the agent and its subagents go back to 0.
+    /// counts of the agent and its subagents go back to 0 (in the session
+    /// store, when the stack has one: [`HookStack::with_session_store`]; a
+    /// store that fails adds a [`Diagnostic::SessionStore`] and the prompt
+    /// is folded as usual).
     ///
     /// # Cancel safety
     ///
@@ -343,8 +345,9 @@ impl HookStack {
         ctx: &HookContext,
         prompt: &'a str,
     ) -> Decided<PromptDecision<'a>> {
-        ctx.scratchpad().remove::<StopResumes>();
+        let reset = self.reset_stop_resumes(ctx).await;
         let mut outcome = self.fold(ctx, StepEvent::UserPrompt { prompt }).await;
+        outcome.diagnostics.extend(reset);
         let decision = match outcome.decision.take() {
             Some(Flow::Skip { reason }) => PromptDecision::Skip { reason },
             Some(Flow::Terminate { reason }) => PromptDecision::Terminate { reason },

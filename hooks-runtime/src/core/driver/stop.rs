@@ -11,6 +11,7 @@ use crate::core::event::StepEvent;
 use crate::core::flow::{Flow, Text};
 use crate::core::fold::Fold;
 use crate::core::stack::HookStack;
+use crate::state::{STOP_RESUMES, StoreError, stop_resumes_counter};
 
 /// What to do when the agent (or a subagent) is about to stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,61 +100,56 @@ impl HookStack {
         ctx: &HookContext,
         event: StepEvent<'_>,
     ) -> Decided<StopDecision> {
-        let (agent, event) = match event {
-            StepEvent::Stop {
-                loop_count,
-                text,
-                background_tasks,
-                session_crons,
-            } => {
-                let loop_count = resumes_so_far(ctx, "").max(loop_count);
-                let event = StepEvent::Stop {
-                    loop_count,
-                    text,
-                    background_tasks,
-                    session_crons,
-                };
-                ("", event)
-            }
+        let (agent, reported) = match event {
+            StepEvent::Stop { loop_count, .. } => ("", loop_count),
             StepEvent::SubagentStop {
                 agent_id,
-                agent_type,
                 loop_count,
-                text,
-                agent_transcript_path,
-                background_tasks,
-                session_crons,
-            } => {
-                let loop_count = resumes_so_far(ctx, agent_id).max(loop_count);
-                let event = StepEvent::SubagentStop {
-                    agent_id,
-                    agent_type,
-                    loop_count,
-                    text,
-                    agent_transcript_path,
-                    background_tasks,
-                    session_crons,
-                };
-                (agent_id, event)
-            }
+                ..
+            } => (agent_id, loop_count),
             other => {
                 let reason = not_this(other, "stop_event", "a `stop` or `subagent_stop`");
                 let decision = StopDecision::Terminate { reason };
                 return Decided::new(decision, Fold::new(other).finish());
             }
         };
-        let loop_count = match event {
-            StepEvent::Stop { loop_count, .. } | StepEvent::SubagentStop { loop_count, .. } => {
-                loop_count
+        let counted = match self.resumes_so_far(ctx, agent).await {
+            Ok(counted) => counted,
+            Err(error) => {
+                let message = format!(
+                    "cannot read the stop resumes of session `{}`: {error}; the agent stops without running the stop hooks (fail closed)",
+                    ctx.session_id()
+                );
+                let mut outcome = Fold::new(event).finish();
+                outcome
+                    .diagnostics
+                    .push(Diagnostic::SessionStore { message });
+                return Decided::new(StopDecision::Stop, outcome);
             }
-            _ => 0,
         };
+        let loop_count = counted.max(reported);
+        let event = with_loop_count(event, loop_count);
         if let Some(capped) = self.capped(event, loop_count) {
             return capped;
         }
         let mut outcome = self.fold(ctx, event).await;
         let decision = stop_decision(outcome.decision.take(), event.kind());
-        let decision = self.count_resume(ctx, agent, loop_count, decision);
+        let decision = match self
+            .count_resume(ctx, agent, counted, loop_count, decision)
+            .await
+        {
+            Ok(decision) => decision,
+            Err(error) => {
+                let message = format!(
+                    "cannot count a stop resume of session `{}`: {error}; the agent stops instead (fail closed)",
+                    ctx.session_id()
+                );
+                outcome
+                    .diagnostics
+                    .push(Diagnostic::SessionStore { message });
+                StopDecision::Stop
+            }
+        };
         Decided::new(decision, outcome)
     }
 
@@ -179,20 +175,59 @@ impl HookStack {
 
     /// A `Resume` (below the cap: [`HookStack::capped`] answered at or over
     /// it without consulting the hooks) is counted for `agent` (`""`: the
-    /// agent itself).
-    fn count_resume(
+    /// agent itself): the count becomes `resumes + 1` (`counted`: what the
+    /// session store held, when the stack has one).
+    async fn count_resume(
         &self,
         ctx: &HookContext,
         agent: &str,
+        counted: u32,
         resumes: u32,
         decision: StopDecision,
-    ) -> StopDecision {
+    ) -> Result<StopDecision, StoreError> {
         if let StopDecision::Resume { .. } = decision {
-            ctx.update::<StopResumes, ()>(|counts| {
-                counts.0.insert(agent.into(), resumes + 1);
-            });
+            match self.session_store() {
+                None => ctx.update::<StopResumes, ()>(|counts| {
+                    counts.0.insert(agent.into(), resumes + 1);
+                }),
+                Some(store) => {
+                    let by = u64::from(resumes + 1 - counted);
+                    let name = stop_resumes_counter(agent);
+                    store.increment(ctx.session_id(), &name, by).await?;
+                }
+            }
         }
-        decision
+        Ok(decision)
+    }
+
+    /// How many times hooks resumed `agent` in this user turn: in the
+    /// session store when the stack has one, else in the run's scratchpad
+    /// (no allocation).
+    async fn resumes_so_far(&self, ctx: &HookContext, agent: &str) -> Result<u32, StoreError> {
+        let Some(store) = self.session_store() else {
+            return Ok(ctx
+                .scratchpad()
+                .with::<StopResumes, _>(|counts| counts.and_then(|c| c.0.get(agent).copied()))
+                .unwrap_or(0));
+        };
+        let name = stop_resumes_counter(agent);
+        let count = store.counter(ctx.session_id(), &name).await?;
+        Ok(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+
+    /// A new user turn: the stop-resume counts of the agent and its
+    /// subagents go back to 0; a store that fails is reported.
+    pub(super) async fn reset_stop_resumes(&self, ctx: &HookContext) -> Option<Diagnostic> {
+        let Some(store) = self.session_store() else {
+            ctx.scratchpad().remove::<StopResumes>();
+            return None;
+        };
+        let error = store.reset(ctx.session_id(), STOP_RESUMES).await.err()?;
+        let message = format!(
+            "cannot reset the stop resumes of session `{}` for the new user turn: {error}",
+            ctx.session_id()
+        );
+        Some(Diagnostic::SessionStore { message })
     }
 
     /// Folds a `subagent_stop` event: as [`HookStack::stop`], for the
@@ -226,13 +261,42 @@ impl HookStack {
 /// Resumes granted in the current user turn, per agent (`""`: the agent
 /// itself, else a subagent's id); kept in the run's scratchpad.
 #[derive(Debug, Default)]
-pub(super) struct StopResumes(std::collections::BTreeMap<Box<str>, u32>);
+struct StopResumes(std::collections::BTreeMap<Box<str>, u32>);
 
-/// How many times hooks resumed `agent` in this user turn (no allocation).
-fn resumes_so_far(ctx: &HookContext, agent: &str) -> u32 {
-    ctx.scratchpad()
-        .with::<StopResumes, _>(|counts| counts.and_then(|c| c.0.get(agent).copied()))
-        .unwrap_or(0)
+/// `event` (a `stop` or `subagent_stop`) with its `loop_count` set to
+/// `loop_count`.
+fn with_loop_count(event: StepEvent<'_>, loop_count: u32) -> StepEvent<'_> {
+    match event {
+        StepEvent::Stop {
+            text,
+            background_tasks,
+            session_crons,
+            ..
+        } => StepEvent::Stop {
+            loop_count,
+            text,
+            background_tasks,
+            session_crons,
+        },
+        StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            text,
+            agent_transcript_path,
+            background_tasks,
+            session_crons,
+            ..
+        } => StepEvent::SubagentStop {
+            agent_id,
+            agent_type,
+            loop_count,
+            text,
+            agent_transcript_path,
+            background_tasks,
+            session_crons,
+        },
+        other => other,
+    }
 }
 
 /// The stop decision of a `stop` or `subagent_stop` fold.
