@@ -130,6 +130,8 @@ impl<'a> Output<'a> {
 }
 
 /// `Some` of a value the hooks rewrote, `None` when it is the input.
+// The `Cow` itself is the answer: owned means rewritten.
+#[allow(clippy::ptr_arg)]
 fn rewritten<'v>(value: &'v Cow<'_, Value>) -> Option<&'v Value> {
     match value {
         Cow::Owned(v) => Some(v),
