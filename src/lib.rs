@@ -183,6 +183,12 @@ pub mod shell {
 #[cfg(feature = "otlp")]
 pub mod telemetry;
 
+// The hook engine of `agent-hooks hook` (and of a server behind the
+// agents' `http` hooks): an agent's payload in, its answer out.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod agent;
+
 // The binary's `import claude` and `replay` commands (and their tests), not
 // library API.
 #[cfg(feature = "cli")]

@@ -131,6 +131,22 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         store: Option<std::path::PathBuf>,
     },
+    /// The command an agent runs as its hook: reads the agent's payload
+    /// for one event on stdin, runs the configs' hooks on it and answers
+    /// in that agent's output format and exit-code convention (a JSON
+    /// object on stdout, exit 0; exit 2 only for an input that names no
+    /// event). See docs/hook-command.md.
+    Hook {
+        /// The agent whose hook protocol stdin and stdout follow.
+        #[arg(long, value_enum)]
+        agent: agent_hooks::agent::Agent,
+        /// The hook configs, run in this order as one stack.
+        #[arg(required = true, value_name = "CONFIG")]
+        configs: Vec<std::path::PathBuf>,
+        /// Append a record of every consulted hook to this JSONL file.
+        #[arg(long, value_name = "FILE")]
+        records: Option<std::path::PathBuf>,
+    },
     /// Convert another agent's hook configuration into an agent-hooks config.
     Import {
         #[command(subcommand)]
@@ -276,6 +292,11 @@ fn run(cli: Cli) -> u8 {
             workspace,
             store,
         }),
+        Command::Hook {
+            agent,
+            configs,
+            records,
+        } => cli::hook::run(agent, &configs, records.as_deref()),
         Command::Import {
             source:
                 ImportSource::Claude {

@@ -176,6 +176,18 @@ pub use crate::shell::invoke::{
 };
 pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, SessionDir, ToolPathSettings};
 
+/// Claude Code's hook protocol read from the agent's side, for an entry
+/// point Claude Code calls as its hook (a command hook, a server behind a
+/// `type: http` hook): its input as our event and hook context
+/// ([`read_payload`](claude_code::read_payload)), and the event name its
+/// output's `hookSpecificOutput.hookEventName` must carry
+/// ([`hook_event_name`](claude_code::hook_event_name)). The same table
+/// of event names and fields as `protocol: claude` scripts, which receive
+/// what [`read_payload`](claude_code::read_payload) reads.
+pub mod claude_code {
+    pub use crate::shell::protocol::claude::{PayloadError, hook_event_name, read_payload};
+}
+
 // `policy` hooks: Rego policies evaluated in process.
 pub use crate::rego::{PolicyEvalError, RegoPolicy};
 pub use crate::shell::records::{

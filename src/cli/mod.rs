@@ -3,6 +3,7 @@
 pub(crate) mod check;
 pub(crate) mod drive;
 pub(crate) mod explain;
+pub(crate) mod hook;
 pub(crate) mod import;
 pub(crate) mod replay;
 pub(crate) mod schema;

@@ -29,10 +29,10 @@ pub(crate) fn event_name(phase: Phase) -> &'static str {
     }
 }
 
-/// Claude Code's `hook_event_name` for `event`: [`event_name`] of its
-/// phase, except `PostToolUseFailure` for an `after_tool` event whose
+/// Claude Code's `hook_event_name` for `event`: the name of its
+/// phase ([`Phase::claude_event`], else the phase in PascalCase), except `PostToolUseFailure` for an `after_tool` event whose
 /// outcome failed.
-pub(crate) fn hook_event_name(event: &StepEvent<'_>) -> &'static str {
+pub fn hook_event_name(event: &StepEvent<'_>) -> &'static str {
     match event {
         StepEvent::AfterTool {
             outcome: ToolOutcome::Failed { .. },

@@ -109,8 +109,11 @@ use super::{
 use crate::{Captured, ContextItem, Flow, StepEvent};
 
 mod input;
+mod payload;
 
-pub(crate) use input::{hook_event_name, stdin_payload};
+pub use input::hook_event_name;
+pub(crate) use input::stdin_payload;
+pub use payload::{PayloadError, read_payload};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,0 +1,486 @@
+//! The hook engine for the agents people already run: one payload of an
+//! agent's hook event in, that agent's answer out. `agent-hooks hook
+//! --agent NAME CONFIG...` is this engine behind a command hook; a server
+//! behind the agents' `http` hooks calls the same [`Engine`].
+//!
+//! An [`Engine`] holds compiled configs ([`Table`]s, loaded once:
+//! [`load_tables`], with the compiled-config cache of [`cache`]), each as a
+//! [`Dispatcher`] in one [`HookStack`], in the order given, bound to a
+//! shell runtime with the config's `limits`. [`Engine::answer`] reads the
+//! agent's payload as our event and hook context (the agent's table of
+//! event names and fields, shared with the script protocols:
+//! [`hooks_runtime::claude_code`]), runs it through the stack's driver
+//! method for its phase (the runtime's own dispatch and fold; nothing is
+//! decided here) and writes the typed decision in the agent's output
+//! format ([`claude`]).
+//!
+//! # JSON first
+//!
+//! Every decision an agent's protocol can express in its output object is
+//! answered that way, with exit code 0: the same [`Answer::json`] is the
+//! stdout of a command hook and the 2xx body of an `http` hook (Claude
+//! Code's `type: http` hooks read decisions only from a 2xx JSON body,
+//! never from a status code). Exit code 2 with stderr is kept for what
+//! JSON cannot express: an input that cannot be read as any event (not
+//! JSON, no event name), answered fail-closed. An error on a readable
+//! event (an invalid config, a field of the wrong type) is answered in
+//! JSON too: a deny or block on the events that gate something, a
+//! `systemMessage` elsewhere ([`Engine::error_answer`]).
+
+pub mod cache;
+pub mod claude;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hooks_runtime::{
+    AfterToolDecision, CompactionDecision, CompletionDecision, Decided, Dispatcher, Executor,
+    HookContext, HookStack, InvalidCallDecision, Observed, OwnedEvent, PermissionDecision,
+    PromptDecision, RecordWriter, ShellRuntime, StepEvent, StopDecision, Table, TableRef, ToolCall,
+    ToolDecision,
+};
+use serde_json::Value;
+
+pub use cache::{ConfigError, load_tables};
+
+/// An agent whose hook protocol the engine speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Agent {
+    /// Claude Code (`settings.json` hooks; command and `http` hooks).
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// GitHub Copilot (VS Code agent hooks, the Copilot CLI).
+    Copilot,
+}
+
+impl Agent {
+    /// Every agent, in the order of the `--agent` values.
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Copilot];
+
+    /// The name used on the command line and in `POST /v1/hooks/{agent}`:
+    /// `claude`, `codex`, `gemini`, `copilot`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
+        }
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An agent name that is not one of [`Agent::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent `{0}`, expected one of: claude, codex, gemini, copilot")]
+pub struct UnknownAgent(pub String);
+
+impl std::str::FromStr for Agent {
+    type Err = UnknownAgent;
+
+    fn from_str(s: &str) -> Result<Agent, UnknownAgent> {
+        Agent::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s)
+            .ok_or_else(|| UnknownAgent(s.to_owned()))
+    }
+}
+
+/// An agent's answer to one hook event.
+///
+/// `json` is the agent's output object: a command hook prints it as
+/// `stdout`, an `http` hook returns it as the 2xx body. `stderr` and
+/// `exit_code` are the command hook's (`exit_code` 0 unless the input
+/// could not be read as any event: 2, with the reason on `stderr`, as the
+/// agent's protocol reads a blocking error). Every text in it passed
+/// through redaction ([`hooks_runtime::redact_sensitive_text`]); tool
+/// arguments and results the hooks rewrote are passed as they are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The agent's output object (`{}`: nothing to say).
+    pub json: Value,
+    /// What a command hook prints on stdout: `json` on one line, or empty
+    /// when `exit_code` is 2.
+    pub stdout: String,
+    /// What a command hook prints on stderr.
+    pub stderr: String,
+    /// A command hook's exit code: 0, or 2 (see [`Answer`]).
+    pub exit_code: u8,
+}
+
+impl Answer {
+    /// An exit-0 answer of `json` (printed on one line).
+    pub fn json(json: Value) -> Answer {
+        let stdout = serde_json::to_string(&json).unwrap_or_default();
+        Answer {
+            json,
+            stdout,
+            stderr: String::new(),
+            exit_code: 0,
+        }
+    }
+
+    /// The blocking error of an input that is no event: exit 2, `message`
+    /// (redacted) on stderr, `{}` as JSON.
+    pub fn blocking_error(message: &str) -> Answer {
+        Answer {
+            json: Value::Object(serde_json::Map::new()),
+            stdout: String::new(),
+            stderr: redact(message),
+            exit_code: 2,
+        }
+    }
+}
+
+/// One event read from an agent's payload: our event and the hook
+/// context of its session. A caller may adjust both between
+/// [`Engine::read`] and [`Engine::decide`] (a session state store setting
+/// `stop`'s loop count, seeding the scratchpad).
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The agent the payload came from.
+    pub agent: Agent,
+    /// The event.
+    pub event: OwnedEvent,
+    /// The hook context: run and session id, transcript path, cwd,
+    /// permission mode.
+    pub ctx: HookContext,
+    /// The agent's own name of the event (`PreToolUse`,
+    /// `PostToolUseFailure`, ...), which its output names again.
+    pub event_name: String,
+}
+
+/// Why an [`Engine::read`] found no event to decide.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The payload is not JSON.
+    #[error("the hook input is not JSON: {0}")]
+    NotJson(String),
+    /// The agent's payload could not be read (see
+    /// [`hooks_runtime::claude_code::PayloadError`]).
+    #[error(transparent)]
+    Payload(#[from] hooks_runtime::claude_code::PayloadError),
+    /// The engine does not speak this agent's protocol yet.
+    #[error("agent `{0}` is not supported yet (supported: claude)")]
+    Unsupported(Agent),
+}
+
+/// Where an [`Engine`] runs hooks and what it keeps.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// The workspace root `run` hooks run in (commands and their `cwd`
+    /// resolve against it; `CLAUDE_PROJECT_DIR`).
+    pub workspace: PathBuf,
+    /// The session directory for payload spill files (private to the
+    /// user, outside the workspace; [`hooks_runtime::SessionDir`]); needed
+    /// only when a config has `run` hooks.
+    pub session_dir: Option<PathBuf>,
+    /// Where every consulted hook writes its record, if anywhere.
+    pub records: Option<RecordWriter>,
+    /// Cancelling it stops every running hook (SIGTERM, the executor's
+    /// kill grace, SIGKILL to its process group) and fails later ones as
+    /// `cancelled`: a command on a signal, a server draining.
+    pub cancel: hooks_runtime::CancellationToken,
+}
+
+/// Why an [`Engine`] could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The workspace root cannot be used (see [`Executor::new`]).
+    #[error("cannot use `{path}` as workspace root: {source}")]
+    Workspace {
+        /// The workspace root.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: hooks_runtime::PreflightError,
+    },
+    /// The session directory cannot be used.
+    #[error("cannot use the session directory: {0}")]
+    SessionDir(String),
+}
+
+/// Compiled configs bound to the runtime, answering agents' hook events.
+/// Build it once (a command hook: per process; a server: per config
+/// generation) and call [`Engine::answer`] for each event; it is `Send +
+/// Sync`, and concurrent calls share nothing but the configs and the
+/// shell runtimes (each call has its own [`HookContext`]).
+pub struct Engine {
+    stack: HookStack,
+    shells: Vec<Arc<ShellRuntime>>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("stack", &self.stack)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Binds `tables` (in order: one [`Dispatcher`] each, named after its
+    /// config's source, in one [`HookStack`]) to shell runtimes built from
+    /// each table's `limits` ([`Table::shell_runtime`]) in
+    /// `options.workspace`.
+    ///
+    /// # Errors
+    ///
+    /// [`EngineError`]: the workspace root or the session directory
+    /// cannot be used.
+    pub fn new(tables: Vec<Table>, options: &EngineOptions) -> Result<Engine, EngineError> {
+        let executor =
+            Executor::new(&options.workspace).map_err(|source| EngineError::Workspace {
+                path: options.workspace.clone(),
+                source,
+            })?;
+        let mut stack = HookStack::new();
+        let mut shells = Vec::with_capacity(tables.len());
+        for table in tables {
+            let table = Arc::new(table);
+            let mut shell = table
+                .shell_runtime(executor.clone())
+                .with_cancel(options.cancel.clone());
+            if let Some(records) = &options.records {
+                shell = shell.with_records(records.clone());
+            }
+            if let Some(dir) = &options.session_dir {
+                shell = shell
+                    .with_session_dir(dir)
+                    .map_err(|e| EngineError::SessionDir(e.to_string()))?;
+            }
+            let shell = Arc::new(shell);
+            let id = table.source().to_owned();
+            let dispatcher =
+                Dispatcher::new(TableRef::Shared(table)).with_shell(Arc::clone(&shell));
+            stack = stack.with(id, dispatcher);
+            shells.push(shell);
+        }
+        Ok(Engine { stack, shells })
+    }
+
+    /// The stack the engine drives (its stop cap, its hooks).
+    pub fn stack(&self) -> &HookStack {
+        &self.stack
+    }
+
+    /// Reads `payload` (the agent's hook input, JSON) as a [`Request`].
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError`]: not JSON, not an input of `agent`'s protocol, an
+    /// agent not supported yet.
+    pub fn read(&self, agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
+        read(agent, payload)
+    }
+
+    /// Decides `request` through the stack and answers in its agent's
+    /// format.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`HookStack::fold`]: dropping the future kills a running hook's
+    /// process group and answers nothing.
+    pub async fn decide(&self, request: &Request) -> Answer {
+        let decided = decide(&self.stack, &request.ctx, &request.event).await;
+        match request.agent {
+            Agent::Claude => claude::answer(request, &decided),
+            other => Answer::blocking_error(&ReadError::Unsupported(other).to_string()),
+        }
+    }
+
+    /// [`Engine::read`] then [`Engine::decide`]: the answer to one
+    /// payload. An event the agent has but we have no phase for is
+    /// answered with `{}` (nothing to decide); a payload that cannot be
+    /// read is answered by [`Engine::error_answer`].
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`Engine::decide`].
+    pub async fn answer(&self, agent: Agent, payload: &[u8]) -> Answer {
+        match self.read(agent, payload) {
+            Ok(request) => self.decide(&request).await,
+            Err(e) => Engine::error_answer(agent, payload, &e),
+        }
+    }
+
+    /// The answer when no decision could be made for `payload`: `{}` for
+    /// an event without a phase here; otherwise `error` answered in the
+    /// agent's format, fail-closed where the event gates something (see
+    /// [`claude::error_answer`]). Also what a caller answers when the
+    /// configs cannot be loaded.
+    pub fn error_answer(agent: Agent, payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
+        match agent {
+            Agent::Claude => claude::error_answer(payload, error),
+            _ => Answer::blocking_error(&error.to_string()),
+        }
+    }
+
+    /// Shuts down the persistent workers of every shell runtime
+    /// ([`ShellRuntime::shutdown_workers`]).
+    pub async fn shutdown(&self) {
+        for shell in &self.shells {
+            shell.shutdown_workers().await;
+        }
+    }
+}
+
+fn read(agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
+    let text = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
+    let value: Value =
+        serde_json::from_slice(text).map_err(|e| ReadError::NotJson(e.to_string()))?;
+    match agent {
+        Agent::Claude => {
+            let (event, ctx) = hooks_runtime::claude_code::read_payload(&value)?;
+            let event_name = hooks_runtime::claude_code::hook_event_name(&event.as_step());
+            Ok(Request {
+                agent,
+                event,
+                ctx,
+                event_name: event_name.to_owned(),
+            })
+        }
+        other => Err(ReadError::Unsupported(other)),
+    }
+}
+
+/// The typed decision of one event: the driver method's result for its
+/// phase.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Decision<'a> {
+    /// `user_prompt`.
+    Prompt(PromptDecision<'a>),
+    /// `before_completion`.
+    Completion(CompletionDecision),
+    /// `before_tool`.
+    Tool(ToolDecision<'a>),
+    /// `permission_request`.
+    Permission(PermissionDecision<'a>),
+    /// `after_tool`.
+    AfterTool(AfterToolDecision<'a>),
+    /// `invalid_tool_call`.
+    InvalidCall(InvalidCallDecision),
+    /// `stop`, `subagent_stop`.
+    Stop(StopDecision),
+    /// `before_compaction`.
+    Compaction(CompactionDecision),
+    /// Every other phase.
+    Observed(Observed),
+}
+
+/// `decided` with its decision wrapped by `wrap`.
+fn wrap<D, E>(decided: Decided<D>, wrap: impl FnOnce(D) -> E) -> Decided<E> {
+    let Decided {
+        decision,
+        context,
+        provenance,
+        diagnostics,
+        reports,
+    } = decided;
+    Decided {
+        decision: wrap(decision),
+        context,
+        provenance,
+        diagnostics,
+        reports,
+    }
+}
+
+/// Drives `event` through `stack` with the driver method of its phase.
+///
+/// # Cancel safety
+///
+/// As the driver methods.
+pub async fn decide<'a>(
+    stack: &HookStack,
+    ctx: &HookContext,
+    event: &'a OwnedEvent,
+) -> Decided<Decision<'a>> {
+    let step = event.as_step();
+    match step {
+        StepEvent::UserPrompt { prompt } => {
+            wrap(stack.user_prompt(ctx, prompt).await, Decision::Prompt)
+        }
+        StepEvent::BeforeCompletion { request } => wrap(
+            stack.before_completion(ctx, request).await,
+            Decision::Completion,
+        ),
+        StepEvent::BeforeTool {
+            tool_name,
+            call_id,
+            args,
+        } => {
+            let call = ToolCall {
+                tool_name,
+                call_id,
+                args,
+            };
+            wrap(stack.before_tool(ctx, call).await, Decision::Tool)
+        }
+        StepEvent::PermissionRequest {
+            tool_name,
+            call_id,
+            args,
+            suggestions,
+        } => {
+            let call = ToolCall {
+                tool_name,
+                call_id,
+                args,
+            };
+            wrap(
+                stack.permission_request(ctx, call, suggestions).await,
+                Decision::Permission,
+            )
+        }
+        StepEvent::AfterTool { .. } => {
+            wrap(stack.after_tool_event(ctx, step).await, Decision::AfterTool)
+        }
+        StepEvent::InvalidToolCall {
+            tool_name,
+            call_id,
+            raw_args,
+            error,
+        } => wrap(
+            stack
+                .invalid_tool_call(ctx, tool_name, call_id, raw_args, error)
+                .await,
+            Decision::InvalidCall,
+        ),
+        StepEvent::Stop { .. } | StepEvent::SubagentStop { .. } => {
+            wrap(stack.stop_event(ctx, step).await, Decision::Stop)
+        }
+        StepEvent::BeforeCompaction {
+            trigger,
+            instructions,
+        } => wrap(
+            stack.before_compaction(ctx, trigger, instructions).await,
+            Decision::Compaction,
+        ),
+        other => wrap(stack.observe(ctx, other).await, Decision::Observed),
+    }
+}
+
+/// `text` through the project's one redaction function.
+pub(crate) fn redact(text: &str) -> String {
+    hooks_runtime::redact_sensitive_text(text, &hooks_runtime::SecretSet::new()).into_owned()
+}
+
+/// Whether any of `tables` has a `run` rule (which needs a session
+/// directory for payload spill files).
+pub fn runs_processes(tables: &[Table]) -> bool {
+    tables
+        .iter()
+        .any(|t| t.rules().iter().any(|r| !r.action.is_declarative()))
+}

@@ -1,0 +1,98 @@
+//! `agent-hooks hook --agent NAME CONFIG...`: the command an agent runs as
+//! its hook. Reads that agent's payload for one event on stdin, runs the
+//! configs through the runtime's dispatch and fold
+//! ([`agent_hooks::agent::Engine`]) and answers in the agent's output
+//! format and exit-code convention (docs/hook-command.md).
+//!
+//! The workspace root is the current directory (Claude Code runs hooks
+//! in the project directory); `run` hooks get a session directory outside
+//! it for payload spill files (only when a config has one), removed when
+//! the command ends. The configs named are trusted by naming them.
+//!
+//! Exit codes: the answer's (0; 2 when the input names no event), 130 /
+//! 143 / 129 after SIGINT / SIGTERM / SIGHUP (the running hooks are
+//! cancelled; whatever answer the cancelled run gave is printed).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use agent_hooks::agent::{Agent, Answer, Engine, EngineOptions, load_tables, runs_processes};
+use hooks_runtime::{RecordWriter, SecretSet, SessionDir};
+
+use crate::cli::{Cancels, Ran, current_thread_runtime, run_interruptible};
+
+/// Runs `agent-hooks hook`; returns the exit code.
+pub(crate) fn run(agent: Agent, configs: &[PathBuf], records: Option<&Path>) -> u8 {
+    let mut payload = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut payload) {
+        return print(&Answer::blocking_error(&format!(
+            "agent-hooks: cannot read the hook input from stdin: {e}"
+        )));
+    }
+    let fail = |error: &dyn std::fmt::Display| print(&Engine::error_answer(agent, &payload, error));
+    let workspace = match std::env::current_dir() {
+        Ok(dir) => dir,
+        Err(e) => return fail(&format!("cannot read the current directory: {e}")),
+    };
+    let tables = match load_tables(configs, &workspace) {
+        Ok(tables) => tables,
+        Err(e) => return fail(&e),
+    };
+    let session = if runs_processes(&tables) {
+        match SessionDir::create_outside(&workspace) {
+            Ok(dir) => Some(dir),
+            Err(e) => return fail(&format!("cannot create a session directory: {e}")),
+        }
+    } else {
+        None
+    };
+    let records = match records.map(|path| RecordWriter::open(path, SecretSet::new())) {
+        None => None,
+        Some(Ok(writer)) => Some(writer),
+        Some(Err(e)) => return fail(&format!("cannot open the records file: {e}")),
+    };
+    let cancel = hooks_runtime::CancellationToken::new();
+    let options = EngineOptions {
+        workspace,
+        session_dir: session.as_ref().map(|s| s.path().to_owned()),
+        records,
+        cancel: cancel.clone(),
+    };
+    let engine = match Engine::new(tables, &options) {
+        Ok(engine) => engine,
+        Err(e) => return fail(&e),
+    };
+    let runtime = match current_thread_runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let cancels = Cancels {
+        run: cancel.clone(),
+        shutdown: cancel,
+    };
+    let code = match run_interruptible(&runtime, cancels, engine.answer(agent, &payload)) {
+        Ok(Ran::Done(answer)) => print(&answer),
+        Ok(Ran::Interrupted(i)) => {
+            if let Some(answer) = &i.partial {
+                print(answer);
+            }
+            i.code
+        }
+        Err(code) => code,
+    };
+    runtime.block_on(engine.shutdown());
+    drop(session);
+    code
+}
+
+/// Prints `answer` (its texts are redacted already) and returns its exit
+/// code. A closed stdout or stderr is not worth a panic.
+fn print(answer: &Answer) -> u8 {
+    if !answer.stdout.is_empty() {
+        let _ = writeln!(std::io::stdout().lock(), "{}", answer.stdout);
+    }
+    if !answer.stderr.is_empty() {
+        let _ = writeln!(std::io::stderr().lock(), "{}", answer.stderr);
+    }
+    answer.exit_code
+}
