@@ -183,6 +183,9 @@ pub mod shell {
 #[cfg(feature = "otlp")]
 pub mod telemetry;
 
+#[cfg(feature = "server")]
+pub mod serve;
+
 // The binary's `import claude` and `replay` commands (and their tests), not
 // library API.
 #[cfg(feature = "cli")]
