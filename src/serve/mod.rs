@@ -174,7 +174,9 @@ pub struct Options {
     pub deadline: Duration,
     /// How long a client may take to send a request's headers (hyper's
     /// `header_read_timeout`, against slow-loris clients); the connection
-    /// is closed after it. Default 10 s.
+    /// is closed after it. The clock starts when the server waits for a
+    /// request, so it also closes a keep-alive connection idle that long.
+    /// Default 10 s.
     pub header_read_timeout: Duration,
     /// After shutdown is asked: how long `/readyz` answers `503` while the
     /// server still accepts connections, so a load balancer stops sending
