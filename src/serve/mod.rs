@@ -291,6 +291,10 @@ impl<H: Handler> Server<H> {
     /// [`ServeError::Load`] when the loader fails, [`ServeError::Bind`]
     /// when `addr` cannot be bound, [`ServeError::Option`] for a zero
     /// `concurrency` or `max_body`.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime (the loader runs on its blocking pool).
     pub async fn bind<E, L>(
         addr: SocketAddr,
         options: Options,
@@ -353,6 +357,10 @@ impl<H: Handler> Server<H> {
     ///
     /// Dropping the future closes the listener and leaves the spawned
     /// connections to finish on their own: use `shutdown` to drain.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime (connections are tasks of its own).
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Drain {
         let Server { listener, state } = self;
         let router = routes::router(Arc::clone(&state));

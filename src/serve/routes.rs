@@ -2,6 +2,12 @@
 //! `GET /healthz`, `GET /readyz`, `GET /metrics`, each connection served by
 //! hyper's HTTP/1 builder with a header-read timeout and registered for
 //! graceful shutdown.
+//!
+//! The limits are steps of the hook handler rather than `tower-http`
+//! layers: the signature covers the body, so the body is read (bounded)
+//! inside the handler; the concurrency limit answers `503` after a bounded
+//! wait, which `ConcurrencyLimitLayer`'s unbounded queue does not; and the
+//! deadline's answer is the engine's own (`Handler::deadline_passed`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
