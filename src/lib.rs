@@ -188,6 +188,8 @@ pub mod telemetry;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod agent;
+#[cfg(feature = "server")]
+pub mod serve;
 
 // The binary's `import claude` and `replay` commands (and their tests), not
 // library API.

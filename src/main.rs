@@ -147,6 +147,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         records: Option<std::path::PathBuf>,
     },
+    /// Serve the hook engine over HTTP: `POST /v1/hooks/{agent}` for
+    /// claude, codex, gemini, copilot and native payloads, `/healthz`,
+    /// `/readyz`, `/metrics` (docs/serve.md). SIGTERM or SIGINT drains
+    /// (exit 0 when every in-flight request finished); SIGHUP reloads.
+    Serve(cli::serve::Args),
     /// Convert another agent's hook configuration into an agent-hooks config.
     Import {
         #[command(subcommand)]
@@ -297,6 +302,7 @@ fn run(cli: Cli) -> u8 {
             configs,
             records,
         } => cli::hook::run(agent, &configs, records.as_deref()),
+        Command::Serve(args) => cli::serve::run(args),
         Command::Import {
             source:
                 ImportSource::Claude {

@@ -7,6 +7,7 @@ pub(crate) mod hook;
 pub(crate) mod import;
 pub(crate) mod replay;
 pub(crate) mod schema;
+pub(crate) mod serve;
 pub(crate) mod test;
 pub(crate) mod trust;
 

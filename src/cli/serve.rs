@@ -1,0 +1,253 @@
+//! `agent-hooks serve`: the hook engine over HTTP (docs/serve.md).
+//!
+//! SIGTERM and SIGINT drain the server (exit 0 when every in-flight
+//! request finished, else 143 / 130 as the other commands exit on those
+//! signals); SIGHUP reloads the configs (it does not stop the server, as
+//! it does the other commands).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use agent_hooks::serve::{
+    Agent, Auth, BoxError, Drain, Handler, HandlerAnswer, Options, Server, WebhookSecret,
+};
+
+use super::{EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE, warn};
+
+/// The flags of `agent-hooks serve`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The hook configs the engine runs; a change of any reloads them.
+    #[arg(required = true, value_name = "CONFIG")]
+    configs: Vec<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    listen: SocketAddr,
+    /// Require `Authorization: Bearer <token>`, the token read from this
+    /// environment variable (never from the command line, never printed).
+    #[arg(long, value_name = "NAME")]
+    token_env: Option<String>,
+    /// Accept requests signed per Standard Webhooks with the `whsec_...`
+    /// secret(s) in this environment variable (several, space-separated,
+    /// during a rotation). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    webhook_secret_env: Vec<String>,
+    /// The largest request body: bytes, or with a `KiB` / `MiB` suffix.
+    #[arg(long, value_name = "SIZE", default_value = "1MiB", value_parser = parse_size)]
+    max_body: usize,
+    /// How many hook requests run at once.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    concurrency: usize,
+    /// How long an excess request waits for a slot before `503`.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
+    queue_wait: Duration,
+    /// Per request: reading the body and the engine's answer (`500ms`, `30s`).
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_duration)]
+    deadline: Duration,
+    /// How long a client may take to send a request's headers.
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_duration)]
+    header_timeout: Duration,
+    /// On SIGTERM: how long `/readyz` says 503 before the listener closes.
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = parse_duration)]
+    drain_delay: Duration,
+    /// On SIGTERM: how long in-flight requests may take to finish.
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_duration)]
+    drain_grace: Duration,
+    /// How often the configs are checked for changes (`0s`: never; SIGHUP
+    /// still reloads).
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
+    watch_interval: Duration,
+}
+
+/// `1048576`, `512KiB`, `1MiB`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, ""),
+    };
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("not a size: `{text}`"))?;
+    let unit = match unit {
+        "" | "B" => 1,
+        "KiB" => 1024,
+        "MiB" => 1024 * 1024,
+        _ => return Err(format!("unknown size unit in `{text}` (B, KiB, MiB)")),
+    };
+    n.checked_mul(unit)
+        .ok_or_else(|| format!("size too large: `{text}`"))
+}
+
+/// `250ms`, `30s`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    if let Some(ms) = text.strip_suffix("ms") {
+        return ms
+            .parse()
+            .map(Duration::from_millis)
+            .map_err(|_| format!("not a duration: `{text}`"));
+    }
+    if let Some(s) = text.strip_suffix('s') {
+        return s
+            .parse()
+            .map(Duration::from_secs)
+            .map_err(|_| format!("not a duration: `{text}`"));
+    }
+    Err(format!("a duration needs a unit, `ms` or `s`: `{text}`"))
+}
+
+/// The engine behind the server until the hook command's engine is wired
+/// in: it has no value, so it never answers.
+#[derive(Debug)]
+enum EngineNotWired {}
+
+impl Handler for EngineNotWired {
+    async fn answer(&self, _agent: Agent, _body: bytes::Bytes) -> HandlerAnswer {
+        match *self {}
+    }
+}
+
+/// PLACEHOLDER, the only one in `serve`: builds the engine that answers
+/// agent payloads from `configs` (compiled, checked and trust-verified),
+/// called at start and on every reload. Until the hook engine is wired in
+/// it fails, so `serve` exits 2 rather than answer anything.
+fn load_handler(configs: &[PathBuf]) -> Result<EngineNotWired, BoxError> {
+    let _ = configs;
+    Err("engine not wired: `serve` has no hook engine in this build".into())
+}
+
+/// The environment variable `name`, or an error naming it (not its value).
+fn env(name: &str) -> Result<String, String> {
+    match std::env::var(name) {
+        Ok(value) if !value.trim().is_empty() => Ok(value),
+        _ => Err(format!(
+            "error: environment variable `{name}` is not set or empty"
+        )),
+    }
+}
+
+fn auth(args: &Args) -> Result<Auth, String> {
+    let mut auth = Auth::default();
+    if let Some(name) = &args.token_env {
+        auth = auth.with_bearer(env(name)?.trim());
+    }
+    for name in &args.webhook_secret_env {
+        for text in env(name)?.split_whitespace() {
+            let secret = WebhookSecret::parse(text).map_err(|e| format!("error: `{name}`: {e}"))?;
+            auth = auth.with_webhook_secret(secret);
+        }
+    }
+    Ok(auth)
+}
+
+/// Runs `agent-hooks serve`; returns the exit code.
+pub(crate) fn run(args: Args) -> u8 {
+    let auth = match auth(&args) {
+        Ok(auth) => auth,
+        Err(message) => {
+            warn(&message);
+            return EXIT_USAGE;
+        }
+    };
+    if !auth.is_required() && !args.listen.ip().is_loopback() {
+        warn(&format!(
+            "warning: listening on {} without --token-env or --webhook-secret-env: anyone who reaches it can call the hooks",
+            args.listen
+        ));
+    }
+    let mut options = Options::default();
+    options.max_body = args.max_body;
+    options.concurrency = args.concurrency;
+    options.queue_wait = args.queue_wait;
+    options.deadline = args.deadline;
+    options.header_read_timeout = args.header_timeout;
+    options.drain_delay = args.drain_delay;
+    options.drain_grace = args.drain_grace;
+    if !args.watch_interval.is_zero() {
+        options.watch = args.configs.clone();
+        options.watch_interval = args.watch_interval;
+    }
+    options.auth = auth;
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            warn(&format!("error: cannot start the async runtime: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    runtime.block_on(serve(args.listen, options, args.configs))
+}
+
+async fn serve(listen: SocketAddr, options: Options, configs: Vec<PathBuf>) -> u8 {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (mut int, mut term, mut hup) = match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) {
+        (Ok(int), Ok(term), Ok(hup)) => (int, term, hup),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            warn(&format!("error: cannot install signal handlers: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    let server = match Server::bind(listen, options, move || load_handler(&configs)).await {
+        Ok(server) => server,
+        Err(e) => {
+            warn(&format!("error: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    match server.local_addr() {
+        Ok(addr) => eprintln!("serve: listening on http://{addr}"),
+        Err(_) => eprintln!("serve: listening"),
+    }
+    let control = server.control();
+    let signal_code = Arc::new(AtomicU8::new(EXIT_OK));
+    let code = Arc::clone(&signal_code);
+    let shutdown = async move {
+        loop {
+            tokio::select! {
+                _ = int.recv() => { code.store(EXIT_SIGINT, Ordering::SeqCst); break; }
+                _ = term.recv() => { code.store(EXIT_SIGTERM, Ordering::SeqCst); break; }
+                // The failure is reported by `reload` (stderr and metrics).
+                _ = hup.recv() => { let _ = control.reload().await; }
+            }
+        }
+        eprintln!("serve: draining");
+    };
+    match server.run(shutdown).await {
+        Drain::Complete => {
+            eprintln!("serve: drained, every in-flight request answered");
+            EXIT_OK
+        }
+        Drain::TimedOut { dropped } => {
+            warn(&format!(
+                "serve: drain grace ran out, {dropped} connection(s) dropped"
+            ));
+            signal_code.load(Ordering::SeqCst)
+        }
+        _ => signal_code.load(Ordering::SeqCst),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_durations_parse() {
+        assert_eq!(parse_size("1MiB"), Ok(1024 * 1024));
+        assert_eq!(parse_size("512KiB"), Ok(512 * 1024));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("1GB").is_err());
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert!(parse_duration("30").is_err());
+    }
+}
