@@ -4,6 +4,7 @@ pub(crate) mod check;
 pub(crate) mod drive;
 pub(crate) mod explain;
 pub(crate) mod import;
+pub(crate) mod init;
 pub(crate) mod replay;
 pub(crate) mod schema;
 pub(crate) mod test;
