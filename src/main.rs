@@ -157,6 +157,41 @@ enum Command {
         #[command(subcommand)]
         source: ImportSource,
     },
+    /// Route every event of an agent (Claude Code, Codex, Gemini CLI,
+    /// Copilot) to `agent-hooks hook` with these configs, or to an
+    /// `agent-hooks serve` with `--url`: merged into the agent's settings,
+    /// idempotent, with a backup; `--uninstall` takes it out again
+    /// (docs/init.md). Exit codes: 0 done, 2 usage or I/O error.
+    Init {
+        /// The agent whose settings to edit.
+        #[arg(long, value_enum)]
+        agent: cli::init::InitAgent,
+        /// The hook configs the routed events run.
+        #[arg(value_name = "CONFIG")]
+        configs: Vec<std::path::PathBuf>,
+        /// Which settings: the project's (default), the user's, or Claude
+        /// Code's `.claude/settings.local.json`.
+        #[arg(long, value_enum, default_value_t = cli::init::Scope::Project)]
+        scope: cli::init::Scope,
+        /// Edit this settings file instead of the scope's.
+        #[arg(long, value_name = "FILE")]
+        settings: Option<std::path::PathBuf>,
+        /// Route to an `agent-hooks serve` at this base URL
+        /// (`http://127.0.0.1:8080`) instead of running `hook`.
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// With `--url`: the environment variable that holds the bearer
+        /// token the agent sends (its value is never written).
+        #[arg(long, value_name = "NAME", requires = "url")]
+        token_env: Option<String>,
+        /// The command that runs agent-hooks (default: this executable's
+        /// absolute path).
+        #[arg(long, value_name = "PROGRAM", conflicts_with = "url")]
+        command: Option<String>,
+        /// Take agent-hooks out of the settings again.
+        #[arg(long)]
+        uninstall: bool,
+    },
 }
 
 /// The configurations `agent-hooks import` converts.
@@ -312,5 +347,24 @@ fn run(cli: Cli) -> u8 {
                     format,
                 },
         } => cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
+        Command::Init {
+            agent,
+            configs,
+            scope,
+            settings,
+            url,
+            token_env,
+            command,
+            uninstall,
+        } => cli::init::run(&cli::init::Args {
+            agent,
+            configs,
+            scope,
+            settings,
+            url,
+            token_env,
+            command,
+            uninstall,
+        }),
     }
 }

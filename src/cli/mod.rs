@@ -5,6 +5,7 @@ pub(crate) mod drive;
 pub(crate) mod explain;
 pub(crate) mod hook;
 pub(crate) mod import;
+pub(crate) mod init;
 pub(crate) mod replay;
 pub(crate) mod schema;
 pub(crate) mod serve;

@@ -1,0 +1,235 @@
+//! `agent-hooks init --agent ...`: every event of the agent routed to
+//! `agent-hooks hook`, merged into the settings the user has, idempotent,
+//! and undone byte for byte by `--uninstall` (the real Claude Code settings
+//! files of `../shared/real/claude-settings/` when present, and settings
+//! written here).
+
+#[path = "common/real.rs"]
+mod real;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn agent_hooks(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run agent-hooks")
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = agent_hooks(dir, args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "agent-hooks {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("settings written")).expect("JSON")
+}
+
+/// The commands of every entry under `hooks.<event>`, grouped or flat.
+fn commands(settings: &Value, event: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in settings["hooks"][event].as_array().into_iter().flatten() {
+        let entries = item["hooks"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| vec![item.clone()]);
+        for entry in entries {
+            for key in ["command", "bash", "url"] {
+                if let Some(text) = entry[key].as_str() {
+                    out.push(text.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn real_claude_settings_round_trip_byte_for_byte() {
+    let Some(dir) = real::dir("claude-settings") else {
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("readable")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "the corpus has its files: {files:?}");
+    for file in files {
+        let original = std::fs::read(&file).expect("readable");
+        let work = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(work.path().join(".claude")).expect("mkdir");
+        let settings = work.path().join(".claude/settings.json");
+        std::fs::write(&settings, &original).expect("copy");
+        std::fs::write(work.path().join("hooks.yaml"), "version: 1\nhooks: []\n").expect("cfg");
+        let before = read_json(&settings);
+
+        ok(work.path(), &["init", "--agent", "claude", "hooks.yaml"]);
+        let first = std::fs::read(&settings).expect("written");
+        let after = read_json(&settings);
+        for event in [
+            "PreToolUse",
+            "PostToolUse",
+            "Stop",
+            "SessionStart",
+            "UserPromptSubmit",
+        ] {
+            let ours: Vec<_> = commands(&after, event)
+                .into_iter()
+                .filter(|c| c.contains(" hook --agent claude ") && c.ends_with("/hooks.yaml"))
+                .collect();
+            assert_eq!(ours.len(), 1, "{}: {event}: {after}", file.display());
+            // The user's own hooks of that event are all still there, first.
+            let theirs = commands(&before, event);
+            assert_eq!(
+                commands(&after, event)[..theirs.len()],
+                theirs[..],
+                "{}: {event}",
+                file.display()
+            );
+        }
+        ok(work.path(), &["init", "--agent", "claude", "hooks.yaml"]);
+        assert_eq!(
+            std::fs::read(&settings).expect("written"),
+            first,
+            "{}: a second init changes nothing",
+            file.display()
+        );
+
+        ok(work.path(), &["init", "--agent", "claude", "--uninstall"]);
+        assert_eq!(
+            std::fs::read(&settings).expect("restored"),
+            original,
+            "{}: uninstall restores the file byte for byte",
+            file.display()
+        );
+        let left: Vec<_> = std::fs::read_dir(work.path().join(".claude"))
+            .expect("readable")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(left, ["settings.json"], "{}: no leftovers", file.display());
+    }
+}
+
+#[test]
+fn an_edit_after_init_survives_uninstall() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let settings = work.path().join(".claude/settings.json");
+    std::fs::create_dir(work.path().join(".claude")).expect("mkdir");
+    std::fs::write(
+        &settings,
+        "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"mine.sh\"}]}]}}",
+    )
+    .expect("write");
+    ok(work.path(), &["init", "--agent", "claude", "a.yaml"]);
+    let mut edited = read_json(&settings);
+    edited["model"] = Value::from("opus");
+    std::fs::write(&settings, serde_json::to_vec(&edited).expect("json")).expect("edit");
+
+    let message = ok(work.path(), &["init", "--agent", "claude", "--uninstall"]);
+    assert!(message.contains("edited since"), "{message}");
+    let after = read_json(&settings);
+    assert_eq!(after["model"], "opus", "the user's edit is kept");
+    assert_eq!(
+        commands(&after, "Stop"),
+        ["mine.sh"],
+        "only our entries went"
+    );
+    assert!(after["hooks"].get("PreToolUse").is_none(), "{after}");
+    assert!(
+        work.path()
+            .join(".claude/settings.json.agent-hooks.bak")
+            .exists(),
+        "the original stays available"
+    );
+}
+
+#[test]
+fn other_agents_get_their_own_files_and_lose_them_again() {
+    for (agent, file, event) in [
+        ("codex", ".codex/hooks.json", "PreToolUse"),
+        ("gemini", ".gemini/settings.json", "BeforeTool"),
+        ("copilot", ".github/hooks/agent-hooks.json", "preToolUse"),
+    ] {
+        let work = tempfile::tempdir().expect("tempdir");
+        ok(work.path(), &["init", "--agent", agent, "c.yaml"]);
+        let written = read_json(&work.path().join(file));
+        let ours = commands(&written, event);
+        assert_eq!(ours.len(), 1, "{agent}: {written}");
+        assert!(
+            ours[0].contains(&format!(" hook --agent {agent} ")),
+            "{ours:?}"
+        );
+        if agent == "copilot" {
+            assert_eq!(written["version"], 1);
+        }
+        ok(work.path(), &["init", "--agent", agent, "--uninstall"]);
+        assert!(
+            !work.path().join(file).exists(),
+            "{agent}: the file init made is gone"
+        );
+    }
+}
+
+#[test]
+fn a_serve_url_routes_claude_through_http_hooks_without_the_token() {
+    let work = tempfile::tempdir().expect("tempdir");
+    let args = [
+        "init",
+        "--agent",
+        "claude",
+        "--url",
+        "http://127.0.0.1:9/",
+        "--token-env",
+        "HOOKS_TOKEN",
+    ];
+    ok(work.path(), &args);
+    let text = std::fs::read_to_string(work.path().join(".claude/settings.json")).expect("read");
+    let settings: Value = serde_json::from_str(&text).expect("json");
+    let entry = &settings["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(entry["type"], "http");
+    assert_eq!(entry["url"], "http://127.0.0.1:9/v1/hooks/claude");
+    assert_eq!(entry["headers"]["Authorization"], "Bearer $HOOKS_TOKEN");
+    assert_eq!(entry["allowedEnvVars"][0], "HOOKS_TOKEN");
+}
+
+#[test]
+fn invalid_settings_are_refused_and_left_alone() {
+    let work = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(work.path().join(".claude")).expect("mkdir");
+    let settings = work.path().join(".claude/settings.json");
+    std::fs::write(&settings, "{\"hooks\": [1, 2]}").expect("write");
+    let out = agent_hooks(work.path(), &["init", "--agent", "claude", "c.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`hooks` is not a JSON object"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&settings, "{\"hooks\": ").expect("write");
+    let out = agent_hooks(work.path(), &["init", "--agent", "claude", "c.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("settings.json:1:"));
+    assert_eq!(
+        std::fs::read_to_string(&settings).expect("read"),
+        "{\"hooks\": "
+    );
+    assert!(
+        !work
+            .path()
+            .join(".claude/settings.json.agent-hooks.bak")
+            .exists()
+    );
+}
