@@ -45,6 +45,7 @@ fn hook(payload: &[u8], configs: &[&str]) -> Output {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(workspace.path())
+        .env("AGENT_HOOKS_SESSION_STORE", workspace.path().join(".state"))
         .args(["hook", "--agent", "claude"])
         .args(configs.iter().map(|c| root.join(c)))
         .stdin(Stdio::piped())

@@ -33,6 +33,7 @@ pub mod claude;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use hooks_runtime::state::SessionStore;
 use hooks_runtime::{
     AfterToolDecision, CompactionDecision, CompletionDecision, Decided, Dispatcher, Executor,
     HookContext, HookStack, InvalidCallDecision, Observed, OwnedEvent, PermissionDecision,
@@ -269,6 +270,16 @@ impl Engine {
         Ok(Engine { stack, shells })
     }
 
+    /// The engine with `store` keeping each session's state across calls
+    /// (the stop-resume cap counted per `session_id`, reset on a user
+    /// prompt: [`HookStack::with_session_store`], docs/session-state.md).
+    /// Without it the cap counts within one call only, which a command
+    /// hook (a process per event) never reaches.
+    pub fn with_session_store(mut self, store: Arc<dyn SessionStore>) -> Engine {
+        self.stack = self.stack.with_session_store(store);
+        self
+    }
+
     /// The stack the engine drives (its stop cap, its hooks).
     pub fn stack(&self) -> &HookStack {
         &self.stack
@@ -475,6 +486,17 @@ pub async fn decide<'a>(
 /// `text` through the project's one redaction function.
 pub(crate) fn redact(text: &str) -> String {
     hooks_runtime::redact_sensitive_text(text, &hooks_runtime::SecretSet::new()).into_owned()
+}
+
+/// Whether `request` needs the session store: the events whose decision
+/// reads or resets per-session state (`stop`, `subagent_stop`: the
+/// stop-resume cap; `user_prompt`: its reset). Others run without one, so
+/// a command hook opens the store only when it matters.
+pub fn needs_session_state(request: &Request) -> bool {
+    matches!(
+        request.event.as_step(),
+        StepEvent::Stop { .. } | StepEvent::SubagentStop { .. } | StepEvent::UserPrompt { .. }
+    )
 }
 
 /// Whether any of `tables` has a `run` rule (which needs a session

@@ -9,6 +9,12 @@
 //! it for payload spill files (only when a config has one), removed when
 //! the command ends. The configs named are trusted by naming them.
 //!
+//! A `stop`, `subagent_stop` or `user_prompt` event opens the session
+//! state store ([`hooks_runtime::state::from_env`]: files in the user's
+//! state directory, or `AGENT_HOOKS_SESSION_STORE`), so the stop-resume
+//! cap holds across the processes of one session; a store that cannot be
+//! opened is answered fail-closed like any other error.
+//!
 //! Exit codes: the answer's (0; 2 when the input names no event), 130 /
 //! 143 / 129 after SIGINT / SIGTERM / SIGHUP (the running hooks are
 //! cancelled; whatever answer the cancelled run gave is printed).
@@ -16,8 +22,10 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use agent_hooks::agent::{Agent, Answer, Engine, EngineOptions, load_tables, runs_processes};
-use hooks_runtime::{RecordWriter, SecretSet, SessionDir};
+use agent_hooks::agent::{
+    Agent, Answer, Engine, EngineOptions, load_tables, needs_session_state, runs_processes,
+};
+use hooks_runtime::{RecordWriter, SecretSet, SessionDir, state};
 
 use crate::cli::{Cancels, Ran, current_thread_runtime, run_interruptible};
 
@@ -70,7 +78,19 @@ pub(crate) fn run(agent: Agent, configs: &[PathBuf], records: Option<&Path>) -> 
         run: cancel.clone(),
         shutdown: cancel,
     };
-    let code = match run_interruptible(&runtime, cancels, engine.answer(agent, &payload)) {
+    let request = match engine.read(agent, &payload) {
+        Ok(request) => request,
+        Err(e) => return print(&Engine::error_answer(agent, &payload, &e)),
+    };
+    let engine = if needs_session_state(&request) {
+        match runtime.block_on(state::from_env(state::DEFAULT_TTL)) {
+            Ok(store) => engine.with_session_store(store),
+            Err(e) => return fail(&format!("cannot open the session state store: {e}")),
+        }
+    } else {
+        engine
+    };
+    let code = match run_interruptible(&runtime, cancels, engine.decide(&request)) {
         Ok(Ran::Done(answer)) => print(&answer),
         Ok(Ran::Interrupted(i)) => {
             if let Some(answer) = &i.partial {

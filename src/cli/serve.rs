@@ -11,9 +11,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
+use agent_hooks::agent::{self as engine, Engine, EngineOptions, load_tables, runs_processes};
 use agent_hooks::serve::{
     Agent, Auth, BoxError, Drain, Handler, HandlerAnswer, Options, Server, WebhookSecret,
 };
+use axum::http::StatusCode;
+use hooks_runtime::SessionDir;
+use hooks_runtime::state::{self, SessionStore};
 
 use super::{EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE, warn};
 
@@ -98,24 +102,73 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     Err(format!("a duration needs a unit, `ms` or `s`: `{text}`"))
 }
 
-/// The engine behind the server until the hook command's engine is wired
-/// in: it has no value, so it never answers.
-#[derive(Debug)]
-enum EngineNotWired {}
+/// The hook engine behind the server: one [`Engine`] per config
+/// generation (built at start and on every reload), answering each
+/// agent's payloads in its format with status 200 (Claude Code's `http`
+/// hooks read a decision only from a 2xx JSON body). An input that is no
+/// event of that agent (not JSON, no event name, an agent whose protocol
+/// is not spoken yet) is a `400` with `{"error": ...}`; `native` payloads
+/// are a `501` until the server reads them.
+struct EngineHandler {
+    engine: Engine,
+    /// The payload spill directory of `run` hooks, removed when the
+    /// generation's engine is dropped.
+    _session: Option<SessionDir>,
+}
 
-impl Handler for EngineNotWired {
-    async fn answer(&self, _agent: Agent, _body: bytes::Bytes) -> HandlerAnswer {
-        match *self {}
+impl Handler for EngineHandler {
+    async fn answer(&self, agent: Agent, body: bytes::Bytes) -> HandlerAnswer {
+        let agent = match agent {
+            Agent::Claude => engine::Agent::Claude,
+            Agent::Codex => engine::Agent::Codex,
+            Agent::Gemini => engine::Agent::Gemini,
+            Agent::Copilot => engine::Agent::Copilot,
+            _ => {
+                return HandlerAnswer::new(
+                    StatusCode::NOT_IMPLEMENTED,
+                    serde_json::json!({ "error": format!("`{}` payloads are not served yet", agent.name()) }),
+                );
+            }
+        };
+        let answer = self.engine.answer(agent, &body).await;
+        if answer.exit_code == 0 {
+            HandlerAnswer::new(StatusCode::OK, answer.json)
+        } else {
+            HandlerAnswer::new(
+                StatusCode::BAD_REQUEST,
+                serde_json::json!({ "error": answer.stderr }),
+            )
+        }
     }
 }
 
-/// PLACEHOLDER, the only one in `serve`: builds the engine that answers
-/// agent payloads from `configs` (compiled, checked and trust-verified),
-/// called at start and on every reload. Until the hook engine is wired in
-/// it fails, so `serve` exits 2 rather than answer anything.
-fn load_handler(configs: &[PathBuf]) -> Result<EngineNotWired, BoxError> {
-    let _ = configs;
-    Err("engine not wired: `serve` has no hook engine in this build".into())
+/// Builds the engine that answers agent payloads from `configs`
+/// (compiled and checked; named on the command line, so trusted), with
+/// the workspace root the current directory and `store` keeping session
+/// state across requests (and replicas, with Redis). Called at start and
+/// on every reload; an error keeps the running generation.
+fn load_handler(
+    configs: &[PathBuf],
+    store: &Arc<dyn SessionStore>,
+) -> Result<EngineHandler, BoxError> {
+    let workspace = std::env::current_dir()?;
+    let tables = load_tables(configs, &workspace)?;
+    let session = if runs_processes(&tables) {
+        Some(SessionDir::create_outside(&workspace)?)
+    } else {
+        None
+    };
+    let options = EngineOptions {
+        workspace,
+        session_dir: session.as_ref().map(|s| s.path().to_owned()),
+        records: None,
+        cancel: hooks_runtime::CancellationToken::new(),
+    };
+    let engine = Engine::new(tables, &options)?.with_session_store(Arc::clone(store));
+    Ok(EngineHandler {
+        engine,
+        _session: session,
+    })
 }
 
 /// The environment variable `name`, or an error naming it (not its value).
@@ -196,7 +249,14 @@ async fn serve(listen: SocketAddr, options: Options, configs: Vec<PathBuf>) -> u
             return EXIT_USAGE;
         }
     };
-    let server = match Server::bind(listen, options, move || load_handler(&configs)).await {
+    let store = match state::from_env(state::DEFAULT_TTL).await {
+        Ok(store) => store,
+        Err(e) => {
+            warn(&format!("error: cannot open the session state store: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    let server = match Server::bind(listen, options, move || load_handler(&configs, &store)).await {
         Ok(server) => server,
         Err(e) => {
             warn(&format!("error: {e}"));

@@ -1,0 +1,211 @@
+//! The hook command and the server as one engine: the stop-resume cap
+//! holds across `agent-hooks hook` processes of one session (the session
+//! state store, docs/session-state.md), and `agent-hooks serve` answers
+//! every real Claude Code payload exactly as the hook command does.
+
+#[path = "common/real.rs"]
+mod real;
+mod serve_support;
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const CLAUDE_CONFIG: &str = "tests/configs/agent/claude.yaml";
+
+/// A stop hook that always keeps the agent working, under a cap of 2
+/// resumes per user turn.
+const ALWAYS_RESUME: &str = r#"version: 1
+limits: { max_stop_resumes_per_turn: 2 }
+hooks:
+  - id: keep-working
+    phase: stop
+    run:
+      argv: [sh, -c, "cat >/dev/null; echo '{\"decision\":\"block\",\"reason\":\"keep going\"}'"]
+      protocol: claude
+"#;
+
+fn manifest(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// `agent-hooks hook --agent claude config` on `payload`, in `workspace`,
+/// with the session state store in `state`; the JSON answer (exit 0).
+fn hook(workspace: &Path, state: &Path, config: &Path, payload: &Value) -> Value {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(workspace)
+        .env("AGENT_HOOKS_SESSION_STORE", state)
+        .args(["hook", "--agent", "claude"])
+        .arg(config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload.to_string().as_bytes())
+        .expect("write the payload");
+    let out = child.wait_with_output().expect("wait for agent-hooks");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout {stdout}, stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).expect("a JSON answer")
+}
+
+/// A `Stop` payload; `active`: Claude Code's `stop_hook_active`, true
+/// once a stop hook kept the agent working in this turn.
+fn stop(session: &str, active: bool) -> Value {
+    json!({"session_id": session, "transcript_path": "/t", "cwd": "/p",
+        "hook_event_name": "Stop", "stop_hook_active": active})
+}
+
+fn prompt(session: &str) -> Value {
+    json!({"session_id": session, "transcript_path": "/t", "cwd": "/p",
+        "hook_event_name": "UserPromptSubmit", "prompt": "go on"})
+}
+
+#[test]
+fn the_stop_cap_holds_across_hook_processes_per_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("resume.yaml");
+    std::fs::write(&config, ALWAYS_RESUME).expect("write the config");
+    let state = dir.path().join("state");
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let kept_working = |answer: &Value| answer["decision"] == "block";
+
+    // Two resumes in a turn, then the cap lets the agent stop.
+    assert!(kept_working(&hook(
+        &workspace,
+        &state,
+        &config,
+        &stop("s1", false)
+    )));
+    assert!(kept_working(&hook(
+        &workspace,
+        &state,
+        &config,
+        &stop("s1", true)
+    )));
+    let capped = hook(&workspace, &state, &config, &stop("s1", true));
+    assert!(
+        !kept_working(&capped),
+        "the third resume is capped: {capped}"
+    );
+    // Another session has its own count.
+    assert!(kept_working(&hook(
+        &workspace,
+        &state,
+        &config,
+        &stop("s2", false)
+    )));
+    // A user prompt starts a new turn: the count starts again.
+    hook(&workspace, &state, &config, &prompt("s1"));
+    assert!(kept_working(&hook(
+        &workspace,
+        &state,
+        &config,
+        &stop("s1", false)
+    )));
+    // Without the shared store each process would count from zero: the
+    // cap is in the store, not in the process.
+    let fresh = dir.path().join("fresh");
+    assert!(kept_working(&hook(
+        &workspace,
+        &fresh,
+        &config,
+        &stop("s1", true)
+    )));
+}
+
+/// `agent-hooks serve` on a free loopback port; kills it when dropped.
+struct Serve(Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `serve` with `config` in `workspace` and returns it with its
+/// address (read from its `listening on` line).
+fn serve(workspace: &Path, state: &Path, config: &Path) -> (Serve, std::net::SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(workspace)
+        .env("AGENT_HOOKS_SESSION_STORE", state)
+        .args(["serve", "--listen", "127.0.0.1:0", "--watch-interval", "0s"])
+        .arg(config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let server = Serve(child);
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("serve printed its address before exiting")
+            .expect("read stderr");
+        if let Some(url) = line.strip_prefix("serve: listening on http://") {
+            break url.parse().expect("an address");
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    (server, addr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_every_real_payload_as_the_hook_command_does() {
+    let Some(dir) = real::dir("hook-scripts/payloads") else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the payload folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 50, "{} payloads", files.len());
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let config = manifest(CLAUDE_CONFIG);
+    let (_server, addr) = serve(&workspace, &tmp.path().join("serve-state"), &config);
+    for (i, file) in files.iter().enumerate() {
+        let mut payload: Value =
+            serde_json::from_slice(&std::fs::read(file).expect("read")).expect("payload JSON");
+        // Each payload its own session (several real ones share an id),
+        // in the server's store and in a fresh store of the command's.
+        payload["session_id"] = json!(format!("payload-{i}"));
+        let state = tmp.path().join(format!("hook-state-{i}"));
+        let by_command = hook(&workspace, &state, &config, &payload);
+        let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &payload).await;
+        assert_eq!(reply.status, 200, "{}", file.display());
+        assert_eq!(reply.json, by_command, "{}", file.display());
+    }
+    // An input that is no Claude Code event is a 400 naming why, and an
+    // agent whose protocol is not spoken yet says so.
+    let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &json!({"x": 1})).await;
+    assert_eq!(reply.status, 400, "{:?}", reply.json);
+    let reply = serve_support::post(addr, "/v1/hooks/codex", &[], &stop("s", false)).await;
+    assert_eq!(reply.status, 400, "{:?}", reply.json);
+    assert!(
+        reply.json["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not supported yet")),
+        "{:?}",
+        reply.json
+    );
+}
