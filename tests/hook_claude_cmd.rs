@@ -6,11 +6,13 @@
 //! carry the decision the config makes.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
+
+#[path = "common/cli.rs"]
+mod cli;
 
 const CONFIG: &str = "tests/configs/agent/claude.yaml";
 
@@ -43,23 +45,9 @@ fn payloads() -> Option<Vec<PathBuf>> {
 fn hook(payload: &[u8], configs: &[&str]) -> Output {
     let workspace = tempfile::tempdir().expect("workspace");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(workspace.path())
-        .env("AGENT_HOOKS_SESSION_STORE", workspace.path().join(".state"))
-        .args(["hook", "--agent", "claude"])
-        .args(configs.iter().map(|c| root.join(c)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agent-hooks");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(payload)
-        .expect("write the payload");
-    child.wait_with_output().expect("wait for agent-hooks")
+    let configs: Vec<PathBuf> = configs.iter().map(|c| root.join(c)).collect();
+    let state = workspace.path().join(".state");
+    cli::hook_claude(workspace.path(), &state, &configs, payload)
 }
 
 /// The answer's JSON, after checking the exit code is 0 and stdout is one

@@ -3,11 +3,13 @@
 //! state store, docs/session-state.md), and `agent-hooks serve` answers
 //! every real Claude Code payload exactly as the hook command does.
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/real.rs"]
 mod real;
 mod serve_support;
 
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -34,23 +36,12 @@ fn manifest(path: &str) -> PathBuf {
 /// `agent-hooks hook --agent claude config` on `payload`, in `workspace`,
 /// with the session state store in `state`; the JSON answer (exit 0).
 fn hook(workspace: &Path, state: &Path, config: &Path, payload: &Value) -> Value {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
-        .current_dir(workspace)
-        .env("AGENT_HOOKS_SESSION_STORE", state)
-        .args(["hook", "--agent", "claude"])
-        .arg(config)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn agent-hooks hook");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(payload.to_string().as_bytes())
-        .expect("write the payload");
-    let out = child.wait_with_output().expect("wait for agent-hooks");
+    let out = cli::hook_claude(
+        workspace,
+        state,
+        &[config.to_owned()],
+        payload.to_string().as_bytes(),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

@@ -366,9 +366,9 @@ fn read(agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
 }
 
 /// The typed decision of one event: the driver method's result for its
-/// phase.
+/// phase. Exhaustive: a new phase's decision is a new variant every
+/// caller (the hook command, the server, the CLI's `test`) must answer.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum Decision<'a> {
     /// `user_prompt`.
     Prompt(PromptDecision<'a>),

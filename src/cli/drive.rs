@@ -11,11 +11,12 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agent_hooks::agent::{Decision, decide};
 use hooks_runtime::{
     CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
     HookContext, HookReport, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision,
     PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, SessionDir,
-    ShellRuntime, StepEvent, StepEventKind, StopDecision, Table, TableRef, ToolCall, ToolDecision,
+    ShellRuntime, StepEventKind, StopDecision, Table, TableRef, ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -334,101 +335,45 @@ fn rewritten<T: ToOwned + ?Sized>(value: Cow<'_, T>) -> Option<T::Owned> {
     }
 }
 
-/// Drives `event` through `stack` with the driver method of its phase and
-/// returns the typed decision.
+/// Drives `event` through `stack` with the driver method of its phase
+/// ([`agent_hooks::agent::decide`], shared with the hook command and the
+/// server) and returns what the commands print of the typed decision.
 ///
 /// # Cancel safety
 ///
 /// As the driver methods: dropping the future kills a running hook's
 /// process group and applies nothing.
 pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEvent) -> Applied {
-    let step = event.as_step();
-    let phase = step.kind();
-    match step {
-        StepEvent::UserPrompt { prompt } => {
-            match split(phase, stack.user_prompt(ctx, prompt).await) {
-                (PromptDecision::Send { prompt }, f) => {
-                    let mut a = f.applied("submit", None);
-                    a.outcome.prompt = rewritten(prompt);
-                    a
-                }
-                (PromptDecision::Skip { reason }, f) => f.applied("drop", Some(&reason)),
-                (PromptDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
-            }
+    let phase = event.as_step().kind();
+    match split(phase, decide(stack, ctx, event).await) {
+        (Decision::Prompt(PromptDecision::Send { prompt }), f) => {
+            let mut a = f.applied("submit", None);
+            a.outcome.prompt = rewritten(prompt);
+            a
         }
-        StepEvent::BeforeCompletion { request } => {
-            match split(phase, stack.before_completion(ctx, request).await) {
-                (CompletionDecision::Send { patch }, f) => {
-                    let mut a = f.applied("continue", None);
-                    a.outcome.patch = patch;
-                    a
-                }
-                (CompletionDecision::Terminate { reason }, f) => {
-                    f.applied("terminate", Some(&reason))
-                }
-            }
+        (Decision::Prompt(PromptDecision::Skip { reason }), f) => f.applied("drop", Some(&reason)),
+        (Decision::Completion(CompletionDecision::Send { patch }), f) => {
+            let mut a = f.applied("continue", None);
+            a.outcome.patch = patch;
+            a
         }
-        StepEvent::BeforeTool {
-            tool_name,
-            call_id,
-            args,
-        } => {
-            let call = ToolCall {
-                tool_name,
-                call_id,
-                args,
-            };
-            match split(phase, stack.before_tool(ctx, call).await) {
-                (ToolDecision::Run { args }, f) => {
-                    let mut a = f.applied("run", None);
-                    a.outcome.args = rewritten(args);
-                    a
-                }
-                (ToolDecision::Skip { reason, args }, f) => {
-                    let mut a = f.applied("skip", Some(&reason));
-                    a.outcome.args = rewritten(args);
-                    a
-                }
-                (ToolDecision::Ask { reason, args }, f) => {
-                    let mut a = f.applied("ask", Some(&reason));
-                    a.outcome.args = rewritten(args);
-                    a
-                }
-                (ToolDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
-            }
+        (Decision::Tool(ToolDecision::Run { args }), f) => with_args(f.applied("run", None), args),
+        (Decision::Tool(ToolDecision::Skip { reason, args }), f) => {
+            with_args(f.applied("skip", Some(&reason)), args)
         }
-        StepEvent::PermissionRequest {
-            tool_name,
-            call_id,
-            args,
-            suggestions,
-        } => {
-            let call = ToolCall {
-                tool_name,
-                call_id,
-                args,
-            };
-            let decided = stack.permission_request(ctx, call, suggestions).await;
-            match split(phase, decided) {
-                (PermissionDecision::Allow { args }, f) => {
-                    let mut a = f.applied("allow", None);
-                    a.outcome.args = rewritten(args);
-                    a
-                }
-                (PermissionDecision::Deny { reason }, f) => f.applied("deny", Some(&reason)),
-                (PermissionDecision::Ask { reason, args }, f) => {
-                    let mut a = f.applied("ask", reason.as_deref());
-                    a.outcome.args = rewritten(args);
-                    a
-                }
-                (PermissionDecision::Terminate { reason }, f) => {
-                    f.applied("terminate", Some(&reason))
-                }
-            }
+        (Decision::Tool(ToolDecision::Ask { reason, args }), f) => {
+            with_args(f.applied("ask", Some(&reason)), args)
         }
-        StepEvent::AfterTool { .. } => {
-            let decided = stack.after_tool_event(ctx, step).await;
-            let (decision, f) = split(phase, decided);
+        (Decision::Permission(PermissionDecision::Allow { args }), f) => {
+            with_args(f.applied("allow", None), args)
+        }
+        (Decision::Permission(PermissionDecision::Deny { reason }), f) => {
+            f.applied("deny", Some(&reason))
+        }
+        (Decision::Permission(PermissionDecision::Ask { reason, args }), f) => {
+            with_args(f.applied("ask", reason.as_deref()), args)
+        }
+        (Decision::AfterTool(decision), f) => {
             let mut a = match &decision.terminate {
                 Some(reason) => f.applied("terminate", Some(reason)),
                 None => f.applied("continue", None),
@@ -436,48 +381,38 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEve
             a.outcome.result = rewritten(decision.result);
             a
         }
-        StepEvent::InvalidToolCall {
-            tool_name,
-            call_id,
-            raw_args,
-            error,
-        } => {
-            let decided = stack
-                .invalid_tool_call(ctx, tool_name, call_id, raw_args, error)
-                .await;
-            match split(phase, decided) {
-                (InvalidCallDecision::Fail, f) => f.applied("fail", None),
-                (InvalidCallDecision::Retry { feedback }, f) => f.applied("retry", Some(&feedback)),
-                (InvalidCallDecision::Repair { tool_name }, f) => {
-                    f.applied("repair", Some(&tool_name))
-                }
-                (InvalidCallDecision::Terminate { reason }, f) => {
-                    f.applied("terminate", Some(&reason))
-                }
-            }
+        (Decision::InvalidCall(InvalidCallDecision::Fail), f) => f.applied("fail", None),
+        (Decision::InvalidCall(InvalidCallDecision::Retry { feedback }), f) => {
+            f.applied("retry", Some(&feedback))
         }
-        StepEvent::Stop { .. } | StepEvent::SubagentStop { .. } => {
-            stopped(split(phase, stack.stop_event(ctx, step).await))
+        (Decision::InvalidCall(InvalidCallDecision::Repair { tool_name }), f) => {
+            f.applied("repair", Some(&tool_name))
         }
-        StepEvent::BeforeCompaction {
-            trigger,
-            instructions,
-        } => match split(
-            phase,
-            stack.before_compaction(ctx, trigger, instructions).await,
-        ) {
-            (CompactionDecision::Compact, f) => f.applied("compact", None),
-            (CompactionDecision::Skip { reason }, f) => f.applied("skip", Some(&reason)),
-            (CompactionDecision::Terminate { reason }, f) => f.applied("terminate", Some(&reason)),
+        (Decision::Stop(decision), f) => stopped((decision, f)),
+        (Decision::Compaction(CompactionDecision::Compact), f) => f.applied("compact", None),
+        (Decision::Compaction(CompactionDecision::Skip { reason }), f) => {
+            f.applied("skip", Some(&reason))
+        }
+        (Decision::Observed(decision), f) => match &decision.terminate {
+            Some(reason) => f.applied("terminate", Some(reason)),
+            None => f.applied("continue", None),
         },
-        other => {
-            let (decision, f) = split(phase, stack.observe(ctx, other).await);
-            match &decision.terminate {
-                Some(reason) => f.applied("terminate", Some(reason)),
-                None => f.applied("continue", None),
-            }
-        }
+        (
+            Decision::Prompt(PromptDecision::Terminate { reason })
+            | Decision::Completion(CompletionDecision::Terminate { reason })
+            | Decision::Tool(ToolDecision::Terminate { reason })
+            | Decision::Permission(PermissionDecision::Terminate { reason })
+            | Decision::InvalidCall(InvalidCallDecision::Terminate { reason })
+            | Decision::Compaction(CompactionDecision::Terminate { reason }),
+            f,
+        ) => f.applied("terminate", Some(&reason)),
     }
+}
+
+/// `applied` with the tool arguments the hooks rewrote, if they did.
+fn with_args(mut applied: Applied, args: Cow<'_, Value>) -> Applied {
+    applied.outcome.args = rewritten(args);
+    applied
 }
 
 /// The printed verdict of a `stop` or `subagent_stop` decision.

@@ -101,6 +101,34 @@ pub(crate) enum Ran<T> {
     Interrupted(Interrupted<T>),
 }
 
+/// The SIGINT, SIGTERM and SIGHUP streams of the CLI's commands; must be
+/// called inside a tokio runtime.
+///
+/// # Errors
+///
+/// [`EXIT_USAGE`], after a warning, when a handler cannot be installed.
+pub(crate) fn signals() -> Result<
+    (
+        tokio::signal::unix::Signal,
+        tokio::signal::unix::Signal,
+        tokio::signal::unix::Signal,
+    ),
+    u8,
+> {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) {
+        (Ok(int), Ok(term), Ok(hup)) => Ok((int, term, hup)),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            warn(&format!("error: cannot install signal handlers: {e}"));
+            Err(EXIT_USAGE)
+        }
+    }
+}
+
 /// Runs `work` on `runtime` until it finishes or the process receives
 /// SIGINT, SIGTERM or SIGHUP (a hang-up is handled like SIGTERM: without a
 /// handler it would end the process at once and leave its hooks, each in
@@ -130,19 +158,8 @@ pub(crate) fn run_interruptible<T>(
     cancels: Cancels,
     work: impl Future<Output = T>,
 ) -> Result<Ran<T>, u8> {
-    use tokio::signal::unix::{SignalKind, signal};
     runtime.block_on(async {
-        let (mut int, mut term, mut hup) = match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-        ) {
-            (Ok(int), Ok(term), Ok(hup)) => (int, term, hup),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-                warn(&format!("error: cannot install signal handlers: {e}"));
-                return Err(EXIT_USAGE);
-            }
-        };
+        let (mut int, mut term, mut hup) = signals()?;
         let mut work = std::pin::pin!(work);
         let (code, signal) = tokio::select! {
             out = &mut work => return Ok(Ran::Done(out)),

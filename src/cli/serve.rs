@@ -237,17 +237,9 @@ pub(crate) fn run(args: Args) -> u8 {
 }
 
 async fn serve(listen: SocketAddr, options: Options, configs: Vec<PathBuf>) -> u8 {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (mut int, mut term, mut hup) = match (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) {
-        (Ok(int), Ok(term), Ok(hup)) => (int, term, hup),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
-            warn(&format!("error: cannot install signal handlers: {e}"));
-            return EXIT_USAGE;
-        }
+    let (mut int, mut term, mut hup) = match super::signals() {
+        Ok(signals) => signals,
+        Err(code) => return code,
     };
     let store = match state::from_env(state::DEFAULT_TTL).await {
         Ok(store) => store,

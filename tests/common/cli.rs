@@ -54,3 +54,33 @@ pub(crate) fn workspace(config: &str) -> tempfile::TempDir {
     std::fs::write(dir.path().join("hooks.yaml"), config).expect("write config");
     dir
 }
+
+/// Runs `agent-hooks hook --agent claude CONFIGS` in `dir` with `payload`
+/// on stdin and the session state store in `state`
+/// (`AGENT_HOOKS_SESSION_STORE`, so no test touches the user's).
+pub(crate) fn hook_claude(
+    dir: &Path,
+    state: &Path,
+    configs: &[std::path::PathBuf],
+    payload: &[u8],
+) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir)
+        .env("AGENT_HOOKS_SESSION_STORE", state)
+        .args(["hook", "--agent", "claude"])
+        .args(configs)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agent-hooks hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload)
+        .expect("write the payload");
+    child.wait_with_output().expect("wait for agent-hooks")
+}

@@ -85,8 +85,11 @@ impl Target {
         if let Some(name) = token_env {
             command.push_str(&format!(" -H \"Authorization: Bearer ${name}\""));
         }
-        command.push_str(" --data-binary @- ");
-        command.push_str(&shell_quote(&url));
+        // Always quoted: the closing quote is how `is_ours` recognises the
+        // entry (a URL is never followed by `'` in a user's command).
+        command.push_str(" --data-binary @- '");
+        command.push_str(&url.replace('\'', r"'\''"));
+        command.push('\'');
         self.command_value(command)
     }
 
