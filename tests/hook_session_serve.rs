@@ -7,6 +7,8 @@
 mod cli;
 #[path = "common/real.rs"]
 mod real;
+#[path = "../hooks-runtime/tests/common/redis_server.rs"]
+mod redis_server;
 mod serve_support;
 
 use std::io::{BufRead as _, BufReader};
@@ -130,10 +132,14 @@ impl Drop for Serve {
 
 /// Starts `serve` with `config` in `workspace` and returns it with its
 /// address (read from its `listening on` line).
-fn serve(workspace: &Path, state: &Path, config: &Path) -> (Serve, std::net::SocketAddr) {
+fn serve(
+    workspace: &Path,
+    store: impl AsRef<std::ffi::OsStr>,
+    config: &Path,
+) -> (Serve, std::net::SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(workspace)
-        .env("AGENT_HOOKS_SESSION_STORE", state)
+        .env("AGENT_HOOKS_SESSION_STORE", store)
         .args(["serve", "--listen", "127.0.0.1:0", "--watch-interval", "0s"])
         .arg(config)
         .stdout(Stdio::null())
@@ -199,4 +205,32 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
         "{:?}",
         reply.json
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stop_cap_holds_across_two_serve_replicas_sharing_redis() {
+    let Some(redis) = redis_server::RedisServer::start("serve replicas") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("resume.yaml");
+    std::fs::write(&config, ALWAYS_RESUME).expect("write the config");
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let (_a, a) = serve(&workspace, redis.url(), &config);
+    let (_b, b) = serve(&workspace, redis.url(), &config);
+    let ask = |addr, payload: Value| async move {
+        let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &payload).await;
+        assert_eq!(reply.status, 200, "{:?}", reply.json);
+        reply.json["decision"] == "block"
+    };
+    // One resume on each replica: the cap of 2 is reached whichever
+    // replica answers the third.
+    assert!(ask(a, stop("r1", false)).await);
+    assert!(ask(b, stop("r1", true)).await);
+    assert!(!ask(a, stop("r1", true)).await, "capped on replica a");
+    assert!(!ask(b, stop("r1", true)).await, "capped on replica b");
+    // A prompt on one replica starts the turn for both.
+    ask(b, prompt("r1")).await;
+    assert!(ask(a, stop("r1", false)).await);
 }
