@@ -179,7 +179,7 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
     let workspace = tmp.path().join("ws");
     std::fs::create_dir(&workspace).expect("workspace");
     let config = manifest(CLAUDE_CONFIG);
-    let (_server, addr) = serve(&workspace, &tmp.path().join("serve-state"), &config);
+    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
     for (i, file) in files.iter().enumerate() {
         let mut payload: Value =
             serde_json::from_slice(&std::fs::read(file).expect("read")).expect("payload JSON");
