@@ -152,6 +152,12 @@ enum Command {
     /// `/readyz`, `/metrics` (docs/serve.md). SIGTERM or SIGINT drains
     /// (exit 0 when every in-flight request finished); SIGHUP reloads.
     Serve(cli::serve::Args),
+    /// Evaluate one `policy` hook request read from stdin and print the
+    /// query's value: the policy process a hook runtime under a memory
+    /// cap runs (README, *Policy evaluation is bounded*), not a command
+    /// for people.
+    #[command(hide = true)]
+    PolicyEval,
     /// Convert another agent's hook configuration into an agent-hooks config.
     Import {
         #[command(subcommand)]
@@ -338,6 +344,7 @@ fn run(cli: Cli) -> u8 {
             records,
         } => cli::hook::run(agent, &configs, records.as_deref()),
         Command::Serve(args) => cli::serve::run(args),
+        Command::PolicyEval => cli::policy_eval(),
         Command::Import {
             source:
                 ImportSource::Claude {

@@ -189,6 +189,8 @@ pub mod claude_code {
 }
 
 // `policy` hooks: Rego policies evaluated in process.
+#[cfg(feature = "policy")]
+pub use crate::rego::answer_policy_request;
 pub use crate::rego::{PolicyEvalError, RegoPolicy};
 pub use crate::shell::records::{
     HookRecord, HttpExchange, InjectionRecord, InjectionStatus, PolicyIdentity, Record,

@@ -191,6 +191,9 @@ pub struct EngineOptions {
     /// kill grace, SIGKILL to its process group) and fails later ones as
     /// `cancelled`: a command on a signal, a server draining.
     pub cancel: hooks_runtime::CancellationToken,
+    /// The command `policy` hooks evaluate in under a memory cap
+    /// ([`ShellRuntime::with_policy_process`]); `None`: in process.
+    pub policy_process: Option<Vec<String>>,
 }
 
 /// Why an [`Engine`] could not be built.
@@ -254,6 +257,9 @@ impl Engine {
                 .with_cancel(options.cancel.clone());
             if let Some(records) = &options.records {
                 shell = shell.with_records(records.clone());
+            }
+            if let Some(argv) = &options.policy_process {
+                shell = shell.with_policy_process(argv.clone());
             }
             if let Some(dir) = &options.session_dir {
                 shell = shell

@@ -107,9 +107,12 @@ impl Bound {
             .map_err(|e| format!("cannot open the records file: {e}"))?;
         let table = Arc::new(table);
         let shell_runtime = || {
-            let shell = table
+            let mut shell = table
                 .shell_runtime(executor.clone())
                 .with_records(writer.clone());
+            if let Some(argv) = super::policy_process() {
+                shell = shell.with_policy_process(argv);
+            }
             let shell = match run {
                 RunRules::Execute => shell
                     .with_session_dir(dir)

@@ -65,6 +65,7 @@ pub(crate) fn run(agent: Agent, configs: &[PathBuf], records: Option<&Path>) -> 
         session_dir: session.as_ref().map(|s| s.path().to_owned()),
         records,
         cancel: cancel.clone(),
+        policy_process: super::policy_process(),
     };
     let engine = match Engine::new(tables, &options) {
         Ok(engine) => engine,

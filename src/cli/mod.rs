@@ -200,3 +200,42 @@ pub(crate) fn current_thread_runtime() -> Result<tokio::runtime::Runtime, u8> {
             EXIT_USAGE
         })
 }
+
+/// `agent-hooks policy-eval`: reads one policy request on stdin, prints
+/// the query's value as JSON (nothing when undefined) and returns 0, or
+/// prints the error on stderr and returns 1
+/// ([`hooks_runtime::answer_policy_request`]).
+pub(crate) fn policy_eval() -> u8 {
+    use std::io::Read as _;
+    let mut request = Vec::new();
+    if let Err(e) = std::io::stdin().lock().read_to_end(&mut request) {
+        eprintln!("cannot read the policy request: {e}");
+        return 1;
+    }
+    let value = match hooks_runtime::answer_policy_request(&request) {
+        Ok(value) => value,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    if let Some(value) = value
+        && let Err(e) = serde_json::to_writer(std::io::stdout().lock(), &value)
+    {
+        eprintln!("cannot write the value: {e}");
+        return 1;
+    }
+    0
+}
+
+/// The policy process of this binary's hook runtimes: this executable's
+/// `policy-eval` ([`hooks_runtime::ShellRuntime::with_policy_process`];
+/// used only under a memory cap). `None` when the executable's path is
+/// unknown: policies then evaluate in process.
+pub(crate) fn policy_process() -> Option<Vec<String>> {
+    let exe = std::env::current_exe().ok()?;
+    Some(vec![
+        exe.to_string_lossy().into_owned(),
+        "policy-eval".to_owned(),
+    ])
+}

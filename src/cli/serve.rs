@@ -163,6 +163,7 @@ fn load_handler(
         session_dir: session.as_ref().map(|s| s.path().to_owned()),
         records: None,
         cancel: hooks_runtime::CancellationToken::new(),
+        policy_process: super::policy_process(),
     };
     let engine = Engine::new(tables, &options)?.with_session_store(Arc::clone(store));
     Ok(EngineHandler {

@@ -22,6 +22,8 @@
 //! back as one: nothing is serialized or parsed in between.
 
 #[cfg(feature = "policy")]
+mod child;
+#[cfg(feature = "policy")]
 mod input;
 #[cfg(feature = "policy")]
 mod thread;
@@ -36,6 +38,10 @@ use hooks_plan::PolicySpec;
 use hooks_plan::rego::PolicyError;
 use serde_json::Value;
 
+#[cfg(feature = "policy")]
+pub use self::child::answer_policy_request;
+#[cfg(feature = "policy")]
+pub(crate) use self::child::policy_request;
 #[cfg(feature = "policy")]
 pub(crate) use self::input::Input;
 
@@ -192,8 +198,10 @@ impl RegoPolicy {
     /// `limit` too (it is checked between evaluation steps); a single
     /// builtin call that builds a huge value (`numbers.range(1, 1e8)`)
     /// is not interrupted: its thread runs it to the end and its result
-    /// is dropped. Memory is not bounded (regorus bounds it only with its
-    /// own global allocator, which a library cannot impose).
+    /// is dropped. Memory is not bounded here (regorus bounds it only with
+    /// its own global allocator, which a library cannot impose): a
+    /// runtime with a memory cap and a policy process evaluates there
+    /// instead ([`ShellRuntime::with_policy_process`](crate::ShellRuntime::with_policy_process)).
     ///
     /// # Errors
     ///

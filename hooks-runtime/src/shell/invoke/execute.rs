@@ -11,8 +11,6 @@ use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;
 use super::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget};
 use crate::core::report::OutputSizes;
-#[cfg(feature = "policy")]
-use crate::rego::{PolicyEvalError, RegoPolicy};
 use crate::shell::exec::Launch;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, Render, SpillFile};
 use crate::shell::protocol::{self, ProtocolDecision, ProtocolFailure};
@@ -218,14 +216,21 @@ impl Call<'_> {
     }
 
     /// `outcome` with a note naming the memory cap when the hook is a
-    /// process (one-shot or worker) that ran under one
+    /// process (one-shot or worker, or a policy in the policy process) that ran under one
     /// ([`HookLimits::memory_bytes`](super::HookLimits::memory_bytes)) and
     /// ended with a nonzero exit or a signal: an allocation over the cap
     /// fails, and that is how a process usually ends then (the runtime
     /// cannot tell it from another failure).
     pub(super) fn note_memory_limit(&self, outcome: Outcome) -> Outcome {
-        let (Some(process), Some(bytes)) = (self.spec.process(), self.rt.limits.memory_bytes)
-        else {
+        let process = self.spec.process();
+        // A policy evaluated in the policy process runs under the cap too.
+        #[cfg(feature = "policy")]
+        let process = process.or_else(|| {
+            matches!(self.spec.target, HookTarget::Policy(_))
+                .then(|| self.policy_process())
+                .flatten()
+        });
+        let (Some(process), Some(bytes)) = (process, self.rt.limits.memory_bytes) else {
             return outcome;
         };
         let restart = if process.worker.is_some() {
@@ -319,52 +324,6 @@ impl Call<'_> {
             }
         };
         self.read_decision(parsed)
-    }
-
-    /// Evaluates a `policy` hook's Rego `policy` with the payload document
-    /// of `built` as `input` (a value: nothing is serialized; a payload
-    /// over the stdin cap is the elided envelope, as a `run` hook's stdin
-    /// would be). The query's value is read by the native protocol as a
-    /// JSON value (undefined: `continue`), capped like a process's stdout
-    /// (its JSON text's length); a failed evaluation is a `policy_failed`
-    /// failure. The evaluation has the spec's timeout as its deadline
-    /// (`timed_out`) and ends when the session is cancelled (`cancelled`),
-    /// off the async runtime (see `RegoPolicy::evaluate_within`). With the
-    /// `policy` feature only.
-    ///
-    /// Cancel safety: dropping the future abandons the evaluation.
-    #[cfg(feature = "policy")]
-    pub(super) async fn evaluate(
-        &mut self,
-        policy: &RegoPolicy,
-        built: BuiltPayload<regorus::Value>,
-    ) -> Outcome {
-        let evaluated = policy
-            .evaluate_within(built.document, self.remaining(), &self.rt.cancel)
-            .await;
-        let value = match evaluated {
-            Err(e) => {
-                let kind = match e {
-                    PolicyEvalError::TimedOut { .. } => FailureKind::TimedOut,
-                    PolicyEvalError::Cancelled { .. } => FailureKind::Cancelled,
-                    PolicyEvalError::NoThread { .. } => FailureKind::SpawnFailed,
-                    _ => FailureKind::PolicyFailed,
-                };
-                return Outcome::Failed(kind, e.to_string());
-            }
-            Ok(value) => value,
-        };
-        // The value is capped like a process's stdout.
-        let cap = self.rt.limits.stdout_cap;
-        if let Some(len) = value.as_ref().map(protocol::json_len)
-            && len > cap
-        {
-            return Outcome::Failed(
-                FailureKind::OutputTooLarge,
-                format!("stdout was {len} bytes, over the cap of {cap} bytes"),
-            );
-        }
-        self.read_decision(protocol::native::read_value(self.phase, value))
     }
 
     /// The outcome of a parsed output: the decision with every text it

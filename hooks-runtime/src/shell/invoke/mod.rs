@@ -27,6 +27,8 @@ mod decide;
 mod execute;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "policy")]
+mod policy;
 mod redact_flow;
 mod runtime;
 mod slots;
@@ -141,8 +143,9 @@ impl ShellHook {
     }
 
     /// Runs the hook once for `event` (a `policy` hook evaluates its Rego
-    /// policy in process in place of the command, see
-    /// [`RegoPolicy`](crate::RegoPolicy)): checks that the scripts the
+    /// policy in place of the command, in process or, under a memory cap,
+    /// in the runtime's policy process, see [`RegoPolicy`](crate::RegoPolicy)
+    /// and [`ShellRuntime::with_policy_process`]): checks that the scripts the
     /// command names exist (else a `spawn_failed` failure, see
     /// [`hooks_plan::script`]), builds the payload (a writing tool
     /// with an affected path outside the workspace root, or one left
@@ -285,9 +288,15 @@ async fn run<'a>(
                     crate::http::FEATURE_OFF.to_owned(),
                 ),
                 #[cfg(feature = "policy")]
-                Target::Policy(policy) => match call.build_payload(&event, &crate::rego::Input) {
-                    Ok(built) => call.evaluate(policy, built).await,
-                    Err(outcome) => *outcome,
+                Target::Policy(policy) => match call.policy_process() {
+                    Some(process) => match call.build_payload(&event, &Json) {
+                        Ok(built) => call.evaluate_in_child(policy, process, built).await,
+                        Err(outcome) => *outcome,
+                    },
+                    None => match call.build_payload(&event, &crate::rego::Input) {
+                        Ok(built) => call.evaluate(policy, built).await,
+                        Err(outcome) => *outcome,
+                    },
                 },
                 #[cfg(not(feature = "policy"))]
                 Target::Policy(_) => Outcome::Failed(

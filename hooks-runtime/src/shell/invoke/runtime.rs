@@ -12,7 +12,7 @@ use crate::shell::exec::worker::{RestartBudget, WorkerPool};
 use crate::shell::payload::{self, PayloadError, PayloadLimits};
 use crate::shell::records::RecordWriter;
 use crate::shell::redact::SecretSet;
-use crate::{CancellationToken, Executor};
+use crate::{CancellationToken, CommandForm, Executor, ProcessTarget};
 use tokio::sync::Semaphore;
 
 /// Limits of a session's shell hooks (the config's `limits`, converted
@@ -98,6 +98,9 @@ pub struct ShellRuntime {
     workers: Mutex<HashMap<Arc<str>, Arc<WorkerPool>>>,
     worker_restart_limit: u32,
     worker_restart_window: Duration,
+    /// Where `policy` hooks evaluate under a memory cap, if anywhere but
+    /// in process ([`ShellRuntime::with_policy_process`]).
+    pub(super) policy_process: Option<ProcessTarget>,
 }
 
 impl std::fmt::Debug for ShellRuntime {
@@ -129,6 +132,7 @@ impl ShellRuntime {
             workers: Mutex::new(HashMap::new()),
             worker_restart_limit: Self::DEFAULT_WORKER_RESTART_LIMIT,
             worker_restart_window: Self::DEFAULT_WORKER_RESTART_WINDOW,
+            policy_process: None,
         }
     }
 
@@ -143,6 +147,24 @@ impl ShellRuntime {
 
     /// The window the restart limit counts over: one minute.
     pub const DEFAULT_WORKER_RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+    /// Evaluates `policy` hooks in a child process running `argv` (an
+    /// `agent-hooks policy-eval` command: the request on its stdin, the
+    /// query's value on its stdout, see
+    /// [`answer_policy_request`](crate::answer_policy_request)) when
+    /// the runtime has a memory cap ([`HookLimits::memory_bytes`]): the
+    /// process runs under that cap like a `run` hook and is killed at the
+    /// hook's deadline, so a policy that builds a huge value fails as the
+    /// process it ran in, under the hook's failure policy, instead of
+    /// growing the agent. Without a memory cap, or without this, policies
+    /// evaluate in process on a thread of their own (README, *Policy
+    /// evaluation is bounded*). The `agent-hooks` binary sets it to
+    /// itself.
+    #[must_use]
+    pub fn with_policy_process(mut self, argv: Vec<String>) -> Self {
+        self.policy_process = Some(ProcessTarget::new(CommandForm::Exec(argv)));
+        self
+    }
 
     /// Sets how many restarts a worker pool gets per window
     /// ([`DEFAULT_WORKER_RESTART_LIMIT`](Self::DEFAULT_WORKER_RESTART_LIMIT)).
