@@ -207,6 +207,50 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
     );
 }
 
+/// A native event (this project's format) through `serve` gets exactly
+/// the verdict and outcome `agent-hooks test --format json` prints for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_native_events_as_the_test_command_does() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let config = manifest(CLAUDE_CONFIG);
+    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
+    let events = [
+        json!({"phase": "before_tool", "tool": "Bash", "call_id": "c1", "args": {"command": "git push origin main"}}),
+        json!({"phase": "before_tool", "tool": "Bash", "call_id": "c2", "args": {"command": "git commit -m x"}}),
+        json!({"phase": "before_tool", "tool": "Bash", "call_id": "c3", "args": {"command": "ls"}}),
+        json!({"phase": "before_tool", "tool": "mcp__tavily__extract", "call_id": "c4", "args": {"urls": ["https://example.com"]}}),
+        json!({"phase": "user_prompt", "prompt": "go", "session_id": "native-1"}),
+    ];
+    let mut decisions = Vec::new();
+    for event in &events {
+        std::fs::write(workspace.join("event.json"), event.to_string()).expect("write event");
+        let config = config.to_str().expect("UTF-8 path");
+        let by_test = cli::json(
+            &workspace,
+            &["test", config, "--event", "event.json", "--format", "json"],
+        );
+        let reply = serve_support::post(addr, "/v1/hooks/native", &[], event).await;
+        assert_eq!(reply.status, 200, "{event} {:?}", reply.json);
+        assert_eq!(reply.json["verdict"], by_test["verdict"], "{event}");
+        assert_eq!(reply.json["outcome"], by_test["outcome"], "{event}");
+        decisions.push(reply.json["verdict"]["decision"].clone());
+    }
+    // The events cover a block, an ask, a run and a rewrite.
+    assert_eq!(decisions[0], "skip", "{decisions:?}");
+    assert_eq!(decisions[2], "run", "{decisions:?}");
+    let reply = serve_support::post(addr, "/v1/hooks/native", &[], &json!({"x": 1})).await;
+    assert_eq!(reply.status, 400, "{:?}", reply.json);
+    assert!(
+        reply.json["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("invalid event")),
+        "{:?}",
+        reply.json
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stop_cap_holds_across_two_serve_replicas_sharing_redis() {
     let Some(redis) = redis_server::RedisServer::start("serve replicas") else {

@@ -12,13 +12,15 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use agent_hooks::agent::{self as engine, Engine, EngineOptions, load_tables, runs_processes};
+use agent_hooks::replay::read_event_line;
 use agent_hooks::serve::{
     Agent, Auth, BoxError, Drain, Handler, HandlerAnswer, Options, Server, WebhookSecret,
 };
 use axum::http::StatusCode;
-use hooks_runtime::SessionDir;
 use hooks_runtime::state::{self, SessionStore};
+use hooks_runtime::{HookContext, SecretSet, SessionDir, redact_json, redact_sensitive_text};
 
+use super::drive::drive;
 use super::{EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE, warn};
 
 /// The flags of `agent-hooks serve`.
@@ -107,8 +109,10 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 /// agent's payloads in its format with status 200 (Claude Code's `http`
 /// hooks read a decision only from a 2xx JSON body). An input that is no
 /// event of that agent (not JSON, no event name, an agent whose protocol
-/// is not spoken yet) is a `400` with `{"error": ...}`; `native` payloads
-/// are a `501` until the server reads them.
+/// is not spoken yet) is a `400` with `{"error": ...}`. A `native`
+/// payload is one event of this project's format (as `test --event`
+/// reads it), answered with the `verdict` and `outcome` `test --format
+/// json` prints for it, redacted.
 struct EngineHandler {
     engine: Engine,
     /// The payload spill directory of `run` hooks, removed when the
@@ -123,12 +127,7 @@ impl Handler for EngineHandler {
             Agent::Codex => engine::Agent::Codex,
             Agent::Gemini => engine::Agent::Gemini,
             Agent::Copilot => engine::Agent::Copilot,
-            _ => {
-                return HandlerAnswer::new(
-                    StatusCode::NOT_IMPLEMENTED,
-                    serde_json::json!({ "error": format!("`{}` payloads are not served yet", agent.name()) }),
-                );
-            }
+            _ => return self.answer_native(&body).await,
         };
         let answer = self.engine.answer(agent, &body).await;
         if answer.exit_code == 0 {
@@ -139,6 +138,32 @@ impl Handler for EngineHandler {
                 serde_json::json!({ "error": answer.stderr }),
             )
         }
+    }
+}
+
+impl EngineHandler {
+    /// The answer to a native payload: `{"verdict": ..., "outcome": ...}`
+    /// as `test --format json` shows them (200), or a `400` naming why
+    /// the body is no event.
+    async fn answer_native(&self, body: &[u8]) -> HandlerAnswer {
+        let read = std::str::from_utf8(body)
+            .map_err(|e| e.to_string())
+            .and_then(|text| read_event_line(text).map_err(|e| e.to_string()));
+        let (event, identity) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                let error = format!("invalid event: {e}");
+                let error = redact_sensitive_text(&error, &SecretSet::new()).into_owned();
+                return HandlerAnswer::new(
+                    StatusCode::BAD_REQUEST,
+                    serde_json::json!({ "error": error }),
+                );
+            }
+        };
+        let ctx = identity.apply(HookContext::new("serve"));
+        let applied = drive(self.engine.stack(), &ctx, &event).await;
+        let answer = serde_json::json!({ "verdict": applied.verdict, "outcome": applied.outcome });
+        HandlerAnswer::new(StatusCode::OK, redact_json(&answer, &SecretSet::new()))
     }
 }
 
