@@ -8,6 +8,7 @@ fn serve(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     command
         .arg("serve")
         .args(args)
+        .env("AGENT_HOOKS_CACHE", "off")
         .env_remove("HOOKS_TEST_UNSET");
     for (name, value) in env {
         command.env(name, value);

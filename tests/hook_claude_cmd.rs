@@ -318,3 +318,66 @@ hooks:
         "the tool's new input is the hooks' own, not a message"
     );
 }
+
+/// The DFA cache (`AGENT_HOOKS_CACHE`, docs/hook-command.md): the first
+/// call writes the config's DFAs, a later call reads them back (it
+/// rewrites no file) and answers the same, and a torn file is rebuilt
+/// without changing the answer.
+#[test]
+fn the_dfa_cache_is_written_once_read_back_and_repaired() {
+    use std::os::unix::fs::MetadataExt as _;
+    let workspace = tempfile::tempdir().expect("workspace");
+    let state = workspace.path().join(".state");
+    let config = [Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/configs/agent/claude.yaml")];
+    let payload = serde_json::json!({
+        "session_id": "s1",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git push origin main"},
+    })
+    .to_string();
+    let call = || {
+        let out = cli::hook_claude(workspace.path(), &state, &config, payload.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        out.stdout
+    };
+    let files = || {
+        let mut files: Vec<(PathBuf, u64, Vec<u8>)> = std::fs::read_dir(state.join("dfa"))
+            .expect("the cache directory")
+            .map(|e| e.expect("entry").path())
+            .map(|p| {
+                let inode = std::fs::metadata(&p).expect("metadata").ino();
+                let bytes = std::fs::read(&p).expect("read");
+                (p, inode, bytes)
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let first = call();
+    assert!(
+        String::from_utf8_lossy(&first).contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        String::from_utf8_lossy(&first)
+    );
+    let written = files();
+    assert!(!written.is_empty());
+    assert!(
+        written
+            .iter()
+            .all(|(p, _, _)| p.extension().is_some_and(|e| e == "dfa"))
+    );
+    assert_eq!(call(), first);
+    assert_eq!(files(), written, "a warm call rewrites no file");
+    for (path, _, _) in &written {
+        std::fs::write(path, b"torn").expect("tear");
+    }
+    assert_eq!(call(), first);
+    let repaired = files();
+    let contents = |f: &[(PathBuf, u64, Vec<u8>)]| {
+        f.iter()
+            .map(|(p, _, b)| (p.clone(), b.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(contents(&repaired), contents(&written));
+}

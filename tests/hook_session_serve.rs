@@ -140,6 +140,7 @@ fn serve(
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(workspace)
         .env("AGENT_HOOKS_SESSION_STORE", store)
+        .env("AGENT_HOOKS_CACHE", "off")
         .args(["serve", "--listen", "127.0.0.1:0", "--watch-interval", "0s"])
         .arg(config)
         .stdout(Stdio::null())

@@ -127,6 +127,42 @@ pub fn fallback<S: AsRef<str>>(
         })
 }
 
+/// Checks that [`fallback`] compiles `regexes` without building it: their
+/// Thompson NFA within the same 64 MiB the regex crate allows (its only
+/// limit that fails a build; its lazy DFA's limit only bounds a cache). A
+/// lowered DFA that may give up checks its fallback this way and builds it
+/// on first need (a non-ASCII input), so loading a config never pays for
+/// matchers that only such inputs use.
+///
+/// # Errors
+///
+/// [`PatternError::Fallback`] when the NFA does not compile within the
+/// limit.
+pub fn check_fallback<S: AsRef<str>>(regexes: &[S], search: Search) -> Result<(), PatternError> {
+    let patterns: Vec<String> = regexes
+        .iter()
+        .map(|r| match search {
+            Search::Anchored => format!("^(?:{})", r.as_ref()),
+            Search::Unanchored => r.as_ref().to_owned(),
+        })
+        .collect();
+    // As `regex::bytes` compiles them: byte-oriented, sized like its
+    // `size_limit` (what `fallback` sets).
+    regex_automata::nfa::thompson::Compiler::new()
+        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+        .configure(
+            regex_automata::nfa::thompson::Config::new()
+                .utf8(false)
+                .nfa_size_limit(Some(64 * 1024 * 1024)),
+        )
+        .build_many(&patterns)
+        .map(drop)
+        .map_err(|e| PatternError::Fallback {
+            regexes: regexes.iter().map(|r| r.as_ref().to_owned()).collect(),
+            reason: e.to_string(),
+        })
+}
+
 /// Why a string is not an RFC 6901 JSON pointer ([`pointer_tokens`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

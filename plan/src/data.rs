@@ -165,8 +165,9 @@ impl StaticDfa {
 
 /// A DFA built by the lowering ([`crate::automata`]), with the regexes it
 /// was built from and, when it [may give up](crate::automata::may_give_up),
-/// the fallback matcher that decides instead (built with the DFA, so a
-/// pattern the fallback cannot take is a lowering error, not a run-time one).
+/// the fallback matcher that decides instead (checked with the DFA, so a
+/// pattern the fallback cannot take is a lowering error, not a run-time
+/// one, and built on first need: [`crate::automata::check_fallback`]).
 #[derive(Debug, Clone)]
 pub struct BuiltDfa {
     /// The automaton.
@@ -182,20 +183,19 @@ impl BuiltDfa {
     /// # Errors
     ///
     /// [`PatternError::Fallback`](crate::automata::PatternError::Fallback),
-    /// as [`crate::automata::fallback`], for a DFA that may give up.
+    /// as [`crate::automata::check_fallback`], for a DFA that may give up.
     pub fn new(
         dfa: dense::DFA<Vec<u32>>,
         regexes: Vec<String>,
         search: crate::automata::Search,
     ) -> Result<BuiltDfa, crate::automata::PatternError> {
-        let fallback = OnceLock::new();
         if crate::automata::may_give_up(&regexes) {
-            let _ = fallback.set(crate::automata::fallback(&regexes, search)?);
+            crate::automata::check_fallback(&regexes, search)?;
         }
         Ok(BuiltDfa {
             dfa,
             regexes,
-            fallback,
+            fallback: OnceLock::new(),
         })
     }
 }
@@ -273,7 +273,8 @@ impl Dfa {
                     panic!("`hooks!` embedded a pattern this runtime cannot compile: {e}")
                 })
             }),
-            // Built with the DFA when it may give up (the only DFAs that do).
+            // Checked with the DFA when it may give up (the only DFAs that
+            // do, `BuiltDfa::new`), built on first need.
             Dfa::Owned(d) => d.fallback.get_or_init(|| {
                 crate::automata::fallback(&d.regexes, search)
                     .unwrap_or_else(|e| panic!("a lowered pattern no longer compiles: {e}"))

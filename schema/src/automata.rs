@@ -59,6 +59,24 @@ pub fn build_dfa_within(
     search: Search,
     limit: usize,
 ) -> Result<OwnedDfa, PatternError> {
+    match crate::dfa_cache::dir() {
+        Some(dir) => crate::dfa_cache::build_cached(dir, regexes, search, limit, determinize),
+        None => determinize(regexes, search, limit),
+    }
+}
+
+/// [`determinize`], for the DFA cache's tests.
+#[cfg(test)]
+pub(crate) fn determinize_for_tests(
+    regexes: &[String],
+    search: Search,
+    limit: usize,
+) -> Result<OwnedDfa, PatternError> {
+    determinize(regexes, search, limit)
+}
+
+/// What [`build_dfa_within`] builds, without the DFA cache.
+fn determinize(regexes: &[String], search: Search, limit: usize) -> Result<OwnedDfa, PatternError> {
     let start = match search {
         Search::Anchored => StartKind::Anchored,
         Search::Unanchored => StartKind::Unanchored,

@@ -1,4 +1,5 @@
-//! Loading the configs an [`Engine`](super::Engine) runs.
+//! Loading the configs an [`Engine`](super::Engine) runs, and the DFA
+//! cache that makes loading them again cheap ([`use_dfa_cache_from_env`]).
 //!
 //! A config named on the command line is trusted by naming it (the
 //! operator's decision, as for `agent-hooks test`): it is read, validated
@@ -37,4 +38,29 @@ pub fn load_tables(paths: &[PathBuf], workspace: &Path) -> Result<Vec<Table>, Co
             Ok(Table::from_plan(compiled.plan))
         })
         .collect()
+}
+
+/// The environment variable that names the DFA cache's directory; `off`
+/// turns the cache off.
+pub const DFA_CACHE_ENV: &str = "AGENT_HOOKS_CACHE";
+
+/// Turns on the DFA cache ([`hooks_schema::use_dfa_cache`]) for this
+/// process in `$AGENT_HOOKS_CACHE`, else `$XDG_CACHE_HOME/agent-hooks/dfa`,
+/// else `$HOME/.cache/agent-hooks/dfa`: a config's DFAs are determinized
+/// once per user and read back by every later `hook` call (and `serve`
+/// start or reload) with the same patterns (docs/hook-command.md,
+/// "Latency"). `AGENT_HOOKS_CACHE=off`, or no such variable set, leaves
+/// it off.
+pub fn use_dfa_cache_from_env() {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let dir = match var(DFA_CACHE_ENV) {
+        Some(v) if v == "off" => return,
+        Some(v) => PathBuf::from(v),
+        None => match (var("XDG_CACHE_HOME"), var("HOME")) {
+            (Some(cache), _) => PathBuf::from(cache).join("agent-hooks/dfa"),
+            (None, Some(home)) => PathBuf::from(home).join(".cache/agent-hooks/dfa"),
+            (None, None) => return,
+        },
+    };
+    hooks_schema::use_dfa_cache(dir);
 }

@@ -56,8 +56,9 @@ pub(crate) fn workspace(config: &str) -> tempfile::TempDir {
 }
 
 /// Runs `agent-hooks hook --agent claude CONFIGS` in `dir` with `payload`
-/// on stdin and the session state store in `state`
-/// (`AGENT_HOOKS_SESSION_STORE`, so no test touches the user's).
+/// on stdin, the session state store in `state`
+/// (`AGENT_HOOKS_SESSION_STORE`) and the DFA cache in `state/dfa`
+/// (`AGENT_HOOKS_CACHE`), so no test touches the user's.
 pub(crate) fn hook_claude(
     dir: &Path,
     state: &Path,
@@ -69,6 +70,7 @@ pub(crate) fn hook_claude(
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir)
         .env("AGENT_HOOKS_SESSION_STORE", state)
+        .env("AGENT_HOOKS_CACHE", state.join("dfa"))
         .args(["hook", "--agent", "claude"])
         .args(configs)
         .stdin(Stdio::piped())
