@@ -55,7 +55,7 @@ fn node_hook() -> String {
 
 /// Request `i`'s payload: every tenth one is denied.
 fn payload(i: usize) -> Value {
-    let command = if i % 10 == 0 {
+    let command = if i.is_multiple_of(10) {
         format!("tool{} --force", i % RULES)
     } else {
         format!("ls -la src/{i}")
