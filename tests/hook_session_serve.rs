@@ -38,7 +38,13 @@ fn manifest(path: &str) -> PathBuf {
 /// `agent-hooks hook --agent claude config` on `payload`, in `workspace`,
 /// with the session state store in `state`; the JSON answer (exit 0).
 fn hook(workspace: &Path, state: &Path, config: &Path, payload: &Value) -> Value {
-    let out = cli::hook_claude(
+    hook_as("claude", workspace, state, config, payload)
+}
+
+/// [`hook`] for `agent`.
+fn hook_as(agent: &str, workspace: &Path, state: &Path, config: &Path, payload: &Value) -> Value {
+    let out = cli::hook_agent(
+        agent,
         workspace,
         state,
         &[config.to_owned()],
@@ -192,12 +198,31 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
         let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &payload).await;
         assert_eq!(reply.status, 200, "{}", file.display());
         assert_eq!(reply.json, by_command, "{}", file.display());
+        // Codex sends the same format for its events (src/agent/codex.rs).
+        let codex_events = [
+            "SessionStart",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "Stop",
+        ];
+        if payload["hook_event_name"]
+            .as_str()
+            .is_some_and(|e| codex_events.contains(&e))
+        {
+            payload["session_id"] = json!(format!("codex-payload-{i}"));
+            let by_command = hook_as("codex", &workspace, &state, &config, &payload);
+            let reply = serve_support::post(addr, "/v1/hooks/codex", &[], &payload).await;
+            assert_eq!(reply.status, 200, "codex {}", file.display());
+            assert_eq!(reply.json, by_command, "codex {}", file.display());
+        }
     }
     // An input that is no Claude Code event is a 400 naming why, and an
     // agent whose protocol is not spoken yet says so.
     let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &json!({"x": 1})).await;
     assert_eq!(reply.status, 400, "{:?}", reply.json);
-    let reply = serve_support::post(addr, "/v1/hooks/codex", &[], &stop("s", false)).await;
+    let reply = serve_support::post(addr, "/v1/hooks/gemini", &[], &stop("s", false)).await;
     assert_eq!(reply.status, 400, "{:?}", reply.json);
     assert!(
         reply.json["error"]

@@ -29,6 +29,7 @@
 
 pub mod cache;
 pub mod claude;
+pub mod codex;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -171,7 +172,7 @@ pub enum ReadError {
     #[error(transparent)]
     Payload(#[from] hooks_runtime::claude_code::PayloadError),
     /// The engine does not speak this agent's protocol yet.
-    #[error("agent `{0}` is not supported yet (supported: claude)")]
+    #[error("agent `{0}` is not supported yet (supported: claude, codex)")]
     Unsupported(Agent),
 }
 
@@ -312,6 +313,7 @@ impl Engine {
         let decided = decide(&self.stack, &request.ctx, &request.event).await;
         match request.agent {
             Agent::Claude => claude::answer(request, &decided),
+            Agent::Codex => codex::answer(request, &decided),
             other => Answer::blocking_error(&ReadError::Unsupported(other).to_string()),
         }
     }
@@ -339,6 +341,7 @@ impl Engine {
     pub fn error_answer(agent: Agent, payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
         match agent {
             Agent::Claude => claude::error_answer(payload, error),
+            Agent::Codex => codex::error_answer(payload, error),
             _ => Answer::blocking_error(&error.to_string()),
         }
     }
@@ -357,7 +360,8 @@ fn read(agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
     let value: Value =
         serde_json::from_slice(text).map_err(|e| ReadError::NotJson(e.to_string()))?;
     match agent {
-        Agent::Claude => {
+        // Codex sends Claude Code's input format (`codex`'s module docs).
+        Agent::Claude | Agent::Codex => {
             let (event, ctx) = hooks_runtime::claude_code::read_payload(&value)?;
             let event_name = hooks_runtime::claude_code::hook_event_name(&event.as_step());
             Ok(Request {

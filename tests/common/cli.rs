@@ -65,13 +65,24 @@ pub(crate) fn hook_claude(
     configs: &[std::path::PathBuf],
     payload: &[u8],
 ) -> Output {
+    hook_agent("claude", dir, state, configs, payload)
+}
+
+/// [`hook_claude`] for `agent` (`agent-hooks hook --agent AGENT`).
+pub(crate) fn hook_agent(
+    agent: &str,
+    dir: &Path,
+    state: &Path,
+    configs: &[std::path::PathBuf],
+    payload: &[u8],
+) -> Output {
     use std::io::Write as _;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir)
         .env("AGENT_HOOKS_SESSION_STORE", state)
         .env("AGENT_HOOKS_CACHE", state.join("dfa"))
-        .args(["hook", "--agent", "claude"])
+        .args(["hook", "--agent", agent])
         .args(configs)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
