@@ -25,14 +25,23 @@ use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 use crate::automata::{PatternError, Search};
 use crate::data::{List, Text};
 
+/// The most bytes a set's NFA may take (16 MiB). Past it [`LazySet::new`]
+/// fails, and the lowering splits the group in two (many patterns with
+/// Unicode classes: 1,000 `\w+secretN\w+` on one subject); a lower limit
+/// makes that failure cheap (the compiler stops where the limit is
+/// reached). A single pattern is far below it: validation refuses one
+/// whose NFA is over 1 MiB.
+const NFA_SIZE_LIMIT: usize = 16 * 1024 * 1024;
+
 /// How a [`LazySet`] makes a [`PatternSet`] for a thread that has none.
 type SetFn = Box<dyn Fn() -> PatternSet + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
 /// Patterns matched by a lazily built automaton instead of a dense DFA.
 ///
 /// Usable as `static` data (`hooks!` emits [`LazySet::new_static`]) and
-/// owned ([`LazySet::new`]); the regex is compiled once, on the first search
-/// (or at once by [`LazySet::new`], which reports errors).
+/// owned ([`LazySet::new`], [`LazySet::deferred`]); the regex is compiled
+/// once, on the first search (or at once by [`LazySet::new`], which reports
+/// errors).
 pub struct LazySet {
     regexes: List<Text>,
     regex: OnceLock<Regex>,
@@ -67,6 +76,20 @@ impl LazySet {
         Ok(set)
     }
 
+    /// The set of `regexes`, compiled on first use, for patterns already
+    /// known to compile: each one checked alone within the regex crate's
+    /// limits (what validation does for every `matches` and `glob`), so a
+    /// config of many patterns past the dense budget loads without
+    /// compiling any of them (1,000 `(?i)tokenN\s*=\s*\w{8}` on their own
+    /// subjects: about 1 MB and 9 ms each).
+    pub fn deferred(regexes: Vec<String>) -> LazySet {
+        LazySet {
+            regexes: regexes.into_iter().map(Text::from).collect(),
+            regex: OnceLock::new(),
+            sets: OnceLock::new(),
+        }
+    }
+
     /// The regexes, one per pattern.
     pub fn regexes(&self) -> &[Text] {
         &self.regexes
@@ -74,13 +97,13 @@ impl LazySet {
 
     /// # Panics
     ///
-    /// For an embedded set whose regexes this build of the regex crate does
-    /// not compile: the lowering compiled them with the same crate when
-    /// `hooks!` ran, so this is a build bug, not a config error.
+    /// For an embedded or deferred set whose regexes this build of the
+    /// regex crate does not compile: the lowering compiled or checked them
+    /// with the same crate, so this is a build bug, not a config error.
     fn regex(&self) -> &Regex {
         self.regex.get_or_init(|| {
             compile(&self.regexes)
-                .unwrap_or_else(|e| panic!("`hooks!` embedded patterns that do not compile: {e}"))
+                .unwrap_or_else(|e| panic!("patterns the lowering checked do not compile: {e}"))
         })
     }
 
@@ -130,7 +153,7 @@ fn compile<S: AsRef<str>>(regexes: &[S]) -> Result<Regex, PatternError> {
                 .match_kind(MatchKind::All)
                 .which_captures(WhichCaptures::None)
                 .utf8_empty(false)
-                .nfa_size_limit(Some(64 * 1024 * 1024)),
+                .nfa_size_limit(Some(NFA_SIZE_LIMIT)),
         )
         .syntax(syntax::Config::new().utf8(false))
         .build_many(regexes)

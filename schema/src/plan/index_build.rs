@@ -115,9 +115,10 @@ fn gate_leaf(p: &Predicate) -> Option<(&str, LeafRegex)> {
 /// (validation built it already); several are one dense DFA or one lazily
 /// built automaton, as [`DfaCache::group`] decides in one attempt at most.
 fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup>, (u32, String)> {
-    let Some(first) = patterns.first() else {
+    if patterns.is_empty() {
         return Ok(Vec::new());
-    };
+    }
+
     let anchored = patterns.iter().all(|p| p.anchored);
     let search = if anchored {
         Search::Anchored
@@ -130,9 +131,19 @@ fn groups(patterns: &[Pattern], cache: &mut DfaCache) -> Result<Vec<PatternGroup
             .map_err(|e| (one.position, e.to_string()))?
     } else {
         let regexes: Vec<String> = patterns.iter().map(|p| p.regex.clone()).collect();
-        cache
-            .group(&regexes, search)
-            .map_err(|e| (first.position, e.to_string()))?
+        match cache.group(&regexes, search) {
+            Ok(dfa) => dfa,
+            // Too many patterns for one automaton (their NFA over the
+            // regex crate's size limit: many Unicode classes): two halves,
+            // each its own group, down to single patterns (which
+            // validation compiled alone).
+            Err(_) => {
+                let (left, right) = patterns.split_at(patterns.len() / 2);
+                let mut split = groups(left, cache)?;
+                split.extend(groups(right, cache)?);
+                return Ok(split);
+            }
+        }
     };
     Ok(vec![PatternGroup {
         dfa,
@@ -221,6 +232,32 @@ hooks:
         let no_n = json!({"command": "rm x", "path": "a.env"});
         let matched: Vec<u32> = plan.matching(tool("bash", &no_n)).collect();
         assert_eq!(matched, [0, 3, 5]);
+    }
+
+    /// More patterns on one subject than one lazily built automaton takes
+    /// (their NFA over its size limit) are split into groups, and the index
+    /// still names exactly the rules whose pattern matches, in every group.
+    #[test]
+    fn a_subject_with_many_patterns_is_split_into_groups_that_miss_nothing() {
+        let mut yaml = String::from("version: 1\nhooks:\n");
+        for i in 0..300 {
+            yaml.push_str(&format!(
+                "  - {{ id: r{i}, phase: before_tool, when: {{ pointer: /c, matches: '\\w+secret{i}x\\w*' }}, block: {{ reason: no }} }}\n"
+            ));
+        }
+        let (config, _, mut cache) = crate::load::checked_for_tests(&yaml, "many.yaml");
+        let plan = super::super::lower::lower(&config, "many.yaml", &mut cache).expect("lowers");
+        let gate_groups: usize = plan.index[Phase::BeforeTool.index()]
+            .gates
+            .iter()
+            .map(|g| g.groups.len())
+            .sum();
+        assert!(gate_groups >= 2, "{gate_groups} groups");
+        for hits in [vec![0], vec![7, 250], vec![127, 128, 299], vec![]] {
+            let text: Vec<String> = hits.iter().map(|i| format!("ésecret{i}x")).collect();
+            let args = json!({"c": text.join(" ")});
+            assert_eq!(positions(&plan, &tool("bash", &args)), hits, "{args}");
+        }
     }
 
     /// A DFA that gives up (a Unicode word boundary on non-ASCII text)

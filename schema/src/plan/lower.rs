@@ -191,7 +191,8 @@ impl DfaCache {
                 regexes,
                 search,
             )?))),
-            None => Ok(Dfa::Lazy(Box::new(hooks_plan::LazySet::new(regexes)?))),
+            // Validation compiled the pattern alone: compiled on first use.
+            None => Ok(Dfa::Lazy(Box::new(hooks_plan::LazySet::deferred(regexes)))),
         }
     }
 }
