@@ -222,7 +222,7 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
     // agent whose protocol is not spoken yet says so.
     let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &json!({"x": 1})).await;
     assert_eq!(reply.status, 400, "{:?}", reply.json);
-    let reply = serve_support::post(addr, "/v1/hooks/gemini", &[], &stop("s", false)).await;
+    let reply = serve_support::post(addr, "/v1/hooks/copilot", &[], &stop("s", false)).await;
     assert_eq!(reply.status, 400, "{:?}", reply.json);
     assert!(
         reply.json["error"]

@@ -129,6 +129,20 @@ impl<'a> Output<'a> {
     }
 }
 
+/// Appends `notes` to the answer object `top`'s `systemMessage` (shown to
+/// the user), one per line, redacted: what an adapted answer
+/// ([`super::codex`], [`super::gemini`]) says it dropped or changed.
+pub(crate) fn add_messages(top: &mut Map<String, Value>, notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    let text = match top.get("systemMessage").and_then(Value::as_str) {
+        Some(before) => format!("{before}\n{}", notes.join("\n")),
+        None => notes.join("\n"),
+    };
+    top.insert("systemMessage".into(), redact(&text).into());
+}
+
 /// `Some` of a value the hooks rewrote, `None` when it is the input.
 // The `Cow` itself is the answer: owned means rewritten.
 #[allow(clippy::ptr_arg)]

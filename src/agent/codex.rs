@@ -56,13 +56,7 @@ fn enforced(event: &str, answer: Answer) -> Answer {
         "PostToolUse" => post_tool_use(top),
         _ => {}
     }
-    if !notes.is_empty() {
-        let text = match top.get("systemMessage").and_then(Value::as_str) {
-            Some(before) => format!("{before}\n{}", notes.join("\n")),
-            None => notes.join("\n"),
-        };
-        top.insert("systemMessage".into(), super::redact(&text).into());
-    }
+    super::claude::add_messages(top, &notes);
     if top
         .get("hookSpecificOutput")
         .and_then(Value::as_object)

@@ -30,6 +30,7 @@
 pub mod cache;
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -172,7 +173,7 @@ pub enum ReadError {
     #[error(transparent)]
     Payload(#[from] hooks_runtime::claude_code::PayloadError),
     /// The engine does not speak this agent's protocol yet.
-    #[error("agent `{0}` is not supported yet (supported: claude, codex)")]
+    #[error("agent `{0}` is not supported yet (supported: claude, codex, gemini)")]
     Unsupported(Agent),
 }
 
@@ -314,6 +315,7 @@ impl Engine {
         match request.agent {
             Agent::Claude => claude::answer(request, &decided),
             Agent::Codex => codex::answer(request, &decided),
+            Agent::Gemini => gemini::answer(request, &decided),
             other => Answer::blocking_error(&ReadError::Unsupported(other).to_string()),
         }
     }
@@ -342,6 +344,7 @@ impl Engine {
         match agent {
             Agent::Claude => claude::error_answer(payload, error),
             Agent::Codex => codex::error_answer(payload, error),
+            Agent::Gemini => gemini::error_answer(payload, error),
             _ => Answer::blocking_error(&error.to_string()),
         }
     }
@@ -360,8 +363,14 @@ fn read(agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
     let value: Value =
         serde_json::from_slice(text).map_err(|e| ReadError::NotJson(e.to_string()))?;
     match agent {
-        // Codex sends Claude Code's input format (`codex`'s module docs).
-        Agent::Claude | Agent::Codex => {
+        // Codex sends Claude Code's input format (`codex`'s module docs);
+        // a Gemini CLI payload is read as the Claude Code one it
+        // corresponds to (`gemini`'s module docs).
+        Agent::Claude | Agent::Codex | Agent::Gemini => {
+            let value = match agent {
+                Agent::Gemini => gemini::to_claude(&value).unwrap_or(value),
+                _ => value,
+            };
             let (event, ctx) = hooks_runtime::claude_code::read_payload(&value)?;
             let event_name = hooks_runtime::claude_code::hook_event_name(&event.as_step());
             Ok(Request {
