@@ -43,43 +43,19 @@ fn payloads() -> Option<Vec<PathBuf>> {
 /// Runs `agent-hooks hook --agent claude CONFIG` with `payload` on stdin,
 /// in a fresh directory (the workspace root).
 fn hook(payload: &[u8], configs: &[&str]) -> Output {
-    let workspace = tempfile::tempdir().expect("workspace");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let configs: Vec<PathBuf> = configs.iter().map(|c| root.join(c)).collect();
-    let state = workspace.path().join(".state");
-    cli::hook_claude(workspace.path(), &state, &configs, payload)
+    cli::hook_fresh("claude", configs, payload)
 }
 
-/// The answer's JSON, after checking the exit code is 0 and stdout is one
-/// JSON object on one line.
+/// The answer's JSON (exit 0, one JSON object on one line).
 fn answer(payload: &[u8], configs: &[&str]) -> Value {
-    let out = hook(payload, configs);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout {stdout}, stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
-    serde_json::from_str(&stdout).expect("a JSON answer")
+    cli::hook_answer("claude", configs, payload)
 }
 
 /// Validates `answer` against the schema of `event`.
 fn assert_accepted(event: &str, answer: &Value, what: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/schemas/claude")
-        .join(format!("{event}.json"));
-    let schema: Value = serde_json::from_slice(
-        &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    )
-    .expect("schema JSON");
-    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-    let errors: Vec<String> = validator
-        .iter_errors(answer)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{what}: {answer} is refused: {errors:?}");
+    let schema =
+        cli::output_schema("claude", event).unwrap_or_else(|| panic!("no schema for `{event}`"));
+    cli::assert_valid(&schema, answer, what);
 }
 
 /// What the config decides for each payload, by file name; every payload

@@ -10,8 +10,6 @@ mod cli;
 #[path = "common/real.rs"]
 mod real;
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
 const CONFIG: &str = "tests/configs/agent/claude.yaml";
@@ -37,42 +35,14 @@ fn codex(mut payload: Value) -> Value {
 /// The answer of `hook --agent codex CONFIG` to `payload` (exit 0, one
 /// JSON line), in a fresh workspace.
 fn answer(payload: &Value) -> Value {
-    let workspace = tempfile::tempdir().expect("workspace");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join(CONFIG);
-    let state = workspace.path().join(".state");
-    let out = cli::hook_agent(
-        "codex",
-        workspace.path(),
-        &state,
-        &[config],
-        payload.to_string().as_bytes(),
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{payload}: {stdout} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
-    serde_json::from_str(&stdout).expect("a JSON answer")
+    cli::hook_answer("codex", &[CONFIG], payload.to_string().as_bytes())
 }
 
 /// Validates `answer` against Codex's schema of `event`.
 fn assert_enforced(event: &str, answer: &Value, what: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/schemas/codex")
-        .join(format!("{event}.json"));
-    let schema: Value = serde_json::from_slice(
-        &std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    )
-    .expect("schema JSON");
-    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-    let errors: Vec<String> = validator
-        .iter_errors(answer)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{what}: {answer} is refused: {errors:?}");
+    let schema =
+        cli::output_schema("codex", event).unwrap_or_else(|| panic!("no schema for `{event}`"));
+    cli::assert_valid(&schema, answer, what);
 }
 
 #[test]

@@ -8,8 +8,6 @@
 #[path = "common/cli.rs"]
 mod cli;
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
 const CONFIG: &str = "tests/configs/agent/gemini.yaml";
@@ -27,40 +25,10 @@ fn payload(event: &str, fields: Value) -> Value {
 /// The answer of `hook --agent gemini CONFIG` (exit 0, one JSON line),
 /// checked against the event's schema when there is one.
 fn answer(payload: &Value) -> Value {
-    let workspace = tempfile::tempdir().expect("workspace");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join(CONFIG);
-    let state = workspace.path().join(".state");
-    let out = cli::hook_agent(
-        "gemini",
-        workspace.path(),
-        &state,
-        &[config],
-        payload.to_string().as_bytes(),
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{payload}: {stdout} {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
-    let answer: Value = serde_json::from_str(&stdout).expect("a JSON answer");
+    let answer = cli::hook_answer("gemini", &[CONFIG], payload.to_string().as_bytes());
     let event = payload["hook_event_name"].as_str().expect("an event");
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/schemas/gemini")
-        .join(format!("{event}.json"));
-    if let Ok(text) = std::fs::read(&schema) {
-        let schema: Value = serde_json::from_slice(&text).expect("schema JSON");
-        let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-        let errors: Vec<String> = validator
-            .iter_errors(&answer)
-            .map(|e| format!("{} at {}", e, e.instance_path()))
-            .collect();
-        assert!(
-            errors.is_empty(),
-            "{payload}: {answer} is refused: {errors:?}"
-        );
+    if let Some(schema) = cli::output_schema("gemini", event) {
+        cli::assert_valid(&schema, &answer, &payload.to_string());
     }
     answer
 }

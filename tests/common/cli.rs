@@ -97,3 +97,51 @@ pub(crate) fn hook_agent(
         .expect("write the payload");
     child.wait_with_output().expect("wait for agent-hooks")
 }
+
+/// `agent-hooks hook --agent AGENT CONFIGS` (paths relative to the
+/// package root) with `payload` on stdin, in a fresh workspace with its own
+/// state store and DFA cache.
+pub(crate) fn hook_fresh(agent: &str, configs: &[&str], payload: &[u8]) -> Output {
+    let workspace = tempfile::tempdir().expect("workspace");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let configs: Vec<std::path::PathBuf> = configs.iter().map(|c| root.join(c)).collect();
+    let state = workspace.path().join(".state");
+    hook_agent(agent, workspace.path(), &state, &configs, payload)
+}
+
+/// [`hook_fresh`]'s answer, after checking the exit code is 0 and stdout
+/// is one JSON object on one line.
+pub(crate) fn hook_answer(agent: &str, configs: &[&str], payload: &[u8]) -> Value {
+    let out = hook_fresh(agent, configs, payload);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout {stdout}, stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
+    serde_json::from_str(&stdout).expect("a JSON answer")
+}
+
+/// The schema of `agent`'s output for `event`
+/// (`tests/schemas/AGENT/EVENT.json`), if the tests have one.
+pub(crate) fn output_schema(agent: &str, event: &str) -> Option<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/schemas")
+        .join(agent)
+        .join(format!("{event}.json"));
+    let text = std::fs::read(&path).ok()?;
+    Some(serde_json::from_slice(&text).expect("schema JSON"))
+}
+
+/// Validates `answer` against `schema`; `what` names the case in the
+/// failure.
+pub(crate) fn assert_valid(schema: &Value, answer: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(answer)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {answer} is refused: {errors:?}");
+}
