@@ -1,6 +1,6 @@
 //! What a `run` hook's command runs: the script files of `sh hooks/guard.sh`,
 //! `python3 check.py`, `cd hooks && bash -euo pipefail guard.sh`,
-//! `env X=1 sh -c 'sh x.sh'`, `. lib.sh`, `python3 -m tool`,
+//! `env X=1 sh -c 'sh x.sh'`, `. lib.sh`, `python3 -m tool`, `BASH_ENV=lib.sh`,
 //! `"$CLAUDE_PROJECT_DIR"/hooks/x.sh`, `nice -n 5 sh x.sh`, and what it
 //! cannot name (`xargs sh`). One rule,
 //! used by `check` (a warning when a script does not exist, another when it
@@ -281,6 +281,9 @@ impl Walk<'_> {
             .iter()
             .position(|w| !(is_assignment(&w.text) || w.exact && is_reserved(&w.text)))
             .unwrap_or(words.len());
+        for assignment in &words[..start] {
+            self.startup_file(assignment, cwd);
+        }
         let words = &words[start..];
         let Some((program, args)) = words.split_first() else {
             return;
@@ -318,6 +321,11 @@ impl Walk<'_> {
                 let rest = interp::env_command(args);
                 match rest {
                     Ok((dir, rest)) => {
+                        for assignment in &args[..args.len() - rest.len()] {
+                            if is_assignment(&assignment.text) {
+                                self.startup_file(assignment, cwd);
+                            }
+                        }
                         let mut inner = match dir {
                             Some(dir) if dir.exact => cwd.as_ref().map(|c| join(c, &dir.text)),
                             Some(_) => None,
@@ -398,6 +406,26 @@ impl Walk<'_> {
             interp::Runs::Code(_) | interp::Runs::Delegate(_) => {}
             interp::Runs::Unknown(why) => self.out.unknown.push(why),
         }
+    }
+
+    /// A `BASH_ENV=FILE` assignment in the command: bash sources FILE
+    /// before it runs a non-interactive shell (a script, `bash -c`), so
+    /// FILE runs with the command whatever its program; a value with an
+    /// expansion is unknown. (The runtime never passes a `BASH_ENV` of its
+    /// own: `env.pass` and `env.set` drop it.)
+    fn startup_file(&mut self, assignment: &Word, cwd: &Option<String>) {
+        let Some(value) = assignment.text.strip_prefix("BASH_ENV=") else {
+            return;
+        };
+        if value.is_empty() {
+            return;
+        }
+        let file = Word {
+            text: value.to_owned(),
+            exact: assignment.exact,
+            index: None,
+        };
+        self.file(&file, ScriptKind::Shell, cwd);
     }
 
     /// Records `word` as a file of `kind` run in `cwd`.

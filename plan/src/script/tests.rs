@@ -35,6 +35,21 @@ fn every_command_form_names_its_script() {
     assert_eq!(files("env sh F"), bound("F"));
     assert_eq!(files("env -i A=1 B=2 sh F"), bound("F"));
     assert_eq!(files("A=1 sh F"), bound("F"));
+    // bash sources `BASH_ENV` before any non-interactive shell runs.
+    assert_eq!(
+        files("BASH_ENV=hooks/y.sh bash -c 'echo hi'"),
+        bound("hooks/y.sh")
+    );
+    assert_eq!(
+        files("env BASH_ENV=y.sh bash F"),
+        (vec!["y.sh".to_owned(), "F".to_owned()], false)
+    );
+    assert_eq!(
+        exec(&["env", "BASH_ENV=y.sh", "bash", "F"]),
+        (vec!["y.sh".to_owned(), "F".to_owned()], false)
+    );
+    assert_eq!(files("BASH_ENV=$X bash -c 'echo hi'"), (vec![], true));
+
     assert_eq!(files("cd d && sh F"), bound("d/F"));
     assert_eq!(files("cd d; cd e && ./F"), bound("d/e/F"));
     assert_eq!(files("sh -c 'sh F'"), bound("F"));
