@@ -14,16 +14,6 @@ use serde_json::{Value, json};
 
 const CONFIG: &str = "tests/configs/agent/claude.yaml";
 
-/// The events Codex sends.
-const CODEX_EVENTS: [&str; 6] = [
-    "SessionStart",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "UserPromptSubmit",
-    "Stop",
-];
-
 /// `payload` as Codex sends it: Claude Code's fields plus `model` and
 /// `turn_id`.
 fn codex(mut payload: Value) -> Value {
@@ -61,7 +51,7 @@ fn every_real_payload_of_a_codex_event_gets_an_answer_codex_enforces() {
         let Some(event) = payload["hook_event_name"].as_str().map(str::to_owned) else {
             continue;
         };
-        if !CODEX_EVENTS.contains(&event.as_str()) {
+        if !cli::CODEX_EVENTS.contains(&event.as_str()) {
             continue;
         }
         let answer = answer(&codex(payload));

@@ -43,21 +43,13 @@ fn hook(workspace: &Path, state: &Path, config: &Path, payload: &Value) -> Value
 
 /// [`hook`] for `agent`.
 fn hook_as(agent: &str, workspace: &Path, state: &Path, config: &Path, payload: &Value) -> Value {
-    let out = cli::hook_agent(
+    cli::hook_json(
         agent,
         workspace,
         state,
         &[config.to_owned()],
         payload.to_string().as_bytes(),
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout {stdout}, stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout).expect("a JSON answer")
+    )
 }
 
 /// A `Stop` payload; `active`: Claude Code's `stop_hook_active`, true
@@ -199,17 +191,9 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
         assert_eq!(reply.status, 200, "{}", file.display());
         assert_eq!(reply.json, by_command, "{}", file.display());
         // Codex sends the same format for its events (src/agent/codex.rs).
-        let codex_events = [
-            "SessionStart",
-            "PreToolUse",
-            "PermissionRequest",
-            "PostToolUse",
-            "UserPromptSubmit",
-            "Stop",
-        ];
         if payload["hook_event_name"]
             .as_str()
-            .is_some_and(|e| codex_events.contains(&e))
+            .is_some_and(|e| cli::CODEX_EVENTS.contains(&e))
         {
             payload["session_id"] = json!(format!("codex-payload-{i}"));
             let by_command = hook_as("codex", &workspace, &state, &config, &payload);

@@ -33,12 +33,6 @@ pub fn answer(request: &Request, decided: &Decided<Decision<'_>>) -> Answer {
     enforced(&request.event_name, claude::answer(request, decided))
 }
 
-/// The answer when no decision could be made for `payload`: Claude Code's
-/// ([`claude::error_answer`]), whose fail-closed fields Codex enforces.
-pub fn error_answer(payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
-    claude::error_answer(payload, error)
-}
-
 /// `answer` with the fields Codex would not enforce on `event` replaced
 /// by ones it does.
 fn enforced(event: &str, answer: Answer) -> Answer {

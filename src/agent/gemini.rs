@@ -64,12 +64,9 @@ pub fn to_claude(payload: &Value) -> Option<Value> {
                 map.insert("last_assistant_message".into(), text);
             }
         }
-        "SessionStart" | "PreCompress" => {
-            // Gemini CLI documents `source` / `trigger`; some builds send
-            // `trigger` for both.
-            if name == "SessionStart"
-                && let Some(trigger) = map.remove("trigger")
-            {
+        // Gemini CLI documents `source`; some builds send `trigger`.
+        "SessionStart" => {
+            if let Some(trigger) = map.remove("trigger") {
                 map.entry("source").or_insert(trigger);
             }
         }

@@ -342,8 +342,9 @@ impl Engine {
     /// configs cannot be loaded.
     pub fn error_answer(agent: Agent, payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
         match agent {
-            Agent::Claude => claude::error_answer(payload, error),
-            Agent::Codex => codex::error_answer(payload, error),
+            // Claude Code's fail-closed fields (deny, block) are ones Codex
+            // enforces too.
+            Agent::Claude | Agent::Codex => claude::error_answer(payload, error),
             Agent::Gemini => gemini::error_answer(payload, error),
             _ => Answer::blocking_error(&error.to_string()),
         }

@@ -112,7 +112,23 @@ pub(crate) fn hook_fresh(agent: &str, configs: &[&str], payload: &[u8]) -> Outpu
 /// [`hook_fresh`]'s answer, after checking the exit code is 0 and stdout
 /// is one JSON object on one line.
 pub(crate) fn hook_answer(agent: &str, configs: &[&str], payload: &[u8]) -> Value {
-    let out = hook_fresh(agent, configs, payload);
+    answer_of(&hook_fresh(agent, configs, payload))
+}
+
+/// [`hook_agent`]'s answer (as [`hook_answer`] checks it).
+pub(crate) fn hook_json(
+    agent: &str,
+    dir: &Path,
+    state: &Path,
+    configs: &[std::path::PathBuf],
+    payload: &[u8],
+) -> Value {
+    answer_of(&hook_agent(agent, dir, state, configs, payload))
+}
+
+/// The JSON answer of a hook call's output: exit code 0, one JSON object
+/// on one line of stdout.
+fn answer_of(out: &Output) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -123,6 +139,16 @@ pub(crate) fn hook_answer(agent: &str, configs: &[&str], payload: &[u8]) -> Valu
     assert_eq!(stdout.lines().count(), 1, "one line: {stdout}");
     serde_json::from_str(&stdout).expect("a JSON answer")
 }
+
+/// The events Codex sends (Codex's hooks reference).
+pub(crate) const CODEX_EVENTS: [&str; 6] = [
+    "SessionStart",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+];
 
 /// The schema of `agent`'s output for `event`
 /// (`tests/schemas/AGENT/EVENT.json`), if the tests have one.
