@@ -140,6 +140,11 @@ enum Command {
         /// The agent whose hook protocol stdin and stdout follow.
         #[arg(long, value_enum)]
         agent: agent_hooks::agent::Agent,
+        /// The event's name, for a payload that does not name it (the
+        /// Copilot CLI's camelCase format: `--event preToolUse`); a
+        /// payload's own `hook_event_name` wins.
+        #[arg(long, value_name = "NAME")]
+        event: Option<String>,
         /// The hook configs, run in this order as one stack.
         #[arg(required = true, value_name = "CONFIG")]
         configs: Vec<std::path::PathBuf>,
@@ -340,9 +345,10 @@ fn run(cli: Cli) -> u8 {
         }),
         Command::Hook {
             agent,
+            event,
             configs,
             records,
-        } => cli::hook::run(agent, &configs, records.as_deref()),
+        } => cli::hook::run(agent, event.as_deref(), &configs, records.as_deref()),
         Command::Serve(args) => cli::serve::run(args),
         Command::PolicyEval => cli::policy_eval(),
         Command::Import {

@@ -233,3 +233,49 @@ fn invalid_settings_are_refused_and_left_alone() {
             .exists()
     );
 }
+
+/// The Copilot CLI runs an entry's `bash` with the payload on stdin and
+/// names the event only by the key it is under: the entry `init` writes
+/// must name it (`--event`), so a camelCase `preToolUse` payload is denied
+/// by a config that blocks it.
+#[test]
+fn a_copilot_entry_runs_as_the_copilot_cli_runs_it() {
+    use std::io::Write as _;
+    let work = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        work.path().join("c.yaml"),
+        "version: 1\nhooks:\n  - id: no-rm\n    phase: before_tool\n    include_tools: [bash]\n    when: { pointer: /command, matches: '^rm ' }\n    block: { reason: no removals }\n",
+    )
+    .expect("config");
+    let program = env!("CARGO_BIN_EXE_agent-hooks");
+    ok(
+        work.path(),
+        &["init", "--agent", "copilot", "--command", program, "c.yaml"],
+    );
+    let written = read_json(&work.path().join(".github/hooks/agent-hooks.json"));
+    let events = written["hooks"].as_object().expect("hooks");
+    assert_eq!(events.len(), 13, "every Copilot event: {written}");
+    let command = &commands(&written, "preToolUse")[0];
+    assert!(command.contains("--event preToolUse"), "{command}");
+    let mut child = Command::new("bash")
+        .args(["-c", command])
+        .current_dir(work.path())
+        .env("AGENT_HOOKS_CACHE", "off")
+        .env("AGENT_HOOKS_SESSION_STORE", work.path().join(".state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the entry");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"command":"rm -rf build"}}"#)
+        .expect("payload");
+    let out = child.wait_with_output().expect("wait");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("a JSON answer");
+    assert_eq!(
+        answer,
+        serde_json::json!({"permissionDecision": "deny", "permissionDecisionReason": "no removals"})
+    );
+}

@@ -202,19 +202,120 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
             assert_eq!(reply.json, by_command, "codex {}", file.display());
         }
     }
-    // An input that is no Claude Code event is a 400 naming why, and an
-    // agent whose protocol is not spoken yet says so.
+    // An input that is no Claude Code event is a 400 naming why; so is a
+    // Copilot CLI payload that names no event and calls no tool.
     let reply = serve_support::post(addr, "/v1/hooks/claude", &[], &json!({"x": 1})).await;
     assert_eq!(reply.status, 400, "{:?}", reply.json);
-    let reply = serve_support::post(addr, "/v1/hooks/copilot", &[], &stop("s", false)).await;
+    let reply =
+        serve_support::post(addr, "/v1/hooks/copilot", &[], &json!({"sessionId": "s"})).await;
     assert_eq!(reply.status, 400, "{:?}", reply.json);
     assert!(
         reply.json["error"]
             .as_str()
-            .is_some_and(|e| e.contains("not supported yet")),
+            .is_some_and(|e| e.contains("?event=")),
         "{:?}",
         reply.json
     );
+}
+
+/// The Copilot CLI's name of a Claude Code event, where it has one (the
+/// Copilot CLI hooks reference).
+fn copilot_event(claude: &str) -> Option<&'static str> {
+    Some(match claude {
+        "SessionStart" => "sessionStart",
+        "SessionEnd" => "sessionEnd",
+        "UserPromptSubmit" => "userPromptSubmitted",
+        "PreToolUse" => "preToolUse",
+        "PermissionRequest" => "permissionRequest",
+        "PostToolUse" => "postToolUse",
+        "PostToolUseFailure" => "postToolUseFailure",
+        "Stop" => "agentStop",
+        "SubagentStart" => "subagentStart",
+        "SubagentStop" => "subagentStop",
+        "PreCompact" => "preCompact",
+        _ => return None,
+    })
+}
+
+/// A Claude Code payload in the Copilot CLI's camelCase format: no event
+/// name, camelCase fields, `toolArgs` / `toolResult` / `agentName`.
+fn camel(payload: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for (key, value) in payload.as_object().expect("an object") {
+        let key = match key.as_str() {
+            "hook_event_name" => continue,
+            "tool_input" => "toolArgs".to_owned(),
+            "tool_response" => "toolResult".to_owned(),
+            "agent_type" => "agentName".to_owned(),
+            other => {
+                let mut parts = other.split('_');
+                let mut name = parts.next().unwrap_or_default().to_owned();
+                for part in parts {
+                    let mut chars = part.chars();
+                    if let Some(first) = chars.next() {
+                        name.push(first.to_ascii_uppercase());
+                        name.extend(chars);
+                    }
+                }
+                name
+            }
+        };
+        out.insert(key, value.clone());
+    }
+    Value::Object(out)
+}
+
+/// Every real payload through `serve`'s `/v1/hooks/copilot` and `hook
+/// --agent copilot`, in both of Copilot's formats: as it is (the VS
+/// Code-compatible format, `hook_event_name` and snake_case) and in the
+/// CLI's camelCase format with the event named by `?event=` / `--event`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_copilot_payloads_as_the_hook_command_does() {
+    let Some(dir) = real::dir("hook-scripts/payloads") else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the payload folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let config = manifest(CLAUDE_CONFIG);
+    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
+    let mut camel_cases = 0;
+    for (i, file) in files.iter().enumerate() {
+        let mut payload: Value =
+            serde_json::from_slice(&std::fs::read(file).expect("read")).expect("payload JSON");
+        payload["session_id"] = json!(format!("copilot-{i}"));
+        let state = tmp.path().join(format!("hook-state-{i}"));
+        let by_command = hook_as("copilot", &workspace, &state, &config, &payload);
+        let reply = serve_support::post(addr, "/v1/hooks/copilot", &[], &payload).await;
+        assert_eq!(reply.status, 200, "{}", file.display());
+        assert_eq!(reply.json, by_command, "{}", file.display());
+        let Some(event) = payload["hook_event_name"].as_str().and_then(copilot_event) else {
+            continue;
+        };
+        let mut payload = camel(&payload);
+        payload["sessionId"] = json!(format!("copilot-cli-{i}"));
+        let out = cli::hook_with(
+            &["--agent", "copilot", "--event", event],
+            &workspace,
+            &state,
+            std::slice::from_ref(&config),
+            payload.to_string().as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", file.display());
+        let by_command: Value = serde_json::from_slice(&out.stdout).expect("a JSON answer");
+        let path = format!("/v1/hooks/copilot?event={event}");
+        let reply = serve_support::post(addr, &path, &[], &payload).await;
+        assert_eq!(reply.status, 200, "{event} {}", file.display());
+        assert_eq!(reply.json, by_command, "{event} {}", file.display());
+        camel_cases += 1;
+    }
+    assert!(camel_cases >= 40, "{camel_cases} CLI-format payloads");
 }
 
 /// A native event (this project's format) through `serve` gets exactly

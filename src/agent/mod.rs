@@ -30,6 +30,7 @@
 pub mod cache;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 
 use std::path::PathBuf;
@@ -156,9 +157,14 @@ pub struct Request {
     /// The hook context: run and session id, transcript path, cwd,
     /// permission mode.
     pub ctx: HookContext,
-    /// The agent's own name of the event (`PreToolUse`,
-    /// `PostToolUseFailure`, ...), which its output names again.
+    /// The Claude Code name of the event (`PreToolUse`,
+    /// `PostToolUseFailure`, ...) whose answer the agent's is written
+    /// from ([`claude::answer`]).
     pub event_name: String,
+    /// The event's name in the agent's own terms, as the payload (or the
+    /// caller) gave it: `BeforeTool` for Gemini CLI, `preToolUse` for the
+    /// Copilot CLI's format; Claude Code's and Codex's are `event_name`.
+    pub agent_event: String,
 }
 
 /// Why an [`Engine::read`] found no event to decide.
@@ -172,9 +178,12 @@ pub enum ReadError {
     /// [`hooks_runtime::claude_code::PayloadError`]).
     #[error(transparent)]
     Payload(#[from] hooks_runtime::claude_code::PayloadError),
-    /// The engine does not speak this agent's protocol yet.
-    #[error("agent `{0}` is not supported yet (supported: claude, codex, gemini)")]
-    Unsupported(Agent),
+    /// A Copilot CLI payload (camelCase: it names no event) came without
+    /// the event's name.
+    #[error(
+        "the Copilot payload names no event: run `agent-hooks hook --agent copilot --event NAME` (a server: `POST /v1/hooks/copilot?event=NAME`), as `agent-hooks init --agent copilot` writes it"
+    )]
+    NoEvent,
 }
 
 /// Where an [`Engine`] runs hooks and what it keeps.
@@ -294,13 +303,20 @@ impl Engine {
     }
 
     /// Reads `payload` (the agent's hook input, JSON) as a [`Request`].
+    /// `event` names the event of a payload that does not name it itself
+    /// (the Copilot CLI's: [`copilot`]); a payload's own name wins.
     ///
     /// # Errors
     ///
-    /// [`ReadError`]: not JSON, not an input of `agent`'s protocol, an
-    /// agent not supported yet.
-    pub fn read(&self, agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
-        read(agent, payload)
+    /// [`ReadError`]: not JSON, not an input of `agent`'s protocol, no
+    /// event name.
+    pub fn read(
+        &self,
+        agent: Agent,
+        event: Option<&str>,
+        payload: &[u8],
+    ) -> Result<Request, ReadError> {
+        read(agent, event, payload)
     }
 
     /// Decides `request` through the stack and answers in its agent's
@@ -316,7 +332,7 @@ impl Engine {
             Agent::Claude => claude::answer(request, &decided),
             Agent::Codex => codex::answer(request, &decided),
             Agent::Gemini => gemini::answer(request, &decided),
-            other => Answer::blocking_error(&ReadError::Unsupported(other).to_string()),
+            Agent::Copilot => copilot::answer(request, &decided),
         }
     }
 
@@ -328,10 +344,10 @@ impl Engine {
     /// # Cancel safety
     ///
     /// As [`Engine::decide`].
-    pub async fn answer(&self, agent: Agent, payload: &[u8]) -> Answer {
-        match self.read(agent, payload) {
+    pub async fn answer(&self, agent: Agent, event: Option<&str>, payload: &[u8]) -> Answer {
+        match self.read(agent, event, payload) {
             Ok(request) => self.decide(&request).await,
-            Err(e) => Engine::error_answer(agent, payload, &e),
+            Err(e) => Engine::error_answer(agent, event, payload, &e),
         }
     }
 
@@ -340,13 +356,18 @@ impl Engine {
     /// agent's format, fail-closed where the event gates something (see
     /// [`claude::error_answer`]). Also what a caller answers when the
     /// configs cannot be loaded.
-    pub fn error_answer(agent: Agent, payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
+    pub fn error_answer(
+        agent: Agent,
+        event: Option<&str>,
+        payload: &[u8],
+        error: &dyn std::fmt::Display,
+    ) -> Answer {
         match agent {
             // Claude Code's fail-closed fields (deny, block) are ones Codex
             // enforces too.
             Agent::Claude | Agent::Codex => claude::error_answer(payload, error),
             Agent::Gemini => gemini::error_answer(payload, error),
-            _ => Answer::blocking_error(&error.to_string()),
+            Agent::Copilot => copilot::error_answer(payload, event, error),
         }
     }
 
@@ -359,30 +380,36 @@ impl Engine {
     }
 }
 
-fn read(agent: Agent, payload: &[u8]) -> Result<Request, ReadError> {
+fn read(agent: Agent, event: Option<&str>, payload: &[u8]) -> Result<Request, ReadError> {
     let text = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
     let value: Value =
         serde_json::from_slice(text).map_err(|e| ReadError::NotJson(e.to_string()))?;
-    match agent {
-        // Codex sends Claude Code's input format (`codex`'s module docs);
-        // a Gemini CLI payload is read as the Claude Code one it
-        // corresponds to (`gemini`'s module docs).
-        Agent::Claude | Agent::Codex | Agent::Gemini => {
-            let value = match agent {
-                Agent::Gemini => gemini::to_claude(&value).unwrap_or(value),
-                _ => value,
-            };
-            let (event, ctx) = hooks_runtime::claude_code::read_payload(&value)?;
-            let event_name = hooks_runtime::claude_code::hook_event_name(&event.as_step());
-            Ok(Request {
-                agent,
-                event,
-                ctx,
-                event_name: event_name.to_owned(),
-            })
+    // Codex sends Claude Code's input format (`codex`'s module docs); a
+    // Gemini CLI or Copilot payload is read as the Claude Code one it
+    // corresponds to (their module docs).
+    let (value, agent_event) = match agent {
+        Agent::Claude | Agent::Codex => (value, None),
+        Agent::Gemini => {
+            let name = value
+                .get("hook_event_name")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            (gemini::to_claude(&value).unwrap_or(value), name)
         }
-        other => Err(ReadError::Unsupported(other)),
-    }
+        Agent::Copilot => {
+            let (value, name) = copilot::to_claude(&value, event)?;
+            (value, Some(name))
+        }
+    };
+    let (event, ctx) = hooks_runtime::claude_code::read_payload(&value)?;
+    let event_name = hooks_runtime::claude_code::hook_event_name(&event.as_step()).to_owned();
+    Ok(Request {
+        agent,
+        agent_event: agent_event.unwrap_or_else(|| event_name.clone()),
+        event,
+        ctx,
+        event_name,
+    })
 }
 
 /// The typed decision of one event: the driver method's result for its

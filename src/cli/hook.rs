@@ -31,14 +31,20 @@ use hooks_runtime::{RecordWriter, SecretSet, SessionDir, state};
 use crate::cli::{Cancels, Ran, current_thread_runtime, run_interruptible};
 
 /// Runs `agent-hooks hook`; returns the exit code.
-pub(crate) fn run(agent: Agent, configs: &[PathBuf], records: Option<&Path>) -> u8 {
+pub(crate) fn run(
+    agent: Agent,
+    event: Option<&str>,
+    configs: &[PathBuf],
+    records: Option<&Path>,
+) -> u8 {
     let mut payload = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut payload) {
         return print(&Answer::blocking_error(&format!(
             "agent-hooks: cannot read the hook input from stdin: {e}"
         )));
     }
-    let fail = |error: &dyn std::fmt::Display| print(&Engine::error_answer(agent, &payload, error));
+    let fail =
+        |error: &dyn std::fmt::Display| print(&Engine::error_answer(agent, event, &payload, error));
     let workspace = match std::env::current_dir() {
         Ok(dir) => dir,
         Err(e) => return fail(&format!("cannot read the current directory: {e}")),
@@ -81,9 +87,9 @@ pub(crate) fn run(agent: Agent, configs: &[PathBuf], records: Option<&Path>) -> 
         run: cancel.clone(),
         shutdown: cancel,
     };
-    let request = match engine.read(agent, &payload) {
+    let request = match engine.read(agent, event, &payload) {
         Ok(request) => request,
-        Err(e) => return print(&Engine::error_answer(agent, &payload, &e)),
+        Err(e) => return fail(&e),
     };
     let engine = if needs_session_state(&request) {
         match runtime.block_on(state::from_env(state::DEFAULT_TTL)) {

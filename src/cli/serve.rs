@@ -121,7 +121,7 @@ struct EngineHandler {
 }
 
 impl Handler for EngineHandler {
-    async fn answer(&self, agent: Agent, body: bytes::Bytes) -> HandlerAnswer {
+    async fn answer(&self, agent: Agent, event: Option<&str>, body: bytes::Bytes) -> HandlerAnswer {
         let agent = match agent {
             Agent::Claude => engine::Agent::Claude,
             Agent::Codex => engine::Agent::Codex,
@@ -129,7 +129,7 @@ impl Handler for EngineHandler {
             Agent::Copilot => engine::Agent::Copilot,
             _ => return self.answer_native(&body).await,
         };
-        let answer = self.engine.answer(agent, &body).await;
+        let answer = self.engine.answer(agent, event, &body).await;
         if answer.exit_code == 0 {
             HandlerAnswer::new(StatusCode::OK, answer.json)
         } else {

@@ -15,7 +15,7 @@
 //!
 //! struct Allow;
 //! impl Handler for Allow {
-//!     async fn answer(&self, _agent: Agent, _body: bytes::Bytes) -> HandlerAnswer {
+//!     async fn answer(&self, _agent: Agent, _event: Option<&str>, _body: bytes::Bytes) -> HandlerAnswer {
 //!         HandlerAnswer::new(StatusCode::OK, serde_json::json!({}))
 //!     }
 //! }
@@ -127,7 +127,9 @@ impl HandlerAnswer {
 /// reload replaces it; requests that started with the old one finish with
 /// it.
 pub trait Handler: Send + Sync + 'static {
-    /// The answer to `body`, a JSON document in `agent`'s payload format.
+    /// The answer to `body`, a JSON document in `agent`'s payload format;
+    /// `event` is the request's `?event=` (the event's name for a payload
+    /// that does not name it: the Copilot CLI's camelCase format).
     ///
     /// # Cancel safety
     ///
@@ -136,7 +138,12 @@ pub trait Handler: Send + Sync + 'static {
     /// instead: whatever the future started must stop when dropped (the
     /// runtime's hooks do: dropping a running hook kills its process
     /// group).
-    fn answer(&self, agent: Agent, body: Bytes) -> impl Future<Output = HandlerAnswer> + Send;
+    fn answer(
+        &self,
+        agent: Agent,
+        event: Option<&str>,
+        body: Bytes,
+    ) -> impl Future<Output = HandlerAnswer> + Send;
 
     /// The answer when [`answer`](Handler::answer) did not finish within
     /// the deadline: where the engine's fail-open or fail-closed choice

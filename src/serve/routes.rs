@@ -244,9 +244,15 @@ async fn hook<H: Handler>(
         );
     }
 
+    let event = parts.uri.query().and_then(|query| {
+        form_urlencoded::parse(query.as_bytes())
+            .find(|(key, _)| key == "event")
+            .map(|(_, value)| value.into_owned())
+    });
     let handler = state.handler();
     let started = std::time::Instant::now();
-    let answer = match tokio::time::timeout_at(deadline, handler.answer(agent, bytes)).await {
+    let answering = handler.answer(agent, event.as_deref(), bytes);
+    let answer = match tokio::time::timeout_at(deadline, answering).await {
         Ok(answer) => answer,
         Err(_) => handler.deadline_passed(agent),
     };

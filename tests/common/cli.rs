@@ -76,13 +76,26 @@ pub(crate) fn hook_agent(
     configs: &[std::path::PathBuf],
     payload: &[u8],
 ) -> Output {
+    hook_with(&["--agent", agent], dir, state, configs, payload)
+}
+
+/// [`hook_agent`] with the options `args` (`--agent AGENT`, `--event
+/// NAME`) before the configs.
+pub(crate) fn hook_with(
+    args: &[&str],
+    dir: &Path,
+    state: &Path,
+    configs: &[std::path::PathBuf],
+    payload: &[u8],
+) -> Output {
     use std::io::Write as _;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir)
         .env("AGENT_HOOKS_SESSION_STORE", state)
         .env("AGENT_HOOKS_CACHE", state.join("dfa"))
-        .args(["hook", "--agent", agent])
+        .arg("hook")
+        .args(args)
         .args(configs)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -102,17 +115,27 @@ pub(crate) fn hook_agent(
 /// package root) with `payload` on stdin, in a fresh workspace with its own
 /// state store and DFA cache.
 pub(crate) fn hook_fresh(agent: &str, configs: &[&str], payload: &[u8]) -> Output {
+    hook_fresh_with(&["--agent", agent], configs, payload)
+}
+
+/// [`hook_fresh`] with the options `args` ([`hook_with`]).
+pub(crate) fn hook_fresh_with(args: &[&str], configs: &[&str], payload: &[u8]) -> Output {
     let workspace = tempfile::tempdir().expect("workspace");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let configs: Vec<std::path::PathBuf> = configs.iter().map(|c| root.join(c)).collect();
     let state = workspace.path().join(".state");
-    hook_agent(agent, workspace.path(), &state, &configs, payload)
+    hook_with(args, workspace.path(), &state, &configs, payload)
 }
 
 /// [`hook_fresh`]'s answer, after checking the exit code is 0 and stdout
 /// is one JSON object on one line.
 pub(crate) fn hook_answer(agent: &str, configs: &[&str], payload: &[u8]) -> Value {
     answer_of(&hook_fresh(agent, configs, payload))
+}
+
+/// [`hook_fresh_with`]'s answer (as [`hook_answer`] checks it).
+pub(crate) fn hook_answer_with(args: &[&str], configs: &[&str], payload: &[u8]) -> Value {
+    answer_of(&hook_fresh_with(args, configs, payload))
 }
 
 /// [`hook_agent`]'s answer (as [`hook_answer`] checks it).

@@ -23,7 +23,7 @@ pub(crate) struct Echo {
 }
 
 impl Handler for Echo {
-    async fn answer(&self, agent: Agent, body: Bytes) -> HandlerAnswer {
+    async fn answer(&self, agent: Agent, _event: Option<&str>, body: Bytes) -> HandlerAnswer {
         let payload: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if let Some(ms) = payload["sleep_ms"].as_u64() {
             tokio::time::sleep(Duration::from_millis(ms)).await;

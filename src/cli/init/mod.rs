@@ -10,7 +10,7 @@
 //! | claude | `.claude/settings.json` (`--scope local`: `.claude/settings.local.json`) | `~/.claude/settings.json` | `hooks.<Event>: [{hooks: [{type, command}]}]` |
 //! | codex | `.codex/hooks.json` | `~/.codex/hooks.json` | as Claude Code |
 //! | gemini | `.gemini/settings.json` | `~/.gemini/settings.json` | as Claude Code, each hook named `agent-hooks` |
-//! | copilot | `.github/hooks/agent-hooks.json` | `~/.copilot/hooks/agent-hooks.json` | `{version: 1, hooks: {<event>: [{type, bash, timeoutSec}]}}` |
+//! | copilot | `.github/hooks/agent-hooks.json` | `~/.copilot/hooks/agent-hooks.json` | `{version: 1, hooks: {<event>: [{type, bash, timeoutSec}]}}`, each command naming its event (`--event`, `?event=`) |
 //!
 //! One group without a `matcher` (every tool) per event the agent has,
 //! appended after the user's own groups, which are kept as they are.
@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use crate::cli::{EXIT_OK, EXIT_USAGE, emit, warn};
 
-pub(crate) use settings::Target;
+pub(crate) use settings::{Route, Target};
 
 /// The agents `init` can route to agent-hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -108,25 +108,32 @@ fn run_inner(args: &Args) -> Result<String, String> {
     if args.configs.is_empty() && args.url.is_none() {
         return Err("give the hook configs to run (or `--url` of an `agent-hooks serve`)".into());
     }
-    let entry = match &args.url {
-        Some(url) => target.url_entry(url, args.token_env.as_deref()),
+    let (program, configs);
+    let route = match &args.url {
+        Some(url) => Route::Url {
+            base: url,
+            token_env: args.token_env.as_deref(),
+        },
         None => {
-            let program = match &args.command {
+            program = match &args.command {
                 Some(command) => command.clone(),
                 None => std::env::current_exe()
                     .map_err(|err| format!("cannot find this executable's path: {err}"))?
                     .display()
                     .to_string(),
             };
-            let configs = args
+            configs = args
                 .configs
                 .iter()
                 .map(|c| std::path::absolute(c).map_err(|e| format!("{}: {e}", c.display())))
                 .collect::<Result<Vec<_>, _>>()?;
-            target.command_entry(&program, &configs)
+            Route::Command {
+                program: &program,
+                configs: &configs,
+            }
         }
     };
-    settings::install(&target, &path, &entry)
+    settings::install(&target, &path, &route)
 }
 
 /// The settings file of `agent` in `scope` (the table of the module docs).

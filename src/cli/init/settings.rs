@@ -18,6 +18,25 @@ pub(crate) enum Layout {
     Flat,
 }
 
+/// Where `init` routes an agent's events.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Route<'a> {
+    /// To `program hook --agent <agent> CONFIG...`.
+    Command {
+        /// The command that runs agent-hooks.
+        program: &'a str,
+        /// The hook configs (absolute paths).
+        configs: &'a [std::path::PathBuf],
+    },
+    /// To an `agent-hooks serve` at `base`.
+    Url {
+        /// The server's base URL.
+        base: &'a str,
+        /// The environment variable holding the bearer token.
+        token_env: Option<&'a str>,
+    },
+}
+
 /// One agent's side of `init`.
 #[derive(Debug, Clone)]
 pub(crate) struct Target {
@@ -45,7 +64,14 @@ impl Target {
             }
             InitAgent::Codex => ("codex", CODEX_EVENTS.to_vec(), Layout::Grouped),
             InitAgent::Gemini => ("gemini", GEMINI_EVENTS.to_vec(), Layout::Grouped),
-            InitAgent::Copilot => ("copilot", COPILOT_EVENTS.to_vec(), Layout::Flat),
+            InitAgent::Copilot => (
+                "copilot",
+                agent_hooks::agent::copilot::EVENTS
+                    .iter()
+                    .map(|(camel, _, _)| *camel)
+                    .collect(),
+                Layout::Flat,
+            ),
         };
         Target {
             agent: name,
@@ -54,43 +80,56 @@ impl Target {
         }
     }
 
-    /// The entry that runs `program hook --agent <agent> CONFIG...` (each
-    /// word quoted for a POSIX shell).
-    pub(crate) fn command_entry(&self, program: &str, configs: &[std::path::PathBuf]) -> Value {
-        let mut command = format!("{} hook --agent {}", shell_quote(program), self.agent);
-        for config in configs {
-            command.push(' ');
-            command.push_str(&shell_quote(&config.display().to_string()));
-        }
-        self.command_value(command)
-    }
-
-    /// The entry that sends each event to `base/v1/hooks/<agent>` of an
-    /// `agent-hooks serve`: Claude Code's own `type: http` hook, for the
-    /// other agents a `curl` command (they have no HTTP hooks), with the
-    /// bearer token read from `token_env` when given.
-    pub(crate) fn url_entry(&self, base: &str, token_env: Option<&str>) -> Value {
-        let url = format!("{}/v1/hooks/{}", base.trim_end_matches('/'), self.agent);
-        if self.agent == "claude" {
-            let mut entry = json!({"type": "http", "url": url});
-            if let Some(name) = token_env {
-                entry["headers"] = json!({"Authorization": format!("Bearer ${name}")});
-                entry["allowedEnvVars"] = json!([name]);
+    /// The entry that routes `event` along `route`: `program hook --agent
+    /// <agent> CONFIG...` (each word quoted for a POSIX shell), or to
+    /// `base/v1/hooks/<agent>` of an `agent-hooks serve` (Claude Code's own
+    /// `type: http` hook, for the other agents a `curl` command: they have
+    /// no HTTP hooks), with the bearer token read from `token_env` when
+    /// given. Copilot's entries name their event (`--event`, `?event=`):
+    /// the Copilot CLI's payloads do not (src/agent/copilot.rs).
+    pub(crate) fn entry(&self, route: &Route<'_>, event: &str) -> Value {
+        let named = self.layout == Layout::Flat;
+        match route {
+            Route::Command { program, configs } => {
+                let mut command = format!("{} hook --agent {}", shell_quote(program), self.agent);
+                if named {
+                    command.push_str(&format!(" --event {}", shell_quote(event)));
+                }
+                for config in *configs {
+                    command.push(' ');
+                    command.push_str(&shell_quote(&config.display().to_string()));
+                }
+                self.command_value(command)
             }
-            return entry;
+            Route::Url { base, token_env } => {
+                let mut url = format!("{}/v1/hooks/{}", base.trim_end_matches('/'), self.agent);
+                if named {
+                    url.push_str("?event=");
+                    url.push_str(event);
+                }
+                if self.agent == "claude" {
+                    let mut entry = json!({"type": "http", "url": url});
+                    if let Some(name) = token_env {
+                        entry["headers"] = json!({"Authorization": format!("Bearer ${name}")});
+                        entry["allowedEnvVars"] = json!([name]);
+                    }
+                    return entry;
+                }
+                let mut command = String::from(
+                    "curl -sS --fail-with-body --max-time 30 -H 'Content-Type: application/json'",
+                );
+                if let Some(name) = token_env {
+                    command.push_str(&format!(" -H \"Authorization: Bearer ${name}\""));
+                }
+                // Always quoted: the closing quote is how `is_ours` recognises
+                // the entry (a URL is never followed by `'` in a user's
+                // command).
+                command.push_str(" --data-binary @- '");
+                command.push_str(&url.replace('\'', r"'\''"));
+                command.push('\'');
+                self.command_value(command)
+            }
         }
-        let mut command = String::from(
-            "curl -sS --fail-with-body --max-time 30 -H 'Content-Type: application/json'",
-        );
-        if let Some(name) = token_env {
-            command.push_str(&format!(" -H \"Authorization: Bearer ${name}\""));
-        }
-        // Always quoted: the closing quote is how `is_ours` recognises the
-        // entry (a URL is never followed by `'` in a user's command).
-        command.push_str(" --data-binary @- '");
-        command.push_str(&url.replace('\'', r"'\''"));
-        command.push('\'');
-        self.command_value(command)
     }
 
     fn command_value(&self, command: String) -> Value {
@@ -111,7 +150,8 @@ impl Target {
             .and_then(Value::as_str);
         if let Some(command) = command {
             return command.contains(&format!(" hook --agent {}", self.agent))
-                || command.contains(&format!("/v1/hooks/{}'", self.agent));
+                || command.contains(&format!("/v1/hooks/{}'", self.agent))
+                || command.contains(&format!("/v1/hooks/{}?event=", self.agent));
         }
         entry
             .get("url")
@@ -119,12 +159,12 @@ impl Target {
             .is_some_and(|url| url.ends_with(&format!("/v1/hooks/{}", self.agent)))
     }
 
-    /// Adds `entry` for every event of `settings`, or replaces our entry
-    /// where one is there already.
+    /// Adds the entry of `route` for every event of `settings`, or
+    /// replaces our entry where one is there already.
     ///
     /// # Errors
     /// `hooks` or an event's list is not of the layout's JSON type.
-    fn merge_in(&self, settings: &mut Map<String, Value>, entry: &Value) -> Result<(), String> {
+    fn merge_in(&self, settings: &mut Map<String, Value>, route: &Route<'_>) -> Result<(), String> {
         if self.layout == Layout::Flat && !settings.contains_key("version") {
             settings.insert("version".into(), json!(1));
         }
@@ -134,6 +174,7 @@ impl Target {
             .as_object_mut()
             .ok_or("`hooks` is not a JSON object")?;
         for event in &self.events {
+            let entry = &self.entry(route, event);
             let list = hooks
                 .entry(*event)
                 .or_insert_with(|| Value::Array(Vec::new()))
@@ -221,19 +262,6 @@ const GEMINI_EVENTS: [&str; 11] = [
     "Notification",
 ];
 
-/// GitHub Copilot's hook events (Copilot hooks configuration reference).
-const COPILOT_EVENTS: [&str; 9] = [
-    "sessionStart",
-    "sessionEnd",
-    "userPromptSubmitted",
-    "preToolUse",
-    "postToolUse",
-    "errorOccurred",
-    "agentStop",
-    "subagentStop",
-    "preCompact",
-];
-
 /// `text` as one word of a POSIX shell command: unchanged when it holds
 /// only characters no shell treats specially, else in single quotes.
 fn shell_quote(text: &str) -> String {
@@ -270,7 +298,7 @@ fn render(settings: &Map<String, Value>) -> Result<String, String> {
 ///
 /// # Errors
 /// The file cannot be read or written, or is not a settings object.
-pub(crate) fn install(target: &Target, path: &Path, entry: &Value) -> Result<String, String> {
+pub(crate) fn install(target: &Target, path: &Path, route: &Route<'_>) -> Result<String, String> {
     let shown = path.display();
     let original = match std::fs::read(path) {
         Ok(bytes) => Some(bytes),
@@ -283,7 +311,7 @@ pub(crate) fn install(target: &Target, path: &Path, entry: &Value) -> Result<Str
         None => "",
     };
     let mut settings = parse_settings(path, text)?;
-    target.merge_in(&mut settings, entry)?;
+    target.merge_in(&mut settings, route)?;
     let rendered = render(&settings)?;
     if original.as_deref() == Some(rendered.as_bytes()) {
         return Ok(format!(
@@ -439,10 +467,14 @@ mod tests {
             json!({"Stop": [{"hooks": [{"type": "command", "command": "mine.sh"}]}]}),
         );
         let before = settings.clone();
-        let entry = target.command_entry("/bin/agent-hooks", &["/c.yaml".into()]);
-        target.merge_in(&mut settings, &entry).expect("merge");
+        let configs = ["/c.yaml".into()];
+        let route = Route::Command {
+            program: "/bin/agent-hooks",
+            configs: &configs,
+        };
+        target.merge_in(&mut settings, &route).expect("merge");
         let once = settings.clone();
-        target.merge_in(&mut settings, &entry).expect("merge");
+        target.merge_in(&mut settings, &route).expect("merge");
         assert_eq!(settings, once);
         let stop = &settings["hooks"]["Stop"];
         assert_eq!(stop.as_array().map(Vec::len), Some(2), "{stop}");
@@ -455,16 +487,24 @@ mod tests {
     fn copilot_entries_are_flat_and_versioned() {
         let target = Target::new(InitAgent::Copilot);
         let mut settings = Map::new();
-        let entry = target.url_entry("http://127.0.0.1:8080/", Some("HOOKS_TOKEN"));
-        target.merge_in(&mut settings, &entry).expect("merge");
+        let route = Route::Url {
+            base: "http://127.0.0.1:8080/",
+            token_env: Some("HOOKS_TOKEN"),
+        };
+        target.merge_in(&mut settings, &route).expect("merge");
         assert_eq!(settings["version"], 1);
         let bash = settings["hooks"]["preToolUse"][0]["bash"]
             .as_str()
             .expect("bash");
         assert!(
-            bash.ends_with("'http://127.0.0.1:8080/v1/hooks/copilot'"),
+            bash.ends_with("'http://127.0.0.1:8080/v1/hooks/copilot?event=preToolUse'"),
             "{bash}"
         );
         assert!(target.is_ours(&settings["hooks"]["preToolUse"][0]));
+        let once = settings.clone();
+        target.merge_in(&mut settings, &route).expect("merge");
+        assert_eq!(settings, once);
+        target.merge_out(&mut settings);
+        assert_eq!(settings["hooks"], json!({}));
     }
 }

@@ -1,0 +1,376 @@
+//! The engine for GitHub Copilot: the Copilot CLI and cloud agent
+//! (`.github/hooks/*.json`, Copilot CLI hooks reference) and VS Code's
+//! agent hooks (VS Code hooks reference). A Copilot payload is read as the
+//! Claude Code payload it corresponds to, and the [Claude Code
+//! answer](super::claude) is written back in the format the payload came
+//! in. One table, [`EVENTS`], names the correspondence both ways.
+//!
+//! # Two formats
+//!
+//! - **The CLI format**: the event configured under its camelCase name
+//!   (`preToolUse`); fields in camelCase (`sessionId`, `toolName`,
+//!   `toolArgs`, `toolResult`), and *no event name in the payload*, so the
+//!   command names it: `hook --agent copilot --event preToolUse` (`init`
+//!   writes it; a server takes `?event=preToolUse`). Answered in the CLI's
+//!   flat fields (below).
+//! - **The VS Code-compatible format**: the event under its PascalCase
+//!   name (`PreToolUse`), `hook_event_name` and snake_case fields as in
+//!   Claude Code (`tool_result: {result_type, text_result_for_llm}` for a
+//!   result). Answered exactly as Claude Code is: VS Code reads Claude
+//!   Code's output fields.
+//!
+//! A payload that names its event (`hook_event_name`) is read by that
+//! name whatever `--event` says; it is in the CLI format when it has
+//! `sessionId` (the CLI's `notification` names itself but keeps
+//! camelCase) or its name is a camelCase one.
+//!
+//! # The CLI format's answers
+//!
+//! | event | what the answer can do |
+//! | --- | --- |
+//! | `preToolUse` | `permissionDecision: "deny"` or `"ask"` + `permissionDecisionReason`; rewritten arguments as `modifiedArgs` (no `allow`: the user's own permission flow still runs) |
+//! | `permissionRequest` | `behavior: "allow"` / `"deny"` + `message`; `interrupt: true` when the run must end; rewritten arguments cannot be given there: a deny naming them |
+//! | `agentStop`, `subagentStop` | `decision: "block"` + `reason`: keep working |
+//! | `postToolUseFailure`, `subagentStart`, `notification` | `additionalContext` |
+//! | every other event | nothing (the CLI processes no output there) |
+//!
+//! What the format cannot carry (a result rewrite, a prompt block, context
+//! elsewhere, `continue: false` outside the gates, the hooks' diagnostics)
+//! is said on stderr (the CLI logs a hook's stderr), never dropped silently.
+//! A tool's arguments given as a JSON string (the cloud agent's
+//! `toolArgs`) are read as the JSON they hold. `errorOccurred` is read as
+//! a failed session end (`run_error`).
+
+use serde_json::{Map, Value, json};
+
+use super::{Answer, Decision, ReadError, Request, claude};
+use hooks_runtime::Decided;
+
+/// Copilot's events: the CLI's camelCase name, the VS Code-compatible
+/// PascalCase name (where there is one), and the Claude Code event both
+/// are read as.
+pub const EVENTS: [(&str, Option<&str>, &str); 13] = [
+    ("sessionStart", Some("SessionStart"), "SessionStart"),
+    ("sessionEnd", Some("SessionEnd"), "SessionEnd"),
+    (
+        "userPromptSubmitted",
+        Some("UserPromptSubmit"),
+        "UserPromptSubmit",
+    ),
+    ("preToolUse", Some("PreToolUse"), "PreToolUse"),
+    ("permissionRequest", None, "PermissionRequest"),
+    ("postToolUse", Some("PostToolUse"), "PostToolUse"),
+    (
+        "postToolUseFailure",
+        Some("PostToolUseFailure"),
+        "PostToolUseFailure",
+    ),
+    ("agentStop", Some("Stop"), "Stop"),
+    ("subagentStart", Some("SubagentStart"), "SubagentStart"),
+    ("subagentStop", Some("SubagentStop"), "SubagentStop"),
+    ("errorOccurred", Some("ErrorOccurred"), "SessionEnd"),
+    ("preCompact", Some("PreCompact"), "PreCompact"),
+    ("notification", Some("Notification"), "Notification"),
+];
+
+/// A Copilot payload located in [`EVENTS`].
+struct Located {
+    /// The event's name as the payload (or `--event`) gave it.
+    name: String,
+    /// The Claude Code event it is read as.
+    claude: &'static str,
+    /// The CLI format (camelCase fields, flat answers).
+    cli: bool,
+}
+
+/// Finds `payload`'s event: its `hook_event_name` (or `hookEventName`),
+/// else `event` (the command's `--event`).
+fn locate(map: &Map<String, Value>, event: Option<&str>) -> Result<Located, ReadError> {
+    let named = ["hook_event_name", "hookEventName"]
+        .iter()
+        .find_map(|k| map.get(*k).and_then(Value::as_str));
+    let name = named.or(event).ok_or(ReadError::NoEvent)?;
+    let (camel, _, claude) = EVENTS
+        .iter()
+        .find(|(camel, pascal, _)| *camel == name || *pascal == Some(name))
+        .ok_or_else(|| {
+            ReadError::Payload(hooks_runtime::claude_code::PayloadError::UnknownEvent(
+                name.to_owned(),
+            ))
+        })?;
+    Ok(Located {
+        name: name.to_owned(),
+        claude,
+        cli: map.contains_key("sessionId") || *camel == name,
+    })
+}
+
+/// `key` in snake_case (`toolArgs` → `tool_args`).
+fn snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The Claude Code payload `payload` is read as, and the agent's own
+/// name of its event.
+///
+/// # Errors
+///
+/// [`ReadError`]: not an object, no event name (neither in the payload
+/// nor given), an event not in [`EVENTS`].
+pub fn to_claude(payload: &Value, event: Option<&str>) -> Result<(Value, String), ReadError> {
+    let map = payload.as_object().ok_or(ReadError::Payload(
+        hooks_runtime::claude_code::PayloadError::NotAnObject,
+    ))?;
+    let located = locate(map, event)?;
+    let mut out = Map::new();
+    for (key, value) in map {
+        let key = snake(key);
+        let key = match key.as_str() {
+            "tool_args" => "tool_input",
+            "tool_result" => "tool_response",
+            "agent_name" => "agent_type",
+            _ => &key,
+        };
+        out.insert(key.to_owned(), value.clone());
+    }
+    // The cloud agent sends `toolArgs` as a JSON string.
+    if let Some(Value::String(text)) = out.get("tool_input")
+        && let Ok(args) = serde_json::from_str::<Value>(text)
+    {
+        out.insert("tool_input".into(), args);
+    }
+    let mut claude = located.claude;
+    if claude == "PostToolUse" {
+        let result = out.get("tool_response");
+        let kind = result
+            .and_then(|r| r.get("resultType").or_else(|| r.get("result_type")))
+            .and_then(Value::as_str);
+        if matches!(kind, Some("failure" | "denied" | "error")) {
+            let text = result
+                .and_then(|r| {
+                    r.get("textResultForLlm")
+                        .or_else(|| r.get("text_result_for_llm"))
+                })
+                .and_then(Value::as_str)
+                .unwrap_or("the tool failed")
+                .to_owned();
+            claude = "PostToolUseFailure";
+            out.insert("error".into(), text.into());
+        }
+    }
+    if located.name == "errorOccurred" || located.name == "ErrorOccurred" {
+        let message = match out.get("error") {
+            Some(Value::String(text)) => text.clone(),
+            Some(error) => error
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| error.to_string(), str::to_owned),
+            None => String::new(),
+        };
+        out.insert("error".into(), message.into());
+        out.insert("reason".into(), "error".into());
+    }
+    out.insert("hook_event_name".into(), claude.into());
+    let name = if located.cli {
+        // The CLI's names are camelCase; `Notification` is the one it
+        // sends under its PascalCase name.
+        EVENTS
+            .iter()
+            .find(|(camel, pascal, _)| *camel == located.name || *pascal == Some(&located.name))
+            .map_or(located.name, |(camel, _, _)| (*camel).to_owned())
+    } else {
+        located.name
+    };
+    Ok((Value::Object(out), name))
+}
+
+/// Whether `agent_event` (a [`Request::agent_event`]) is in the CLI
+/// format: the CLI's names are camelCase.
+fn is_cli(agent_event: &str) -> bool {
+    agent_event.starts_with(|c: char| c.is_ascii_lowercase())
+}
+
+/// The answer to `request` (read from a Copilot payload) for `decided`:
+/// Claude Code's for the VS Code-compatible format, the CLI's flat fields
+/// for the CLI format (see the module table).
+pub fn answer(request: &Request, decided: &Decided<Decision<'_>>) -> Answer {
+    let answer = claude::answer(request, decided);
+    if is_cli(&request.agent_event) {
+        to_cli(&request.event_name, answer)
+    } else {
+        named(answer, &request.agent_event)
+    }
+}
+
+/// A Claude Code answer whose `hookSpecificOutput` names `event`, the
+/// input's own event (a `PostToolUse` read as a failure, an
+/// `ErrorOccurred` read as a session end).
+fn named(mut answer: Answer, event: &str) -> Answer {
+    if let Some(specific) = answer
+        .json
+        .get_mut("hookSpecificOutput")
+        .and_then(Value::as_object_mut)
+        && specific.get("hookEventName").and_then(Value::as_str) != Some(event)
+    {
+        specific.insert("hookEventName".into(), event.into());
+        answer = Answer::json(answer.json);
+    }
+    answer
+}
+
+/// The answer when no decision could be made for `payload`: Claude Code's
+/// fail-closed answer to the payload it is read as, in the payload's
+/// format; a payload whose event is unknown gets a deny of both gates
+/// when it carries a tool call (the fail-closed choice), `{}` otherwise.
+pub fn error_answer(payload: &[u8], event: Option<&str>, error: &dyn std::fmt::Display) -> Answer {
+    let text = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
+    let value: Option<Value> = serde_json::from_slice(text).ok();
+    let read = value.as_ref().map(|v| to_claude(v, event));
+    match read {
+        Some(Ok((claude_payload, name))) => {
+            let bytes = serde_json::to_vec(&claude_payload).unwrap_or_default();
+            let answer = claude::error_answer(&bytes, error);
+            let claude_name = claude_payload["hook_event_name"]
+                .as_str()
+                .unwrap_or_default();
+            if is_cli(&name) {
+                to_cli(claude_name, answer)
+            } else {
+                named(answer, &name)
+            }
+        }
+        Some(Err(ReadError::Payload(hooks_runtime::claude_code::PayloadError::UnknownEvent(
+            _,
+        )))) => Answer::json(json!({})),
+        _ => {
+            let calls_tool = value
+                .as_ref()
+                .is_some_and(|v| v.get("toolName").is_some() || v.get("tool_name").is_some());
+            if !calls_tool {
+                return Answer::blocking_error(&format!("agent-hooks: {error}"));
+            }
+            let message = super::redact(&format!("agent-hooks could not decide: {error}"));
+            let mut answer = Answer::json(json!({
+                "permissionDecision": "deny",
+                "permissionDecisionReason": message,
+                "behavior": "deny",
+                "message": message,
+            }));
+            answer.stderr = message;
+            answer
+        }
+    }
+}
+
+/// `answer` (Claude Code's, to `claude_event`) in the Copilot CLI's flat
+/// output fields; what they cannot carry goes to stderr.
+fn to_cli(claude_event: &str, answer: Answer) -> Answer {
+    if answer.exit_code != 0 {
+        return answer;
+    }
+    let Value::Object(mut top) = answer.json else {
+        return answer;
+    };
+    let mut specific = match top.remove("hookSpecificOutput") {
+        Some(Value::Object(specific)) => specific,
+        _ => Map::new(),
+    };
+    specific.remove("hookEventName");
+    let mut out = Map::new();
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(Value::String(message)) = top.remove("systemMessage") {
+        notes.push(message);
+    }
+    let terminate = top.remove("continue") == Some(Value::Bool(false));
+    let stop_reason = top.remove("stopReason");
+    let mut context = specific.remove("additionalContext");
+    match claude_event {
+        "PreToolUse" => {
+            if let Some(decision @ ("deny" | "ask")) =
+                specific.get("permissionDecision").and_then(Value::as_str)
+            {
+                out.insert("permissionDecision".into(), decision.into());
+                let reason = specific
+                    .remove("permissionDecisionReason")
+                    .unwrap_or_else(|| "denied by agent-hooks".into());
+                out.insert("permissionDecisionReason".into(), reason);
+            }
+            if let Some(args) = specific.remove("updatedInput") {
+                out.insert("modifiedArgs".into(), args);
+            }
+            if context.take().is_some() {
+                notes.push("context for the model dropped: the Copilot CLI takes no additionalContext on preToolUse".to_owned());
+            }
+        }
+        "PermissionRequest" => {
+            if let Some(Value::Object(mut decision)) = specific.remove("decision") {
+                if let Some(args) = decision.remove("updatedInput") {
+                    decision.insert("behavior".into(), "deny".into());
+                    decision.insert(
+                        "message".into(),
+                        super::redact(&format!(
+                            "the hooks allow this call only with rewritten arguments, which the Copilot CLI cannot apply here; call the tool again with these arguments: {args}"
+                        ))
+                        .into(),
+                    );
+                }
+                out.extend(decision);
+            }
+        }
+        "Stop" | "SubagentStop" => {
+            for key in ["decision", "reason"] {
+                if let Some(value) = top.remove(key) {
+                    out.insert(key.into(), value);
+                }
+            }
+        }
+        "PostToolUseFailure" | "SubagentStart" | "Notification" => {
+            if let Some(text) = context.take() {
+                out.insert("additionalContext".into(), text);
+            }
+        }
+        _ => {}
+    }
+    if let Some(text) = context {
+        notes.push(format!(
+            "context for the model dropped: the Copilot CLI takes no additionalContext here: {}",
+            text.as_str().unwrap_or_default()
+        ));
+    }
+    if top.get("decision").is_some() {
+        notes.push(format!(
+            "the hooks' block is not applied: the Copilot CLI does not block on this event: {}",
+            top.get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        ));
+    }
+    for key in ["updatedToolOutput", "updatedMCPToolOutput"] {
+        if specific.contains_key(key) {
+            notes.push("the hooks' rewritten result is not applied: the Copilot CLI takes no result rewrite from a command hook".to_owned());
+        }
+    }
+    if terminate && !matches!(claude_event, "PreToolUse" | "PermissionRequest") {
+        notes.push(format!(
+            "the hooks ended the run, which the Copilot CLI cannot do from this event: {}",
+            stop_reason
+                .as_ref()
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        ));
+    }
+    let mut answer = Answer::json(Value::Object(out));
+    if !notes.is_empty() {
+        answer.stderr = super::redact(&notes.join("\n"));
+    }
+    answer
+}
