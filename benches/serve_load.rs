@@ -84,7 +84,7 @@ fn start_server(dir: &Path) -> (Server, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir)
         .env("AGENT_HOOKS_SESSION_STORE", dir.join("state"))
-        .env("AGENT_HOOKS_CACHE", dir.join("dfa"))
+        .env("AGENT_HOOKS_CACHE", dir.join("cache"))
         .args(["serve", "--listen", "127.0.0.1:0", "--watch-interval", "0s"])
         .arg("hooks.yaml")
         .stdout(Stdio::null())
@@ -248,7 +248,7 @@ fn main() {
         &denied,
         &[
             ("AGENT_HOOKS_SESSION_STORE", &state),
-            ("AGENT_HOOKS_CACHE", &dir.path().join("dfa")),
+            ("AGENT_HOOKS_CACHE", &dir.path().join("cache")),
         ],
     );
     let mut node = spawn_each(dir.path(), &["node", "hook.js"], &denied, &[]);

@@ -295,12 +295,12 @@ hooks:
     );
 }
 
-/// The DFA cache (`AGENT_HOOKS_CACHE`, docs/hook-command.md): the first
-/// call writes the config's DFAs, a later call reads them back (it
-/// rewrites no file) and answers the same, and a torn file is rebuilt
-/// without changing the answer.
+/// The compile cache (`AGENT_HOOKS_CACHE`, docs/hook-command.md): the
+/// first call writes the config's DFAs and its compiled config, a later
+/// call reads them back (it rewrites no file) and answers the same, and a
+/// torn file is rebuilt without changing the answer.
 #[test]
-fn the_dfa_cache_is_written_once_read_back_and_repaired() {
+fn the_compile_cache_is_written_once_read_back_and_repaired() {
     use std::os::unix::fs::MetadataExt as _;
     let workspace = tempfile::tempdir().expect("workspace");
     let state = workspace.path().join(".state");
@@ -318,8 +318,11 @@ fn the_dfa_cache_is_written_once_read_back_and_repaired() {
         out.stdout
     };
     let files = || {
-        let mut files: Vec<(PathBuf, u64, Vec<u8>)> = std::fs::read_dir(state.join("dfa"))
-            .expect("the cache directory")
+        let dir = |name: &str| {
+            std::fs::read_dir(state.join("cache").join(name)).expect("the cache directory")
+        };
+        let mut files: Vec<(PathBuf, u64, Vec<u8>)> = dir("dfa")
+            .chain(dir("config"))
             .map(|e| e.expect("entry").path())
             .map(|p| {
                 let inode = std::fs::metadata(&p).expect("metadata").ino();
@@ -338,11 +341,14 @@ fn the_dfa_cache_is_written_once_read_back_and_repaired() {
     );
     let written = files();
     assert!(!written.is_empty());
-    assert!(
+    let with = |ext: &str| {
         written
             .iter()
-            .all(|(p, _, _)| p.extension().is_some_and(|e| e == "dfa"))
-    );
+            .filter(|(p, _, _)| p.extension().is_some_and(|e| e == ext))
+            .count()
+    };
+    assert_eq!(with("json"), 1, "one compiled config");
+    assert_eq!(with("dfa") + 1, written.len(), "and its DFAs");
     assert_eq!(call(), first);
     assert_eq!(files(), written, "a warm call rewrites no file");
     for (path, _, _) in &written {

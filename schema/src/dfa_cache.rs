@@ -1,8 +1,9 @@
 //! The DFA cache: dense DFAs a process builds, kept in a directory and read
 //! back by the next process that builds the same ones
-//! ([`use_dfa_cache`]). What makes `agent-hooks hook` (a process per
-//! event) skip determinization on every call after the first with the
-//! same patterns.
+//! ([`use_compile_cache`]'s `dfa/`). What makes `agent-hooks hook` (a
+//! process per event) skip determinization on every call after the first
+//! with the same patterns; the compiled-config cache beside it
+//! (`crate::config_cache`) skips parsing and checking too.
 //!
 //! One file per DFA, named by the SHA-256 of what determines it (this
 //! crate's version, the builder's settings, the search, the size limit
@@ -30,24 +31,35 @@ const SETTINGS: &str = "dense; match_kind all; unicode_word_boundary; utf8 off; 
 /// What a failed build's file starts with.
 const FAILED: &[u8] = b"ERR\n";
 
-static DIR: OnceLock<PathBuf> = OnceLock::new();
+/// The DFA directory and the compiled-config directory.
+static DIRS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
 
-/// Keeps every dense DFA this process builds from now on in `dir` (created
-/// 0700 when missing), and takes the DFAs already there instead of
-/// building them again: `hooks-schema`'s loader and checks alike. Set once
-/// per process (what `agent-hooks hook` and `serve` do, with the user's
-/// cache directory); returns `false` when a directory was already set
-/// (the first one stays).
+/// Keeps what this process compiles from now on under `dir` (each
+/// directory created 0700 when missing) and takes what is already there
+/// instead of compiling it again: every dense DFA (`dir/dfa`), for the
+/// loader and the checks alike, and every config a [`Loader`](crate::Loader)
+/// compiles from a file or text (`dir/config`: the validated config, its
+/// warnings and the digests of the files it read, keyed by the digest of
+/// its text, its name, the loader's directories and this build, so a warm
+/// compile parses and checks nothing; docs/hook-command.md, "Latency").
+/// Set once per process (what `agent-hooks hook` and `serve` do, with the
+/// user's cache directory); returns `false` when a directory was already
+/// set (the first one stays).
 ///
 /// A directory that cannot be created, read or written makes every build
 /// a plain build: the cache never fails a load.
-pub fn use_dfa_cache(dir: PathBuf) -> bool {
-    DIR.set(dir).is_ok()
+pub fn use_compile_cache(dir: PathBuf) -> bool {
+    DIRS.set((dir.join("dfa"), dir.join("config"))).is_ok()
 }
 
-/// The directory [`use_dfa_cache`] set, if any.
+/// The DFA directory [`use_compile_cache`] set, if any.
 pub(crate) fn dir() -> Option<&'static Path> {
-    DIR.get().map(PathBuf::as_path)
+    DIRS.get().map(|(dfa, _)| dfa.as_path())
+}
+
+/// The compiled-config directory [`use_compile_cache`] set, if any.
+pub(crate) fn config_dir() -> Option<&'static Path> {
+    DIRS.get().map(|(_, config)| config.as_path())
 }
 
 /// The file of the DFA of `regexes`.
@@ -119,6 +131,13 @@ fn write(dir: &Path, path: &Path, built: &Result<OwnedDfa, PatternError>) {
         // Not a determinization's result: nothing to keep.
         Err(_) => return,
     };
+    write_private(dir, path, &bytes);
+}
+
+/// Writes `bytes` to `path` in `dir` (created 0700 when missing) through
+/// a temporary file renamed over it, so readers never see half a file;
+/// errors are ignored (the next process compiles again).
+pub(crate) fn write_private(dir: &Path, path: &Path, bytes: &[u8]) {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -128,7 +147,7 @@ fn write(dir: &Path, path: &Path, built: &Result<OwnedDfa, PatternError>) {
     }
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
     let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| file.write_all(&bytes))
+        .and_then(|mut file| file.write_all(bytes))
         .and_then(|()| std::fs::rename(&temporary, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);

@@ -2,10 +2,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which validation layer produced a [`Diagnostic`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Layer {
@@ -43,7 +43,9 @@ impl Layer {
 /// remark, such as a rule nothing uses) leave it valid: they travel in
 /// [`Compiled::warnings`](crate::Compiled::warnings), and only `agent-hooks
 /// check --deny-warnings` turns warnings (not notes) into a failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Severity {
@@ -78,7 +80,7 @@ impl fmt::Display for Severity {
 ///
 /// Messages follow rustc's style: lowercase, no trailing period, identifiers
 /// in backticks, valid alternatives listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Diagnostic {
     /// The file name as given to the loader (shown as is).

@@ -49,6 +49,7 @@ pub use hooks_plan::capability;
 mod catalogue;
 mod check;
 mod config;
+mod config_cache;
 mod dfa_cache;
 mod diagnostic;
 mod duration;
@@ -80,7 +81,7 @@ pub use config::{
     Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
     ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
 };
-pub use dfa_cache::use_dfa_cache;
+pub use dfa_cache::use_compile_cache;
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
 pub use features::FEATURE_OFF;

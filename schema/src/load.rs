@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::catalogue::Catalogue;
 use crate::check::Checker;
 use crate::config::Config;
+use crate::config_cache;
 use crate::diagnostic::{Diagnostic, Diagnostics, Layer};
 use crate::plan::{self, DfaCache, Plan};
 use crate::yaml::{self, Anchor, Positions};
@@ -153,7 +154,94 @@ impl Loader {
             .map(|checked| checked.config)
     }
 
+    /// Compiles `source`, through the compiled-config cache when it is
+    /// on ([`crate::use_compile_cache`]) and the loader has no catalogue
+    /// of its own (the config's own `catalogue:` files are checked by
+    /// digest).
     fn compile(
+        &mut self,
+        source: &str,
+        file: &str,
+        dir: Option<&Path>,
+    ) -> Result<Compiled, Diagnostics> {
+        let inputs = config_cache::Inputs {
+            source,
+            file,
+            dir,
+            base_dir: self.base_dir.as_deref(),
+            workspace: self.workspace.as_deref(),
+        };
+        let entry = match self.catalogue {
+            None => config_cache::path(&inputs),
+            Some(_) => None,
+        };
+        if let Some(entry) = &entry
+            && let Some(compiled) = self.compile_cached(entry, file, dir)
+        {
+            return Ok(compiled);
+        }
+        let first_read = self.files_read.len();
+        let compiled = self.compile_source(source, file, dir)?;
+        if let Some(entry) = &entry {
+            let read = self.files_read.get(first_read..).unwrap_or_default();
+            config_cache::write(entry, &compiled.config, &compiled.warnings, read);
+        }
+        Ok(compiled)
+    }
+
+    /// The compile kept at `entry`, lowered again from its validated
+    /// config (the catalogue and Rego files read again, the DFAs from the
+    /// DFA cache); `None` when there is none usable (a miss, or anything
+    /// that would be a diagnostic: the cold compile locates it).
+    fn compile_cached(&mut self, entry: &Path, file: &str, dir: Option<&Path>) -> Option<Compiled> {
+        let config_cache::Entry {
+            config, warnings, ..
+        } = config_cache::read(entry)?;
+        let catalogue = match &config.catalogue {
+            Some(own) => Some(
+                own.resolve(&self.catalogue_dir(file, dir), &mut self.files_read)
+                    .ok()?,
+            ),
+            None => None,
+        };
+        let workspace = self.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
+        let (policies, found) = crate::policy::load_policies(
+            &config,
+            &Positions::default(),
+            file,
+            &workspace,
+            &mut self.files_read,
+        );
+        if !found.is_empty() {
+            return None;
+        }
+        let mut dfas = DfaCache::default();
+        dfas.policies = policies;
+        let mut plan = plan::lower(&config, file, &mut dfas).ok()?;
+        plan.tool_schemas = tool_schemas(catalogue.as_ref());
+        Some(Compiled {
+            config,
+            plan,
+            catalogue,
+            warnings,
+        })
+    }
+
+    /// The directory the config's relative `catalogue:` paths resolve
+    /// against.
+    fn catalogue_dir(&self, file: &str, dir: Option<&Path>) -> PathBuf {
+        match (&self.base_dir, dir) {
+            (Some(d), _) => d.clone(),
+            (None, Some(d)) => d.to_owned(),
+            (None, None) => Path::new(file)
+                .parent()
+                .map(Path::to_owned)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Compiles `source` from its text (no cache).
+    fn compile_source(
         &mut self,
         source: &str,
         file: &str,
@@ -234,14 +322,7 @@ impl Loader {
         let mut checker = Checker::new(file, positions);
         let mut catalogue = self.catalogue.clone();
         if let Some(own) = &config.catalogue {
-            let dir = match (&self.base_dir, dir) {
-                (Some(d), _) => d.clone(),
-                (None, Some(d)) => d.to_owned(),
-                (None, None) => Path::new(file)
-                    .parent()
-                    .map(Path::to_owned)
-                    .unwrap_or_default(),
-            };
+            let dir = self.catalogue_dir(file, dir);
             match own.resolve(&dir, &mut self.files_read) {
                 Ok(own) => match &mut catalogue {
                     None => catalogue = Some(own),

@@ -1,5 +1,6 @@
-//! Loading the configs an [`Engine`](super::Engine) runs, and the DFA
-//! cache that makes loading them again cheap ([`use_dfa_cache_from_env`]).
+//! Loading the configs an [`Engine`](super::Engine) runs, and the
+//! compile cache that makes loading them again cheap
+//! ([`use_cache_from_env`]).
 //!
 //! A config named on the command line is trusted by naming it (the
 //! operator's decision, as for `agent-hooks test`): it is read, validated
@@ -40,27 +41,28 @@ pub fn load_tables(paths: &[PathBuf], workspace: &Path) -> Result<Vec<Table>, Co
         .collect()
 }
 
-/// The environment variable that names the DFA cache's directory; `off`
-/// turns the cache off.
-pub const DFA_CACHE_ENV: &str = "AGENT_HOOKS_CACHE";
+/// The environment variable that names the compile cache's directory;
+/// `off` turns the cache off.
+pub const CACHE_ENV: &str = "AGENT_HOOKS_CACHE";
 
-/// Turns on the DFA cache ([`hooks_schema::use_dfa_cache`]) for this
-/// process in `$AGENT_HOOKS_CACHE`, else `$XDG_CACHE_HOME/agent-hooks/dfa`,
-/// else `$HOME/.cache/agent-hooks/dfa`: a config's DFAs are determinized
-/// once per user and read back by every later `hook` call (and `serve`
-/// start or reload) with the same patterns (docs/hook-command.md,
-/// "Latency"). `AGENT_HOOKS_CACHE=off`, or no such variable set, leaves
-/// it off.
-pub fn use_dfa_cache_from_env() {
+/// Turns on the compile cache ([`hooks_schema::use_compile_cache`]: the
+/// configs' DFAs in `dfa/`, the compiled configs in `config/`) for this
+/// process in `$AGENT_HOOKS_CACHE`, else `$XDG_CACHE_HOME/agent-hooks`,
+/// else `$HOME/.cache/agent-hooks`: a config is parsed, checked and its
+/// DFAs determinized once per user and content, and every later `hook`
+/// call (and `serve` start or reload) with the same config reads it back
+/// (docs/hook-command.md, "Latency"). `AGENT_HOOKS_CACHE=off`, or no such
+/// variable set, leaves it off.
+pub fn use_cache_from_env() {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    let dir = match var(DFA_CACHE_ENV) {
+    let dir = match var(CACHE_ENV) {
         Some(v) if v == "off" => return,
         Some(v) => PathBuf::from(v),
         None => match (var("XDG_CACHE_HOME"), var("HOME")) {
-            (Some(cache), _) => PathBuf::from(cache).join("agent-hooks/dfa"),
-            (None, Some(home)) => PathBuf::from(home).join(".cache/agent-hooks/dfa"),
+            (Some(cache), _) => PathBuf::from(cache).join("agent-hooks"),
+            (None, Some(home)) => PathBuf::from(home).join(".cache/agent-hooks"),
             (None, None) => return,
         },
     };
-    hooks_schema::use_dfa_cache(dir);
+    hooks_schema::use_compile_cache(dir);
 }

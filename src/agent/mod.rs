@@ -45,7 +45,7 @@ use hooks_runtime::{
 };
 use serde_json::Value;
 
-pub use cache::{ConfigError, DFA_CACHE_ENV, load_tables, use_dfa_cache_from_env};
+pub use cache::{CACHE_ENV, ConfigError, load_tables, use_cache_from_env};
 
 /// An agent whose hook protocol the engine speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use agent_hooks::agent::{
     Agent, Answer, Engine, EngineOptions, load_tables, needs_session_state, runs_processes,
-    use_dfa_cache_from_env,
+    use_cache_from_env,
 };
 use hooks_runtime::{RecordWriter, SecretSet, SessionDir, state};
 
@@ -49,7 +49,7 @@ pub(crate) fn run(
         Ok(dir) => dir,
         Err(e) => return fail(&format!("cannot read the current directory: {e}")),
     };
-    use_dfa_cache_from_env();
+    use_cache_from_env();
     let tables = match load_tables(configs, &workspace) {
         Ok(tables) => tables,
         Err(e) => return fail(&e),

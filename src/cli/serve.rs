@@ -267,7 +267,7 @@ async fn serve(listen: SocketAddr, options: Options, configs: Vec<PathBuf>) -> u
         Ok(signals) => signals,
         Err(code) => return code,
     };
-    engine::use_dfa_cache_from_env();
+    engine::use_cache_from_env();
     let store = match state::from_env(state::DEFAULT_TTL).await {
         Ok(store) => store,
         Err(e) => {

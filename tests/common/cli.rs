@@ -57,7 +57,7 @@ pub(crate) fn workspace(config: &str) -> tempfile::TempDir {
 
 /// Runs `agent-hooks hook --agent claude CONFIGS` in `dir` with `payload`
 /// on stdin, the session state store in `state`
-/// (`AGENT_HOOKS_SESSION_STORE`) and the DFA cache in `state/dfa`
+/// (`AGENT_HOOKS_SESSION_STORE`) and the compile cache in `state/cache`
 /// (`AGENT_HOOKS_CACHE`), so no test touches the user's.
 pub(crate) fn hook_claude(
     dir: &Path,
@@ -93,7 +93,7 @@ pub(crate) fn hook_with(
     let mut child = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(dir)
         .env("AGENT_HOOKS_SESSION_STORE", state)
-        .env("AGENT_HOOKS_CACHE", state.join("dfa"))
+        .env("AGENT_HOOKS_CACHE", state.join("cache"))
         .arg("hook")
         .args(args)
         .args(configs)
