@@ -188,6 +188,15 @@ pub mod claude_code {
     pub use crate::shell::protocol::claude::{PayloadError, hook_event_name, read_payload};
 }
 
+/// Gemini CLI's hook protocol read from the agent's side: its events and
+/// the Claude Code events they correspond to ([`EVENTS`](gemini_cli::EVENTS),
+/// the one table `protocol: gemini`, `hook --agent gemini` and `init`
+/// read) and its payload as the Claude Code payload it corresponds to
+/// ([`to_claude_payload`](gemini_cli::to_claude_payload)).
+pub mod gemini_cli {
+    pub use crate::shell::protocol::gemini::{EVENTS, to_claude_payload};
+}
+
 // `policy` hooks: Rego policies evaluated in process.
 #[cfg(feature = "policy")]
 pub use crate::rego::answer_policy_request;

@@ -275,6 +275,34 @@ pub enum Protocol {
     /// Claude Code's hook protocol (`hook_event_name`, `tool_input`, `decision`,
     /// `hookSpecificOutput`, exit code 2 = block), so existing scripts run unmodified.
     Claude,
+    /// OpenAI Codex's hook protocol: Claude Code's input and output, plus
+    /// Codex's `turn_id` on stdin, for scripts written for Codex.
+    Codex,
+    /// Gemini CLI's hook protocol: Claude Code's under Gemini CLI's event
+    /// names and fields (`BeforeTool`, `decision: "deny"`,
+    /// `hookSpecificOutput.tool_input` merged over the arguments), for
+    /// scripts written for Gemini CLI.
+    Gemini,
+}
+
+impl Protocol {
+    /// Whether the protocol is Claude Code's or one built on it (Codex,
+    /// Gemini CLI): its payload is Claude Code's input object (renamed)
+    /// and its output is read as Claude Code's.
+    pub const fn is_claude_family(self) -> bool {
+        !matches!(self, Protocol::Native)
+    }
+
+    /// The variable that names the workspace root to a script of this
+    /// protocol, as its agent sets it (`CLAUDE_PROJECT_DIR`,
+    /// `GEMINI_PROJECT_DIR`); Codex and native scripts get none.
+    pub const fn project_dir_vars(self) -> &'static [&'static str] {
+        match self {
+            Protocol::Claude => &["CLAUDE_PROJECT_DIR"],
+            Protocol::Gemini => &["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
+            Protocol::Native | Protocol::Codex => &[],
+        }
+    }
 }
 
 /// Why a tool call did not succeed, as seen by `after_tool` hooks.

@@ -8,7 +8,6 @@ use std::path::{Component, Path, PathBuf};
 use crate::config::{Action, Config, Program, Run};
 use crate::diagnostic::{Diagnostic, Layer, Severity};
 use crate::load::Compiled;
-use crate::phase::Protocol;
 use crate::yaml::Anchor;
 use hooks_plan::script::{self, CommandScripts, ScriptKind};
 
@@ -230,7 +229,9 @@ fn runtime_var<'a>(run: &'a Run, workspace: &'a Path) -> impl Fn(&str) -> Option
         if let Some(value) = run.env.set.get(name) {
             return Some(value.clone());
         }
-        (name == "CLAUDE_PROJECT_DIR" && run.protocol == Protocol::Claude)
+        run.protocol
+            .project_dir_vars()
+            .contains(&name)
             .then(|| workspace.to_string_lossy().into_owned())
     }
 }

@@ -25,6 +25,21 @@
 use serde_json::{Map, Value};
 
 use super::{Answer, Decision, Request, claude};
+
+/// Codex's hook events (OpenAI Codex hooks reference, `hooks.json`): all
+/// Claude Code events under the same names, read through Claude Code's
+/// table (`hooks_runtime::claude_code`); `agent-hooks init --agent codex`
+/// routes each.
+pub const EVENTS: [&str; 8] = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+];
 use hooks_runtime::Decided;
 
 /// The answer to `request` for `decided`, in Codex's terms (see the

@@ -1,7 +1,8 @@
 //! The engine for Gemini CLI (Gemini CLI's hooks reference): its payloads
 //! are read as the Claude Code payloads they correspond to, and the
 //! [Claude Code answer](super::claude) is written back in Gemini CLI's
-//! output fields. One table, [`EVENTS`], names the correspondence both
+//! output fields. One table, [`EVENTS`] (the runtime's, which `protocol:
+//! gemini` scripts are given payloads by), names the correspondence both
 //! ways; the fields that differ are renamed where the payload is read.
 //!
 //! | Gemini CLI event | read as | what the answer can do |
@@ -23,57 +24,14 @@ use serde_json::{Map, Value, json};
 use super::{Answer, Decision, Request, claude};
 use hooks_runtime::Decided;
 
-/// Gemini CLI's events and the Claude Code events they are read as.
-pub const EVENTS: [(&str, &str); 8] = [
-    ("BeforeTool", "PreToolUse"),
-    ("AfterTool", "PostToolUse"),
-    ("BeforeAgent", "UserPromptSubmit"),
-    ("AfterAgent", "Stop"),
-    ("SessionStart", "SessionStart"),
-    ("SessionEnd", "SessionEnd"),
-    ("Notification", "Notification"),
-    ("PreCompress", "PreCompact"),
-];
+pub use hooks_runtime::gemini_cli::EVENTS;
 
 /// The Claude Code payload a Gemini CLI payload is read as, or `None`
-/// for an event not read yet (answered `{}`). Gemini CLI's fields that
-/// Claude Code names otherwise are renamed; the rest pass as they are.
+/// for an event not read yet (answered `{}`):
+/// [`hooks_runtime::gemini_cli::to_claude_payload`], the table
+/// `protocol: gemini` scripts are given payloads by.
 pub fn to_claude(payload: &Value) -> Option<Value> {
-    let mut map = payload.as_object()?.clone();
-    let name = map.get("hook_event_name").and_then(Value::as_str)?;
-    let (_, claude) = EVENTS.iter().find(|(gemini, _)| *gemini == name)?;
-    let mut claude = (*claude).to_owned();
-    match name {
-        "AfterTool" => {
-            let error = map
-                .get("tool_response")
-                .and_then(|r| r.get("error"))
-                .filter(|e| !e.is_null())
-                .cloned();
-            if let Some(error) = error {
-                claude = "PostToolUseFailure".to_owned();
-                let text = match error {
-                    Value::String(text) => text,
-                    other => other.to_string(),
-                };
-                map.insert("error".into(), text.into());
-            }
-        }
-        "AfterAgent" => {
-            if let Some(text) = map.remove("prompt_response") {
-                map.insert("last_assistant_message".into(), text);
-            }
-        }
-        // Gemini CLI documents `source`; some builds send `trigger`.
-        "SessionStart" => {
-            if let Some(trigger) = map.remove("trigger") {
-                map.entry("source").or_insert(trigger);
-            }
-        }
-        _ => {}
-    }
-    map.insert("hook_event_name".into(), claude.into());
-    Some(Value::Object(map))
+    hooks_runtime::gemini_cli::to_claude_payload(payload)
 }
 
 /// The answer to `request` (read from a Gemini CLI payload) for

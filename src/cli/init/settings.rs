@@ -62,8 +62,21 @@ impl Target {
                 }
                 ("claude", events, Layout::Grouped)
             }
-            InitAgent::Codex => ("codex", CODEX_EVENTS.to_vec(), Layout::Grouped),
-            InitAgent::Gemini => ("gemini", GEMINI_EVENTS.to_vec(), Layout::Grouped),
+            InitAgent::Codex => (
+                "codex",
+                agent_hooks::agent::codex::EVENTS.to_vec(),
+                Layout::Grouped,
+            ),
+            // The events the engine reads: a model event would start a
+            // process per model call for an empty answer.
+            InitAgent::Gemini => (
+                "gemini",
+                agent_hooks::agent::gemini::EVENTS
+                    .iter()
+                    .map(|(gemini, _)| *gemini)
+                    .collect(),
+                Layout::Grouped,
+            ),
             InitAgent::Copilot => (
                 "copilot",
                 agent_hooks::agent::copilot::EVENTS
@@ -234,33 +247,6 @@ impl Target {
         }
     }
 }
-
-/// Codex's hook events (OpenAI Codex hooks reference, `hooks.json`).
-const CODEX_EVENTS: [&str; 8] = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
-    "PreCompact",
-    "PostCompact",
-];
-
-/// Gemini CLI's hook events (Gemini CLI hooks reference).
-const GEMINI_EVENTS: [&str; 11] = [
-    "SessionStart",
-    "SessionEnd",
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeModel",
-    "AfterModel",
-    "BeforeToolSelection",
-    "BeforeTool",
-    "AfterTool",
-    "PreCompress",
-    "Notification",
-];
 
 /// `text` as one word of a POSIX shell command: unchanged when it holds
 /// only characters no shell treats specially, else in single quotes.

@@ -9,7 +9,7 @@ use hooks_plan::Protocol;
 
 use super::call::{Call, Outcome};
 use super::redact_flow::redact_flow;
-use super::spec::{CLAUDE_PROJECT_DIR, HookTarget, ProcessTarget};
+use super::spec::{HookTarget, ProcessTarget};
 use crate::core::report::OutputSizes;
 use crate::shell::exec::Launch;
 use crate::shell::payload::{self, BuiltPayload, PAYLOAD_REF_ENV, PayloadInput, Render, SpillFile};
@@ -109,12 +109,14 @@ impl Call<'_> {
             ));
         }
         let root = self.rt.executor.workspace_root();
-        let claude = self.spec.protocol == Protocol::Claude;
+        let project_dir = self.spec.protocol.project_dir_vars();
         let var = |name: &str| {
             if let Some((_, v)) = process.env.set.iter().find(|(k, _)| k == name) {
                 return Some(v.clone());
             }
-            (claude && name == CLAUDE_PROJECT_DIR).then(|| root.to_string_lossy().into_owned())
+            project_dir
+                .contains(&name)
+                .then(|| root.to_string_lossy().into_owned())
         };
         let Some(script) = self.cache.script(process, &var) else {
             return Ok(());
@@ -195,15 +197,15 @@ impl Call<'_> {
         req.stdout_cap = limits.stdout_cap;
         req.stderr_cap = limits.stderr_cap;
         req.memory_limit = limits.memory_bytes;
-        if spec.protocol == Protocol::Claude
-            && !req.env.set.iter().any(|(k, _)| k == CLAUDE_PROJECT_DIR)
-        {
-            // Claude Code scripts locate themselves with it.
-            let root = self.rt.executor.workspace_root();
-            req.env.set.push((
-                CLAUDE_PROJECT_DIR.to_owned(),
-                root.to_string_lossy().into_owned(),
-            ));
+        for name in spec.protocol.project_dir_vars() {
+            if !req.env.set.iter().any(|(k, _)| k == name) {
+                // Claude Code's and Gemini CLI's scripts locate themselves
+                // with it.
+                let root = self.rt.executor.workspace_root();
+                req.env
+                    .set
+                    .push(((*name).to_owned(), root.to_string_lossy().into_owned()));
+            }
         }
         if let Some(spill) = spill {
             req.env.set.push((
@@ -319,8 +321,11 @@ impl Call<'_> {
             Protocol::Native => {
                 protocol::native::parse(self.phase, code, &out.stdout, &out.stderr, &spec.id)
             }
-            Protocol::Claude => {
+            Protocol::Claude | Protocol::Codex => {
                 protocol::claude::parse(event, code, &out.stdout, &out.stderr, &spec.id)
+            }
+            Protocol::Gemini => {
+                protocol::gemini::parse(event, code, &out.stdout, &out.stderr, &spec.id)
             }
         };
         self.read_decision(parsed)

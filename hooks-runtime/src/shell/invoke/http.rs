@@ -98,7 +98,10 @@ impl Call<'_> {
                 Err(detail) => return Outcome::Failed(FailureKind::InvalidOutput, detail),
             },
             (_, Protocol::Native) => protocol::native::read_output(self.phase, body),
-            (_, Protocol::Claude) => protocol::claude::read_output(event, body, &self.spec.id),
+            (_, Protocol::Claude | Protocol::Codex) => {
+                protocol::claude::read_output(event, body, &self.spec.id)
+            }
+            (_, Protocol::Gemini) => protocol::gemini::read_output(event, body, &self.spec.id),
         };
         self.read_decision(parsed)
     }

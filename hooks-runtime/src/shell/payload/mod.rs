@@ -465,9 +465,28 @@ pub(crate) fn build_as<'e, R: Render>(
             binary,
             loop_count,
         }),
-        Protocol::Claude => {
-            let mut v =
-                claude::stdin_payload(event, input.ctx, &cwd, args.as_deref(), result.as_deref());
+        protocol => {
+            let mut v = match protocol {
+                Protocol::Gemini => crate::shell::protocol::gemini::stdin_payload(
+                    event,
+                    input.ctx,
+                    &cwd,
+                    args.as_deref(),
+                    result.as_deref(),
+                ),
+                _ => claude::stdin_payload(
+                    event,
+                    input.ctx,
+                    &cwd,
+                    args.as_deref(),
+                    result.as_deref(),
+                ),
+            };
+            if let (Protocol::Codex, Some(map)) = (protocol, v.as_object_mut()) {
+                // Codex's input names the turn beside Claude Code's fields.
+                let turn = format!("{}:{}", input.ctx.run_id(), input.ctx.turn());
+                map.insert("turn_id".into(), turn.into());
+            }
             if let (Some(map), Some(p)) = (v.as_object_mut(), prompt) {
                 map.insert("prompt".into(), p.into_owned().into());
             }
@@ -535,7 +554,7 @@ pub(crate) fn build_as<'e, R: Render>(
             Protocol::Native => {
                 map.insert("elided".into(), true.into());
             }
-            Protocol::Claude => {
+            Protocol::Claude | Protocol::Codex | Protocol::Gemini => {
                 map.insert("payload_elided".into(), true.into());
             }
         }

@@ -1,0 +1,189 @@
+//! `protocol: gemini` and `protocol: codex`: scripts written for Gemini
+//! CLI and Codex run unmodified. A Gemini CLI script receives Gemini
+//! CLI's payload (its event names and fields, `GEMINI_PROJECT_DIR`) and
+//! its output fields decide as they do in Gemini CLI (Gemini CLI hooks
+//! reference: `decision: "deny"` + `reason`, `hookSpecificOutput.tool_input`
+//! merged over the arguments, `tool_output`, `additionalContext`, exit 2);
+//! a Codex script receives Claude Code's payload with Codex's `turn_id`.
+
+#[path = "common/hooks.rs"]
+mod hooks;
+
+use hooks::{Fixture, after_tool, before_tool, sh};
+use hooks_runtime::{Flow, HookContext, ShellHookSpec, StepEvent, ToolFailure, ToolOutcome};
+use hooks_schema::{Phase, Protocol};
+use serde_json::{Value, json};
+
+fn with(protocol: Protocol, mut spec: ShellHookSpec) -> ShellHookSpec {
+    spec.protocol = protocol;
+    spec
+}
+
+/// A hook that saves its stdin to `seen.json` and prints `output`.
+fn saving(phase: Phase, output: &str) -> ShellHookSpec {
+    let command = format!(
+        "cat > seen.json; printf '%s' \"$GEMINI_PROJECT_DIR\" > dir.txt; printf '%s' '{output}'"
+    );
+    with(Protocol::Gemini, sh("g", phase, &command))
+}
+
+fn seen(fx: &Fixture) -> Value {
+    let text = std::fs::read_to_string(fx.path("seen.json")).expect("the script wrote seen.json");
+    serde_json::from_str(&text).expect("seen.json is JSON")
+}
+
+#[tokio::test]
+async fn before_tool_is_gemini_clis_before_tool() {
+    let fx = Fixture::new();
+    let args = json!({"command": "rm -rf build", "dir_path": "."});
+    let call = || before_tool("run_shell_command", "c1", &args);
+    let ctx = HookContext::new("run-1");
+
+    let deny = saving(
+        Phase::BeforeTool,
+        r#"{"decision":"deny","reason":"no removals"}"#,
+    );
+    let inv = fx.hook(deny).invoke(&ctx, call()).await;
+    assert_eq!(inv.flow, Flow::skip("no removals"), "{:?}", inv.record);
+    let payload = seen(&fx);
+    assert_eq!(payload["hook_event_name"], "BeforeTool");
+    assert_eq!(payload["tool_name"], "run_shell_command");
+    assert_eq!(payload["tool_input"], args);
+    let dir = std::fs::read_to_string(fx.path("dir.txt")).expect("dir.txt");
+    assert_eq!(std::path::Path::new(&dir), fx.root(), "GEMINI_PROJECT_DIR");
+
+    // `tool_input` is merged over the model's arguments.
+    let merge = saving(
+        Phase::BeforeTool,
+        r#"{"hookSpecificOutput":{"tool_input":{"dir_path":"/tmp/sandbox"}}}"#,
+    );
+    let inv = fx.hook(merge).invoke(&ctx, call()).await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteArgs(json!({"command": "rm -rf build", "dir_path": "/tmp/sandbox"})),
+        "{:?}",
+        inv.record
+    );
+
+    // Exit 2 blocks with stderr as the reason, as in Gemini CLI.
+    let exit2 = with(
+        Protocol::Gemini,
+        sh(
+            "g",
+            Phase::BeforeTool,
+            "echo 'blocked by policy' >&2; exit 2",
+        ),
+    );
+    let inv = fx.hook(exit2).invoke(&ctx, call()).await;
+    assert_eq!(inv.flow, Flow::skip("blocked by policy"));
+
+    // `allow` lets the call go on unchanged.
+    let allow = saving(Phase::BeforeTool, r#"{"decision":"allow"}"#);
+    assert_eq!(
+        fx.hook(allow).invoke(&ctx, call()).await.flow,
+        Flow::Continue
+    );
+}
+
+#[tokio::test]
+async fn after_tool_agent_and_prompt_events_keep_gemini_clis_meaning() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("run-1");
+    let args = json!({"file_path": ".env"});
+    let result = json!({"llmContent": "TOKEN=abc"});
+    let ok = ToolOutcome::Success;
+    let hide = saving(
+        Phase::AfterTool,
+        r#"{"hookSpecificOutput":{"tool_output":"[hidden]"}}"#,
+    );
+    let inv = fx
+        .hook(hide)
+        .invoke(&ctx, after_tool("read_file", "c1", &args, &result, &ok))
+        .await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteResult(json!("[hidden]")),
+        "{:?}",
+        inv.record
+    );
+    assert_eq!(seen(&fx)["hook_event_name"], "AfterTool");
+
+    // A failed tool: `AfterTool` with `tool_response.error`, context back.
+    let failed = ToolOutcome::Failed {
+        failure: ToolFailure::Error,
+        message: Some("exit status 2".into()),
+    };
+    let context = saving(
+        Phase::AfterTool,
+        r#"{"hookSpecificOutput":{"additionalContext":"read the error"}}"#,
+    );
+    let inv = fx
+        .hook(context)
+        .invoke(
+            &ctx,
+            after_tool("run_shell_command", "c2", &args, &result, &failed),
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::inject("read the error"), "{:?}", inv.record);
+    let payload = seen(&fx);
+    assert_eq!(payload["hook_event_name"], "AfterTool");
+    assert_eq!(payload["tool_response"], json!({"error": "exit status 2"}));
+    assert!(payload.get("error").is_none(), "{payload}");
+
+    // AfterAgent: `prompt_response`; a deny keeps the agent working.
+    let stop = StepEvent::Stop {
+        text: "done",
+        loop_count: 0,
+        background_tasks: &Value::Null,
+        session_crons: &Value::Null,
+    };
+    let keep = saving(
+        Phase::Stop,
+        r#"{"decision":"deny","reason":"run the tests"}"#,
+    );
+    let inv = fx.hook(keep).invoke(&ctx, stop).await;
+    assert_eq!(inv.flow, Flow::resume("run the tests"), "{:?}", inv.record);
+    let payload = seen(&fx);
+    assert_eq!(payload["hook_event_name"], "AfterAgent");
+    assert_eq!(payload["prompt_response"], "done");
+
+    // BeforeAgent: a deny drops the prompt.
+    let prompt = StepEvent::UserPrompt {
+        prompt: "api_key=1",
+    };
+    let drop = saving(
+        Phase::UserPrompt,
+        r#"{"decision":"deny","reason":"no keys"}"#,
+    );
+    let inv = fx.hook(drop).invoke(&ctx, prompt).await;
+    assert_eq!(inv.flow, Flow::skip("no keys"), "{:?}", inv.record);
+    assert_eq!(seen(&fx)["hook_event_name"], "BeforeAgent");
+}
+
+#[tokio::test]
+async fn a_codex_script_reads_claude_codes_payload_with_the_turn() {
+    let fx = Fixture::new();
+    let args = json!({"command": "git push --force"});
+    let spec = with(
+        Protocol::Codex,
+        sh(
+            "c",
+            Phase::BeforeTool,
+            r#"cat > seen.json; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no force pushes"}}'"#,
+        ),
+    );
+    let inv = fx
+        .hook(spec)
+        .invoke(&HookContext::new("run-7"), before_tool("Bash", "c1", &args))
+        .await;
+    assert_eq!(inv.flow, Flow::skip("no force pushes"), "{:?}", inv.record);
+    let payload = seen(&fx);
+    assert_eq!(payload["hook_event_name"], "PreToolUse");
+    assert_eq!(payload["tool_input"], args);
+    assert!(
+        payload["turn_id"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("run-7")),
+        "{payload}"
+    );
+}
