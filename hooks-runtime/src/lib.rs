@@ -197,6 +197,16 @@ pub mod gemini_cli {
     pub use crate::shell::protocol::gemini::{EVENTS, to_claude_payload};
 }
 
+/// GitHub Copilot's hook protocol read from the agent's side: its events
+/// (the CLI's camelCase names, the VS Code-compatible PascalCase ones) and
+/// the Claude Code events they correspond to ([`EVENTS`](copilot_cli::EVENTS),
+/// the one table `protocol: copilot`, `hook --agent copilot`, `init` and
+/// `import copilot` read) and its payload as the Claude Code payload it
+/// corresponds to ([`to_claude_payload`](copilot_cli::to_claude_payload)).
+pub mod copilot_cli {
+    pub use crate::shell::protocol::copilot::{EVENTS, to_claude_payload};
+}
+
 // `policy` hooks: Rego policies evaluated in process.
 #[cfg(feature = "policy")]
 pub use crate::rego::answer_policy_request;

@@ -283,6 +283,10 @@ pub enum Protocol {
     /// `hookSpecificOutput.tool_input` merged over the arguments), for
     /// scripts written for Gemini CLI.
     Gemini,
+    /// The GitHub Copilot CLI's camelCase hook protocol (`sessionId`,
+    /// `toolArgs`, flat `permissionDecision` / `modifiedArgs`), for scripts
+    /// configured under the CLI's camelCase event names.
+    Copilot,
 }
 
 impl Protocol {
@@ -300,7 +304,7 @@ impl Protocol {
         match self {
             Protocol::Claude => &["CLAUDE_PROJECT_DIR"],
             Protocol::Gemini => &["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
-            Protocol::Native | Protocol::Codex => &[],
+            Protocol::Native | Protocol::Codex | Protocol::Copilot => &[],
         }
     }
 }

@@ -3,7 +3,8 @@
 //! agent hooks (VS Code hooks reference). A Copilot payload is read as the
 //! Claude Code payload it corresponds to, and the [Claude Code
 //! answer](super::claude) is written back in the format the payload came
-//! in. One table, [`EVENTS`], names the correspondence both ways.
+//! in. One table, [`EVENTS`] (the runtime's, which `protocol: copilot`
+//! scripts are given payloads by), names the correspondence both ways.
 //!
 //! # Two formats
 //!
@@ -46,151 +47,22 @@ use serde_json::{Map, Value, json};
 use super::{Answer, Decision, ReadError, Request, claude};
 use hooks_runtime::Decided;
 
-/// Copilot's events: the CLI's camelCase name, the VS Code-compatible
-/// PascalCase name (where there is one), and the Claude Code event both
-/// are read as.
-pub const EVENTS: [(&str, Option<&str>, &str); 13] = [
-    ("sessionStart", Some("SessionStart"), "SessionStart"),
-    ("sessionEnd", Some("SessionEnd"), "SessionEnd"),
-    (
-        "userPromptSubmitted",
-        Some("UserPromptSubmit"),
-        "UserPromptSubmit",
-    ),
-    ("preToolUse", Some("PreToolUse"), "PreToolUse"),
-    ("permissionRequest", None, "PermissionRequest"),
-    ("postToolUse", Some("PostToolUse"), "PostToolUse"),
-    (
-        "postToolUseFailure",
-        Some("PostToolUseFailure"),
-        "PostToolUseFailure",
-    ),
-    ("agentStop", Some("Stop"), "Stop"),
-    ("subagentStart", Some("SubagentStart"), "SubagentStart"),
-    ("subagentStop", Some("SubagentStop"), "SubagentStop"),
-    ("errorOccurred", Some("ErrorOccurred"), "SessionEnd"),
-    ("preCompact", Some("PreCompact"), "PreCompact"),
-    ("notification", Some("Notification"), "Notification"),
-];
-
-/// A Copilot payload located in [`EVENTS`].
-struct Located {
-    /// The event's name as the payload (or `--event`) gave it.
-    name: String,
-    /// The Claude Code event it is read as.
-    claude: &'static str,
-    /// The CLI format (camelCase fields, flat answers).
-    cli: bool,
-}
-
-/// Finds `payload`'s event: its `hook_event_name` (or `hookEventName`),
-/// else `event` (the command's `--event`).
-fn locate(map: &Map<String, Value>, event: Option<&str>) -> Result<Located, ReadError> {
-    let named = ["hook_event_name", "hookEventName"]
-        .iter()
-        .find_map(|k| map.get(*k).and_then(Value::as_str));
-    let name = named.or(event).ok_or(ReadError::NoEvent)?;
-    let (camel, _, claude) = EVENTS
-        .iter()
-        .find(|(camel, pascal, _)| *camel == name || *pascal == Some(name))
-        .ok_or_else(|| {
-            ReadError::Payload(hooks_runtime::claude_code::PayloadError::UnknownEvent(
-                name.to_owned(),
-            ))
-        })?;
-    Ok(Located {
-        name: name.to_owned(),
-        claude,
-        cli: map.contains_key("sessionId") || *camel == name,
-    })
-}
-
-/// `key` in snake_case (`toolArgs` → `tool_args`).
-fn snake(key: &str) -> String {
-    let mut out = String::with_capacity(key.len() + 4);
-    for c in key.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('_');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use hooks_runtime::copilot_cli::EVENTS;
 
 /// The Claude Code payload `payload` is read as, and the agent's own
-/// name of its event.
+/// name of its event ([`hooks_runtime::copilot_cli::to_claude_payload`],
+/// the table `protocol: copilot` scripts are given payloads by).
 ///
 /// # Errors
 ///
-/// [`ReadError`]: not an object, no event name (neither in the payload
-/// nor given), an event not in [`EVENTS`].
+/// [`ReadError::NoEvent`] when neither the payload nor `event` names the
+/// event; [`ReadError::Payload`] for a payload that is no object or an
+/// event not in [`EVENTS`].
 pub fn to_claude(payload: &Value, event: Option<&str>) -> Result<(Value, String), ReadError> {
-    let map = payload.as_object().ok_or(ReadError::Payload(
-        hooks_runtime::claude_code::PayloadError::NotAnObject,
-    ))?;
-    let located = locate(map, event)?;
-    let mut out = Map::new();
-    for (key, value) in map {
-        let key = snake(key);
-        let key = match key.as_str() {
-            "tool_args" => "tool_input",
-            "tool_result" => "tool_response",
-            "agent_name" => "agent_type",
-            _ => &key,
-        };
-        out.insert(key.to_owned(), value.clone());
-    }
-    // The cloud agent sends `toolArgs` as a JSON string.
-    if let Some(Value::String(text)) = out.get("tool_input")
-        && let Ok(args) = serde_json::from_str::<Value>(text)
-    {
-        out.insert("tool_input".into(), args);
-    }
-    let mut claude = located.claude;
-    if claude == "PostToolUse" {
-        let result = out.get("tool_response");
-        let kind = result
-            .and_then(|r| r.get("resultType").or_else(|| r.get("result_type")))
-            .and_then(Value::as_str);
-        if matches!(kind, Some("failure" | "denied" | "error")) {
-            let text = result
-                .and_then(|r| {
-                    r.get("textResultForLlm")
-                        .or_else(|| r.get("text_result_for_llm"))
-                })
-                .and_then(Value::as_str)
-                .unwrap_or("the tool failed")
-                .to_owned();
-            claude = "PostToolUseFailure";
-            out.insert("error".into(), text.into());
-        }
-    }
-    if located.name == "errorOccurred" || located.name == "ErrorOccurred" {
-        let message = match out.get("error") {
-            Some(Value::String(text)) => text.clone(),
-            Some(error) => error
-                .get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| error.to_string(), str::to_owned),
-            None => String::new(),
-        };
-        out.insert("error".into(), message.into());
-        out.insert("reason".into(), "error".into());
-    }
-    out.insert("hook_event_name".into(), claude.into());
-    let name = if located.cli {
-        // The CLI's names are camelCase; `Notification` is the one it
-        // sends under its PascalCase name.
-        EVENTS
-            .iter()
-            .find(|(camel, pascal, _)| *camel == located.name || *pascal == Some(&located.name))
-            .map_or(located.name, |(camel, _, _)| (*camel).to_owned())
-    } else {
-        located.name
-    };
-    Ok((Value::Object(out), name))
+    hooks_runtime::copilot_cli::to_claude_payload(payload, event).map_err(|e| match e {
+        hooks_runtime::claude_code::PayloadError::NoEventName => ReadError::NoEvent,
+        other => ReadError::Payload(other),
+    })
 }
 
 /// Whether `agent_event` (a [`Request::agent_event`]) is in the CLI

@@ -327,6 +327,9 @@ impl Call<'_> {
             Protocol::Gemini => {
                 protocol::gemini::parse(event, code, &out.stdout, &out.stderr, &spec.id)
             }
+            Protocol::Copilot => {
+                protocol::copilot::parse(event, code, &out.stdout, &out.stderr, &spec.id)
+            }
         };
         self.read_decision(parsed)
     }

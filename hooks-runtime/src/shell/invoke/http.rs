@@ -102,6 +102,7 @@ impl Call<'_> {
                 protocol::claude::read_output(event, body, &self.spec.id)
             }
             (_, Protocol::Gemini) => protocol::gemini::read_output(event, body, &self.spec.id),
+            (_, Protocol::Copilot) => protocol::copilot::read_output(event, body, &self.spec.id),
         };
         self.read_decision(parsed)
     }

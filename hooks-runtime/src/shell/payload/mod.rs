@@ -474,6 +474,13 @@ pub(crate) fn build_as<'e, R: Render>(
                     args.as_deref(),
                     result.as_deref(),
                 ),
+                Protocol::Copilot => crate::shell::protocol::copilot::stdin_payload(
+                    event,
+                    input.ctx,
+                    &cwd,
+                    args.as_deref(),
+                    result.as_deref(),
+                ),
                 _ => claude::stdin_payload(
                     event,
                     input.ctx,
@@ -554,7 +561,7 @@ pub(crate) fn build_as<'e, R: Render>(
             Protocol::Native => {
                 map.insert("elided".into(), true.into());
             }
-            Protocol::Claude | Protocol::Codex | Protocol::Gemini => {
+            Protocol::Claude | Protocol::Codex | Protocol::Gemini | Protocol::Copilot => {
                 map.insert("payload_elided".into(), true.into());
             }
         }

@@ -27,6 +27,7 @@
 //! words reach redaction, the model, records and diagnostics.
 
 pub(crate) mod claude;
+pub(crate) mod copilot;
 pub(crate) mod gemini;
 pub(crate) mod native;
 

@@ -1,16 +1,21 @@
-//! `protocol: gemini` and `protocol: codex`: scripts written for Gemini
-//! CLI and Codex run unmodified. A Gemini CLI script receives Gemini
+//! `protocol: gemini`, `protocol: codex` and `protocol: copilot`: scripts
+//! written for Gemini CLI, Codex and the Copilot CLI run unmodified. A Gemini CLI script receives Gemini
 //! CLI's payload (its event names and fields, `GEMINI_PROJECT_DIR`) and
 //! its output fields decide as they do in Gemini CLI (Gemini CLI hooks
 //! reference: `decision: "deny"` + `reason`, `hookSpecificOutput.tool_input`
 //! merged over the arguments, `tool_output`, `additionalContext`, exit 2);
-//! a Codex script receives Claude Code's payload with Codex's `turn_id`.
+//! a Codex script receives Claude Code's payload with Codex's `turn_id`;
+//! a Copilot CLI script receives the CLI's camelCase payload and its flat
+//! output fields and exit codes decide as in the CLI (Copilot CLI hooks
+//! reference).
 
 #[path = "common/hooks.rs"]
 mod hooks;
 
 use hooks::{Fixture, after_tool, before_tool, sh};
-use hooks_runtime::{Flow, HookContext, ShellHookSpec, StepEvent, ToolFailure, ToolOutcome};
+use hooks_runtime::{
+    FailureKind, Flow, HookContext, ShellHookSpec, StepEvent, ToolFailure, ToolOutcome,
+};
 use hooks_schema::{Phase, Protocol};
 use serde_json::{Value, json};
 
@@ -186,4 +191,118 @@ async fn a_codex_script_reads_claude_codes_payload_with_the_turn() {
             .is_some_and(|t| t.starts_with("run-7")),
         "{payload}"
     );
+}
+
+/// A Copilot CLI hook that saves its stdin to `seen.json`, prints
+/// `output` and exits with `code`.
+fn copilot(phase: Phase, output: &str, code: i32) -> ShellHookSpec {
+    let mut spec = sh(
+        "p",
+        phase,
+        &format!("cat > seen.json; printf '%s' '{output}'; echo 'why' >&2; exit {code}"),
+    );
+    spec.protocol = Protocol::Copilot;
+    spec.failure_policy = hooks_schema::FailurePolicy::Warn;
+    spec
+}
+
+#[tokio::test]
+async fn a_copilot_cli_script_reads_camel_case_and_answers_flat() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("run-9");
+    let args = json!({"command": "rm -rf build"});
+    let call = || before_tool("bash", "c1", &args);
+
+    let deny = copilot(
+        Phase::BeforeTool,
+        r#"{"permissionDecision":"deny","permissionDecisionReason":"no removals"}"#,
+        0,
+    );
+    let inv = fx.hook(deny).invoke(&ctx, call()).await;
+    assert_eq!(inv.flow, Flow::skip("no removals"), "{:?}", inv.record);
+    let payload = seen(&fx);
+    assert_eq!(payload["toolName"], "bash");
+    assert_eq!(payload["toolArgs"], args);
+    assert_eq!(payload["sessionId"], "run-9");
+    assert!(payload["timestamp"].as_u64().is_some(), "{payload}");
+    assert!(payload.get("hook_event_name").is_none(), "{payload}");
+
+    let modify = copilot(Phase::BeforeTool, r#"{"modifiedArgs":{"command":"ls"}}"#, 0);
+    let inv = fx.hook(modify).invoke(&ctx, call()).await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteArgs(json!({"command": "ls"})),
+        "{:?}",
+        inv.record
+    );
+
+    // The CLI logs a nonzero exit and goes on: a failure for the policy
+    // (`warn` here), never a deny.
+    let exit2 = copilot(Phase::BeforeTool, "", 2);
+    let inv = fx.hook(exit2).invoke(&ctx, call()).await;
+    assert_eq!(inv.flow, Flow::Continue);
+    assert_eq!(
+        inv.report.failure.map(|f| f.kind),
+        Some(FailureKind::NonzeroExit)
+    );
+
+    // permissionRequest: `behavior`, and exit 2 is a deny.
+    let request = || StepEvent::PermissionRequest {
+        tool_name: "bash",
+        call_id: "",
+        args: &args,
+        suggestions: &Value::Null,
+    };
+    let refuse = copilot(
+        Phase::PermissionRequest,
+        r#"{"behavior":"deny","message":"not here"}"#,
+        0,
+    );
+    let inv = fx.hook(refuse).invoke(&ctx, request()).await;
+    assert_eq!(inv.flow, Flow::skip("not here"), "{:?}", inv.record);
+    let exit2 = copilot(Phase::PermissionRequest, "", 2);
+    let inv = fx.hook(exit2).invoke(&ctx, request()).await;
+    assert_eq!(inv.flow, Flow::skip("why"), "{:?}", inv.record);
+
+    // agentStop: `decision: "block"` keeps the agent working.
+    let stop = StepEvent::Stop {
+        text: "done",
+        loop_count: 0,
+        background_tasks: &Value::Null,
+        session_crons: &Value::Null,
+    };
+    let keep = copilot(
+        Phase::Stop,
+        r#"{"decision":"block","reason":"tests first"}"#,
+        0,
+    );
+    let inv = fx.hook(keep).invoke(&ctx, stop).await;
+    assert_eq!(inv.flow, Flow::resume("tests first"), "{:?}", inv.record);
+    assert_eq!(seen(&fx)["stopReason"], "end_turn");
+
+    // postToolUse: the result as `toolResult`; postToolUseFailure: exit 2's
+    // stderr is recovery guidance.
+    let result = json!("Makefile\nsrc");
+    let ok = ToolOutcome::Success;
+    let watch = copilot(Phase::AfterTool, "", 0);
+    let inv = fx
+        .hook(watch)
+        .invoke(&ctx, after_tool("bash", "c1", &args, &result, &ok))
+        .await;
+    assert_eq!(inv.flow, Flow::Continue);
+    assert_eq!(
+        seen(&fx)["toolResult"],
+        json!({"resultType": "success", "textResultForLlm": "Makefile\nsrc"})
+    );
+    let failed = ToolOutcome::Failed {
+        failure: ToolFailure::Error,
+        message: Some("exit status 2".into()),
+    };
+    let guide = copilot(Phase::AfterTool, "", 2);
+    let inv = fx
+        .hook(guide)
+        .invoke(&ctx, after_tool("bash", "c1", &args, &result, &failed))
+        .await;
+    assert_eq!(inv.flow, Flow::inject("why"), "{:?}", inv.record);
+    assert_eq!(seen(&fx)["error"], "exit status 2");
 }
