@@ -149,12 +149,41 @@ fn agent_and_session_events_answer_in_gemini_cli_fields() {
         answer(&payload("PreCompress", json!({"trigger": "auto"}))),
         json!({})
     );
-    // Model events are not read yet: nothing to decide.
+}
+
+#[test]
+fn model_events_patch_the_request_and_end_the_run() {
+    let llm_request = json!({"model": "gemini-2.5-pro",
+        "messages": [{"role": "user", "content": "draft a plan"}],
+        "config": {"temperature": 1.0}});
+    let before = answer(&payload("BeforeModel", json!({"llm_request": llm_request})));
     assert_eq!(
-        answer(&payload(
-            "BeforeModel",
-            json!({"llm_request": {"model": "gemini-2.5-pro", "messages": []}})
-        )),
+        before["hookSpecificOutput"]["llm_request"],
+        json!({"model": "gemini-2.5-flash", "config": {"temperature": 0.2},
+            "toolConfig": {"mode": "NONE"}}),
+        "{before}"
+    );
+    // Another model: no rule matches, nothing to override.
+    let other = json!({"model": "gemini-2.5-flash", "messages": [], "config": {}});
+    assert_eq!(
+        answer(&payload("BeforeModel", json!({"llm_request": other}))),
         json!({})
     );
+    // BeforeToolSelection takes the tool choice alone.
+    let selection = answer(&payload(
+        "BeforeToolSelection",
+        json!({"llm_request": llm_request}),
+    ));
+    assert_eq!(
+        selection,
+        json!({"hookSpecificOutput": {"toolConfig": {"mode": "NONE"}}})
+    );
+    let leak = json!({"candidates": [{"content": {"role": "model",
+        "parts": ["-----BEGIN PRIVATE KEY-----"]}, "finishReason": "STOP"}]});
+    let after = answer(&payload(
+        "AfterModel",
+        json!({"llm_request": llm_request, "llm_response": leak}),
+    ));
+    assert_eq!(after["continue"], false, "{after}");
+    assert_eq!(after["stopReason"], "the model printed a private key");
 }

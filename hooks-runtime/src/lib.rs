@@ -194,7 +194,7 @@ pub mod claude_code {
 /// read) and its payload as the Claude Code payload it corresponds to
 /// ([`to_claude_payload`](gemini_cli::to_claude_payload)).
 pub mod gemini_cli {
-    pub use crate::shell::protocol::gemini::{EVENTS, to_claude_payload};
+    pub use crate::shell::protocol::gemini::{EVENTS, llm_request_override, to_claude_payload};
 }
 
 /// GitHub Copilot's hook protocol read from the agent's side: its events

@@ -306,3 +306,57 @@ async fn a_copilot_cli_script_reads_camel_case_and_answers_flat() {
     assert_eq!(inv.flow, Flow::inject("why"), "{:?}", inv.record);
     assert_eq!(seen(&fx)["error"], "exit status 2");
 }
+
+#[tokio::test]
+async fn a_gemini_model_hook_patches_the_request() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("run-1");
+    let request = json!({"model": "gemini-2.5-pro", "messages": [], "config": {}});
+    let over = saving(
+        Phase::BeforeCompletion,
+        r#"{"hookSpecificOutput":{"llm_request":{"model":"gemini-2.5-flash","config":{"temperature":0.1}},"toolConfig":{"mode":"NONE"}}}"#,
+    );
+    let inv = fx
+        .hook(over)
+        .invoke(&ctx, StepEvent::BeforeCompletion { request: &request })
+        .await;
+    let Flow::PatchRequest(patch) = &inv.flow else {
+        panic!("a patch: {:?}", inv.record);
+    };
+    assert_eq!(patch.temperature, Some(0.1));
+    assert_eq!(
+        patch.additional_params.get("model").map(|m| m.to_value()),
+        Some(json!("gemini-2.5-flash"))
+    );
+    assert_eq!(patch.tool_choice, Some(hooks_plan::ToolChoice::None));
+    let payload = seen(&fx);
+    assert_eq!(payload["hook_event_name"], "BeforeModel");
+    assert_eq!(payload["llm_request"], request);
+
+    // `decision: "deny"` aborts the turn: the run ends.
+    let deny = saving(
+        Phase::BeforeCompletion,
+        r#"{"decision":"deny","reason":"over budget"}"#,
+    );
+    let inv = fx
+        .hook(deny)
+        .invoke(&ctx, StepEvent::BeforeCompletion { request: &request })
+        .await;
+    assert_eq!(inv.flow, Flow::terminate("over budget"));
+
+    let response = json!({"candidates": []});
+    let watch = saving(Phase::AfterCompletion, "{}");
+    let inv = fx
+        .hook(watch)
+        .invoke(
+            &ctx,
+            StepEvent::AfterCompletion {
+                response: &response,
+            },
+        )
+        .await;
+    assert_eq!(inv.flow, Flow::Continue);
+    let payload = seen(&fx);
+    assert_eq!(payload["hook_event_name"], "AfterModel");
+    assert_eq!(payload["llm_response"], response);
+}

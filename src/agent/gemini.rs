@@ -13,7 +13,9 @@
 //! | `AfterAgent` | `Stop` (`prompt_response` as the last assistant message) | `decision: "deny"` + `reason`: keep working with the reason as the next prompt |
 //! | `SessionStart` | `SessionStart` | `additionalContext` |
 //! | `SessionEnd`, `Notification`, `PreCompress` | `SessionEnd`, `Notification`, `PreCompact` | `systemMessage` only (Gemini CLI ignores their flow control) |
-//! | `BeforeModel`, `AfterModel`, `BeforeToolSelection` | not read yet | `{}` |
+//! | `BeforeModel` | `before_completion` (`llm_request` as the request) | the hooks' request patch as `hookSpecificOutput.llm_request` overrides ([`hooks_runtime::gemini_cli::llm_request_override`]); a terminate as `decision: "deny"` (the turn is aborted) |
+//! | `BeforeToolSelection` | `before_completion` | the patch's `tool_choice` / `active_tools` as `hookSpecificOutput.toolConfig` (nothing else: Gemini CLI reads no other field there) |
+//! | `AfterModel` | `after_completion` (`llm_response` as the response) | `continue: false` when a hook ends the run |
 //!
 //! `continue: false`, `stopReason` and `systemMessage` keep their names.
 //! Tools arrive under Gemini CLI's names (`run_shell_command`,
@@ -37,6 +39,9 @@ pub fn to_claude(payload: &Value) -> Option<Value> {
 /// The answer to `request` (read from a Gemini CLI payload) for
 /// `decided`, in Gemini CLI's output fields (see the module table).
 pub fn answer(request: &Request, decided: &Decided<Decision<'_>>) -> Answer {
+    if let Decision::Completion(decision) = &decided.decision {
+        return model_answer(request, decision, decided);
+    }
     let original = match &request.event {
         hooks_runtime::OwnedEvent::BeforeTool { args, .. } => Some(args),
         _ => None,
@@ -176,6 +181,64 @@ fn from_claude(claude_event: &str, answer: Answer, original: Option<&Value>) -> 
         out.insert("hookSpecificOutput".into(), Value::Object(gemini_specific));
     }
     Answer::json(Value::Object(out))
+}
+
+/// The answer to a `BeforeModel` or `BeforeToolSelection` payload (see
+/// the module table).
+fn model_answer(
+    request: &Request,
+    decision: &hooks_runtime::CompletionDecision,
+    decided: &Decided<Decision<'_>>,
+) -> Answer {
+    let selection = request.agent_event == "BeforeToolSelection";
+    let llm_request = match &request.event {
+        hooks_runtime::OwnedEvent::BeforeCompletion { request } => request,
+        _ => &Value::Null,
+    };
+    let mut out = Map::new();
+    let mut specific = Map::new();
+    let mut notes: Vec<String> = decided
+        .diagnostics
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    match decision {
+        hooks_runtime::CompletionDecision::Send { patch } => {
+            let over = hooks_runtime::gemini_cli::llm_request_override(patch, llm_request);
+            match (over, selection) {
+                (Some(Value::Object(mut over)), true) => {
+                    if let Some(tools) = over.remove("toolConfig") {
+                        specific.insert("toolConfig".into(), tools);
+                    }
+                    if !over.is_empty() {
+                        notes.push("the hooks' request patch applies on BeforeModel; BeforeToolSelection takes only the tool choice".to_owned());
+                    }
+                }
+                (Some(over), false) => {
+                    specific.insert("llm_request".into(), over);
+                }
+                (_, _) => {}
+            }
+        }
+        hooks_runtime::CompletionDecision::Terminate { reason } if selection => notes.push(format!(
+            "the hooks ended the run, which Gemini CLI's BeforeToolSelection cannot do: {reason}"
+        )),
+        hooks_runtime::CompletionDecision::Terminate { reason } => deny(&mut out, reason),
+    }
+    if !specific.is_empty() {
+        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    let mut answer = Answer::json(Value::Object(out));
+    if !notes.is_empty() {
+        if selection {
+            // BeforeToolSelection reads no `systemMessage`.
+            answer.stderr = super::redact(&notes.join("\n"));
+        } else if let Value::Object(top) = &mut answer.json {
+            super::claude::add_messages(top, &notes);
+            answer = Answer::json(answer.json);
+        }
+    }
+    answer
 }
 
 /// `decision: "deny"` with `reason` (redacted).

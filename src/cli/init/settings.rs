@@ -67,13 +67,17 @@ impl Target {
                 agent_hooks::agent::codex::EVENTS.to_vec(),
                 Layout::Grouped,
             ),
-            // The events the engine reads: a model event would start a
-            // process per model call for an empty answer.
+            // The events the engine reads, but not `AfterModel` (fired for
+            // every streamed chunk: a process per chunk) nor
+            // `BeforeToolSelection` (`before_completion` again, for the same
+            // model call: `BeforeModel`'s request override carries the tool
+            // choice).
             InitAgent::Gemini => (
                 "gemini",
                 agent_hooks::agent::gemini::EVENTS
                     .iter()
                     .map(|(gemini, _)| *gemini)
+                    .filter(|e| !matches!(*e, "AfterModel" | "BeforeToolSelection"))
                     .collect(),
                 Layout::Grouped,
             ),

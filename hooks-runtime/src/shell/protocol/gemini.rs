@@ -40,16 +40,21 @@
 //! | `hookSpecificOutput.tool_output` on `AfterTool` | `updatedToolOutput` (the tool's result becomes that text) |
 //! | `hookSpecificOutput.additionalContext`, `continue`, `stopReason`, `systemMessage`, `suppressOutput` | the same |
 
+use hooks_plan::{History, Params, RequestPatch, Text, ToolChoice};
 use serde_json::{Map, Value};
 
 use super::claude;
 use super::{ProtocolDecision, ProtocolFailure, frame_json};
-use crate::{Captured, HookContext, StepEvent};
+use crate::{Captured, Flow, HookContext, StepEvent};
 
 /// Gemini CLI's events and the Claude Code events they correspond to: the
 /// one table the hook engine (`hook --agent gemini`), `protocol: gemini`
 /// and `agent-hooks init --agent gemini` read.
-pub const EVENTS: [(&str, &str); 8] = [
+/// The model events correspond to the extension names `protocol: claude`
+/// gives `before_completion` and `after_completion` (Claude Code has no
+/// model events); the first row of a Claude Code name is the one a script
+/// is given.
+pub const EVENTS: [(&str, &str); 11] = [
     ("BeforeTool", "PreToolUse"),
     ("AfterTool", "PostToolUse"),
     ("BeforeAgent", "UserPromptSubmit"),
@@ -58,6 +63,9 @@ pub const EVENTS: [(&str, &str); 8] = [
     ("SessionEnd", "SessionEnd"),
     ("Notification", "Notification"),
     ("PreCompress", "PreCompact"),
+    ("BeforeModel", "BeforeCompletion"),
+    ("BeforeToolSelection", "BeforeCompletion"),
+    ("AfterModel", "AfterCompletion"),
 ];
 
 /// The Claude Code payload a Gemini CLI payload corresponds to, or `None`
@@ -96,10 +104,202 @@ pub fn to_claude_payload(payload: &Value) -> Option<Value> {
                 map.entry("source").or_insert(trigger);
             }
         }
+        "BeforeModel" | "BeforeToolSelection" => {
+            if let Some(request) = map.remove("llm_request") {
+                map.insert("request".into(), request);
+            }
+        }
+        "AfterModel" => {
+            if let Some(response) = map.remove("llm_response") {
+                map.insert("response".into(), response);
+            }
+        }
         _ => {}
     }
     map.insert("hook_event_name".into(), claude.into());
     Some(Value::Object(map))
+}
+
+/// The `hookSpecificOutput.llm_request` override (Gemini CLI's
+/// `BeforeModel`) that applies `patch` to `request` (the event's
+/// `llm_request`): `temperature` and `max_tokens` as `config.temperature`
+/// and `config.maxOutputTokens`, `additional_params` as `model` (its
+/// `model` key) and `config` keys, `tool_choice` and `active_tools` as
+/// `toolConfig` (`auto` → `AUTO`, `none` → `NONE`, `required` → `ANY`, a
+/// tool → `ANY` with that tool allowed), `preamble`, `history` and
+/// `extra_context` as the whole `messages` list (the system message
+/// replaced, the history cut or replaced, context appended as `user`
+/// messages). `None` when the patch changes nothing Gemini CLI can apply.
+pub fn llm_request_override(patch: &RequestPatch, request: &Value) -> Option<Value> {
+    let mut out = Map::new();
+    let mut config = Map::new();
+    if let Some(t) = patch.temperature {
+        config.insert("temperature".into(), t.into());
+    }
+    if let Some(n) = patch.max_tokens {
+        config.insert("maxOutputTokens".into(), n.into());
+    }
+    for (key, value) in patch.additional_params.iter() {
+        if key == "model" {
+            out.insert("model".into(), value.to_value());
+        } else {
+            config.insert(key.to_owned(), value.to_value());
+        }
+    }
+    if !config.is_empty() {
+        out.insert("config".into(), Value::Object(config));
+    }
+    let mut tools = Map::new();
+    match &patch.tool_choice {
+        Some(ToolChoice::Auto) => {
+            tools.insert("mode".into(), "AUTO".into());
+        }
+        Some(ToolChoice::None) => {
+            tools.insert("mode".into(), "NONE".into());
+        }
+        Some(ToolChoice::Required) => {
+            tools.insert("mode".into(), "ANY".into());
+        }
+        Some(ToolChoice::Tool(tool)) => {
+            tools.insert("mode".into(), "ANY".into());
+            tools.insert("allowedFunctionNames".into(), vec![tool.to_string()].into());
+        }
+        None => {}
+    }
+    if let Some(active) = &patch.active_tools
+        && !tools.contains_key("allowedFunctionNames")
+    {
+        let names: Vec<Value> = active.iter().map(|t| t.to_string().into()).collect();
+        tools.insert("allowedFunctionNames".into(), names.into());
+    }
+    if !tools.is_empty() {
+        out.insert("toolConfig".into(), Value::Object(tools));
+    }
+    if patch.preamble.is_some() || patch.history.is_some() || !patch.extra_context.is_empty() {
+        let mut messages = request
+            .get("messages")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(history) = &patch.history {
+            history.apply(&mut messages);
+        }
+        if let Some(preamble) = &patch.preamble {
+            messages.retain(|m| m.get("role").and_then(Value::as_str) != Some("system"));
+            let mut system = Map::new();
+            system.insert("role".into(), "system".into());
+            system.insert("content".into(), preamble.to_string().into());
+            messages.insert(0, Value::Object(system));
+        }
+        for item in patch.extra_context.iter() {
+            let mut user = Map::new();
+            user.insert("role".into(), "user".into());
+            user.insert("content".into(), item.content.to_string().into());
+            messages.push(Value::Object(user));
+        }
+        out.insert("messages".into(), Value::Array(messages));
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// The request patch a `hookSpecificOutput.llm_request` override (and
+/// `BeforeToolSelection`'s `toolConfig`) asks for: the inverse of
+/// [`llm_request_override`] (`messages` replace the history).
+fn patch_from_override(over: Option<&Value>, tool_config: Option<&Value>) -> RequestPatch {
+    let mut patch = RequestPatch::default();
+    let mut params = Params::new();
+    if let Some(over) = over.and_then(Value::as_object) {
+        if let Some(model) = over.get("model") {
+            params.insert("model", model.clone());
+        }
+        if let Some(config) = over.get("config").and_then(Value::as_object) {
+            for (key, value) in config {
+                match key.as_str() {
+                    "temperature" => patch.temperature = value.as_f64(),
+                    "maxOutputTokens" => patch.max_tokens = value.as_u64(),
+                    _ => params.insert(key.clone(), value.clone()),
+                }
+            }
+        }
+        if let Some(Value::Array(messages)) = over.get("messages") {
+            patch.history = Some(History::Replace(messages.clone()));
+        }
+    }
+    let tools = tool_config.or_else(|| over.and_then(|o| o.get("toolConfig")));
+    if let Some(tools) = tools.and_then(Value::as_object) {
+        let allowed: Option<Vec<Text>> = tools
+            .get("allowedFunctionNames")
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|n| Text::from(n.to_owned()))
+                    .collect()
+            });
+        patch.tool_choice = match tools.get("mode").and_then(Value::as_str) {
+            Some("NONE") => Some(ToolChoice::None),
+            Some("ANY") => Some(ToolChoice::Required),
+            Some("AUTO") => Some(ToolChoice::Auto),
+            _ => None,
+        };
+        if let Some(allowed) = allowed {
+            patch.active_tools = Some(allowed.into());
+        }
+    }
+    patch.additional_params = params;
+    patch
+}
+
+/// The decision of a Gemini CLI model hook's output object (`BeforeModel`,
+/// `BeforeToolSelection`, `AfterModel`), or `None` for other events
+/// (read as Claude Code output).
+fn model_decision(
+    event: &StepEvent<'_>,
+    map: &Map<String, Value>,
+    hook_id: &str,
+) -> Option<ProtocolDecision> {
+    let before = match event {
+        StepEvent::BeforeCompletion { .. } => true,
+        StepEvent::AfterCompletion { .. } => false,
+        _ => return None,
+    };
+    let reason = || {
+        map.get("reason")
+            .or_else(|| map.get("stopReason"))
+            .and_then(Value::as_str)
+            .map_or_else(
+                || format!("hook `{hook_id}` blocked the model call"),
+                str::to_owned,
+            )
+    };
+    let mut decision = if map.get("continue") == Some(&Value::Bool(false))
+        || matches!(
+            map.get("decision").and_then(Value::as_str),
+            Some("deny" | "block")
+        ) {
+        // Gemini CLI aborts the turn; the nearest flow ends the run.
+        ProtocolDecision::flow(Flow::terminate(reason()))
+    } else {
+        ProtocolDecision::default()
+    };
+    let specific = map.get("hookSpecificOutput").and_then(Value::as_object);
+    let get = |key: &str| specific.and_then(|s| s.get(key));
+    if before && decision.flow.is_continue() {
+        let patch = patch_from_override(get("llm_request"), get("toolConfig"));
+        if !patch.is_empty() {
+            decision.flow = Flow::PatchRequest(patch);
+        }
+    }
+    if get("llm_response").is_some() {
+        decision.diagnostics.push(format!(
+            "hook `{hook_id}`: `llm_response` ignored: agent-hooks cannot replace a model response"
+        ));
+    }
+    if let Some(Value::String(message)) = map.get("systemMessage") {
+        decision.diagnostics.push(message.clone());
+    }
+    Some(decision)
 }
 
 /// Gemini CLI's stdin object for `event` (see the module table): Claude
@@ -115,6 +315,12 @@ pub(crate) fn stdin_payload(
     let Some(map) = payload.as_object_mut() else {
         return payload;
     };
+    if let Some(request) = map.remove("request") {
+        map.insert("llm_request".into(), request);
+    }
+    if let Some(response) = map.remove("response") {
+        map.insert("llm_response".into(), response);
+    }
     let claude_name = claude::hook_event_name(event);
     if claude_name == "PostToolUseFailure" {
         map.remove("is_interrupt");
@@ -150,6 +356,13 @@ pub(crate) fn parse(
     stderr: &Captured,
     hook_id: &str,
 ) -> Result<ProtocolDecision, ProtocolFailure> {
+    if exit_code == 0
+        && !stdout.truncated
+        && let Ok(Some(map)) = frame_json(&stdout.bytes)
+        && let Some(decision) = model_decision(event, &map, hook_id)
+    {
+        return Ok(decision);
+    }
     let stdout = as_claude_output(event, stdout);
     claude::parse(event, exit_code, &stdout, stderr, hook_id)
 }
@@ -165,6 +378,12 @@ pub(crate) fn read_output(
     body: &Captured,
     hook_id: &str,
 ) -> Result<ProtocolDecision, ProtocolFailure> {
+    if !body.truncated
+        && let Ok(Some(map)) = frame_json(&body.bytes)
+        && let Some(decision) = model_decision(event, &map, hook_id)
+    {
+        return Ok(decision);
+    }
     claude::read_output(event, &as_claude_output(event, body), hook_id)
 }
 

@@ -184,6 +184,14 @@ pub(crate) fn stdin_payload(
             map.insert("reason".into(), "error".into());
             map.insert("error".into(), error.into());
         }
+        // Extensions (Claude Code has no model events): the request and
+        // the response in the agent's provider JSON form.
+        StepEvent::BeforeCompletion { request } => {
+            map.insert("request".into(), request.clone());
+        }
+        StepEvent::AfterCompletion { response } => {
+            map.insert("response".into(), response.clone());
+        }
         _ => {}
     }
     Value::Object(map)

@@ -79,8 +79,16 @@ pub fn read_payload(payload: &Value) -> Result<(OwnedEvent, HookContext), Payloa
         .get("hook_event_name")
         .and_then(Value::as_str)
         .ok_or(PayloadError::NoEventName)?;
-    let phase =
-        Phase::from_claude_event(name).ok_or_else(|| PayloadError::UnknownEvent(name.into()))?;
+    let phase = Phase::from_claude_event(name)
+        .or(match name {
+            // The extension names `stdin_payload` writes for the model
+            // events (Gemini CLI's `BeforeModel` and `AfterModel` are read
+            // as them).
+            "BeforeCompletion" => Some(Phase::BeforeCompletion),
+            "AfterCompletion" => Some(Phase::AfterCompletion),
+            _ => None,
+        })
+        .ok_or_else(|| PayloadError::UnknownEvent(name.into()))?;
     let f = Fields { map, event: name };
     let event = match phase {
         Phase::RunStart => OwnedEvent::RunStart {
@@ -152,6 +160,12 @@ pub fn read_payload(payload: &Value) -> Result<(OwnedEvent, HookContext), Payloa
         Phase::BeforeCompaction => OwnedEvent::BeforeCompaction {
             trigger: f.text_or("trigger", "auto")?,
             instructions: f.text("custom_instructions")?,
+        },
+        Phase::BeforeCompletion => OwnedEvent::BeforeCompletion {
+            request: f.value("request"),
+        },
+        Phase::AfterCompletion => OwnedEvent::AfterCompletion {
+            response: f.value("response"),
         },
         Phase::AfterCompaction => OwnedEvent::AfterCompaction {
             trigger: f.text_or("trigger", "auto")?,
@@ -287,6 +301,8 @@ mod tests {
             json!({"phase":"after_compaction","trigger":"auto","summary":"s"}),
             json!({"phase":"run_end","reason":"logout"}),
             json!({"phase":"run_error","error":"boom"}),
+            json!({"phase":"before_completion","request":{"model":"m","messages":[]}}),
+            json!({"phase":"after_completion","response":{"text":"hi"}}),
         ];
         let ctx = HookContext::new("s1")
             .with_session_id("s1")
