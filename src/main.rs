@@ -227,6 +227,79 @@ enum ImportSource {
         #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
         format: cli::import::ConfigFormat,
     },
+    /// Convert the hooks of an OpenAI Codex `hooks.json` (`.codex/` or
+    /// `~/.codex/`) into agent-hooks YAML with `protocol: codex`; warns
+    /// about what does not map.
+    Codex {
+        /// The Codex `hooks.json`.
+        #[arg(value_name = "HOOKS")]
+        input: std::path::PathBuf,
+        /// Write the config here instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<std::path::PathBuf>,
+        /// Format of the config: `yaml` (commented) or `json`.
+        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
+        format: cli::import::ConfigFormat,
+    },
+    /// Convert the `hooks` of a Gemini CLI settings file (`.gemini/` or
+    /// `~/.gemini/settings.json`) into agent-hooks YAML with
+    /// `protocol: gemini`; warns about what does not map.
+    Gemini {
+        /// The Gemini CLI `settings.json`.
+        #[arg(value_name = "SETTINGS")]
+        input: std::path::PathBuf,
+        /// Write the config here instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<std::path::PathBuf>,
+        /// Format of the config: `yaml` (commented) or `json`.
+        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
+        format: cli::import::ConfigFormat,
+    },
+    /// Convert a GitHub Copilot CLI hook file (`.github/hooks/*.json`, the
+    /// CLI's camelCase events and the VS Code-compatible PascalCase ones)
+    /// into agent-hooks YAML; warns about what does not map.
+    Copilot {
+        /// The Copilot hook file.
+        #[arg(value_name = "HOOKS")]
+        input: std::path::PathBuf,
+        /// Write the config here instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<std::path::PathBuf>,
+        /// Format of the config: `yaml` (commented) or `json`.
+        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
+        format: cli::import::ConfigFormat,
+    },
+}
+
+impl ImportSource {
+    /// Runs the import; returns the exit code.
+    fn run(self) -> u8 {
+        use agent_hooks::import::claude::Dialect;
+        let (dialect, input, output, format) = match self {
+            ImportSource::Claude {
+                input,
+                plugin_root,
+                output,
+                format,
+            } => return cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
+            ImportSource::Codex {
+                input,
+                output,
+                format,
+            } => (Dialect::Codex, input, output, format),
+            ImportSource::Gemini {
+                input,
+                output,
+                format,
+            } => (Dialect::Gemini, input, output, format),
+            ImportSource::Copilot {
+                input,
+                output,
+                format,
+            } => (Dialect::CopilotCli, input, output, format),
+        };
+        cli::import::run_agent(&input, dialect, output.as_deref(), format)
+    }
 }
 
 /// How a command prints data.
@@ -351,15 +424,7 @@ fn run(cli: Cli) -> u8 {
         } => cli::hook::run(agent, event.as_deref(), &configs, records.as_deref()),
         Command::Serve(args) => cli::serve::run(args),
         Command::PolicyEval => cli::policy_eval(),
-        Command::Import {
-            source:
-                ImportSource::Claude {
-                    input,
-                    plugin_root,
-                    output,
-                    format,
-                },
-        } => cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
+        Command::Import { source } => source.run(),
         Command::Init {
             agent,
             configs,

@@ -2,6 +2,10 @@
 //! [--format yaml|json]`: converts Claude Code (or VS Code / Copilot) hooks
 //! into an agent-hooks config ([`agent_hooks::import::claude`] documents the
 //! mapping; a file in `.github/hooks/` is read as a VS Code hook file).
+//! `import codex HOOKS.json`, `import gemini SETTINGS.json` and
+//! `import copilot HOOKS.json` (same options but `--plugin-root`) read
+//! another agent's file with the same importer, in that agent's
+//! [`Dialect`].
 //!
 //! Warnings (`warning: FILE: line N: ...`) and errors go to stderr; the config
 //! goes to stdout, or to `OUT` with `-o`. Exit codes: 0 converted (warnings
@@ -23,9 +27,39 @@ pub(crate) enum ConfigFormat {
     Json,
 }
 
-/// Runs `import claude`; returns the exit code.
+/// Runs `import claude` (the dialect from the file's place: a VS Code file
+/// in `.github/hooks/`, else Claude Code's); returns the exit code.
 pub(crate) fn run_claude(
     input: &Path,
+    plugin_root: Option<String>,
+    output: Option<&Path>,
+    format: ConfigFormat,
+) -> u8 {
+    run(
+        input,
+        Dialect::from_path(input),
+        plugin_root,
+        output,
+        format,
+    )
+}
+
+/// Runs `import codex`, `import gemini` or `import copilot` (`dialect`);
+/// returns the exit code.
+pub(crate) fn run_agent(
+    input: &Path,
+    dialect: Dialect,
+    output: Option<&Path>,
+    format: ConfigFormat,
+) -> u8 {
+    run(input, dialect, None, output, format)
+}
+
+/// Converts `input` read in `dialect`, prints the warnings and writes the
+/// config; returns the exit code.
+fn run(
+    input: &Path,
+    dialect: Dialect,
     plugin_root: Option<String>,
     output: Option<&Path>,
     format: ConfigFormat,
@@ -38,7 +72,7 @@ pub(crate) fn run_claude(
             return EXIT_USAGE;
         }
     };
-    let mut options = ImportOptions::new(Dialect::from_path(input));
+    let mut options = ImportOptions::new(dialect);
     options.plugin_root = plugin_root;
     let imported = match claude::import_with(&source, &name, &options) {
         Ok(imported) => imported,

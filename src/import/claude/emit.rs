@@ -8,7 +8,7 @@ use serde_saphyr::{
     CommentPosition, Commented, FlowMap, FlowSeq, LitString, SpaceAfter, ser_options,
 };
 
-use super::Import;
+use super::{Dialect, Import};
 
 /// A tool-name pattern of a converted hook.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -99,6 +99,8 @@ pub(super) struct Converted {
     /// `warn`, or `block` for Claude Code's `onFailure: "block"`.
     pub(super) failure_policy: &'static str,
     pub(super) audit: bool,
+    /// `run.protocol`: the agent's (`claude`, `codex`, `gemini`).
+    pub(super) protocol: &'static str,
 }
 
 /// The config, as the config language spells it.
@@ -218,7 +220,7 @@ impl Converted {
                     })
                 }),
                 timeout: &self.timeout,
-                protocol: "claude",
+                protocol: self.protocol,
             }),
             http,
             failure_policy: self.failure_policy,
@@ -227,7 +229,8 @@ impl Converted {
     }
 }
 
-/// The notes above the config, one comment line each.
+/// The notes above a config imported from Claude Code or VS Code hooks, one
+/// comment line each.
 const HEADER: [&str; 10] = [
     "- `protocol: claude`: each script reads Claude Code's stdin JSON and answers",
     "  as it did there (exit 2, `decision`, `hookSpecificOutput`, ...).",
@@ -240,6 +243,57 @@ const HEADER: [&str; 10] = [
     "- Each hook's comment names the matcher group it came from.",
     "- Check it with `agent-hooks check FILE`.",
 ];
+
+/// The notes above a config imported from another agent's hooks.
+fn header(dialect: Dialect) -> Vec<String> {
+    let mut notes: Vec<String> = match dialect {
+        Dialect::ClaudeCode | Dialect::VsCode => return HEADER.map(str::to_owned).to_vec(),
+        Dialect::Codex => vec![
+            "- `protocol: codex`: each script reads Codex's stdin JSON (Claude Code's,".into(),
+            "  with `turn_id`) and answers as it did there (exit 2, `decision`, ...).".into(),
+        ],
+        Dialect::Gemini => vec![
+            "- `protocol: gemini`: each script reads Gemini CLI's stdin JSON and answers".into(),
+            "  as it did there (exit 2, `decision: \"deny\"`, `hookSpecificOutput`, ...).".into(),
+        ],
+        Dialect::CopilotCli => {
+            let mut notes: Vec<String> = vec![
+                "- `protocol: claude` for PascalCase events (`PreToolUse`): each script".into(),
+                "  reads Claude Code's stdin JSON and answers as it did there.".into(),
+            ];
+            notes.push(
+                "- `protocol: copilot` for camelCase events (`preToolUse`): the CLI's own.".into(),
+            );
+            notes
+        }
+    };
+    let keys = dialect.handler();
+    let unit = if keys.timeout_unit_ms == 1 {
+        "milliseconds"
+    } else {
+        "seconds"
+    };
+    notes.push(format!(
+        "- `timeout`: the file's `{}`, in {unit} ({} s where it set none).",
+        keys.timeout.first().copied().unwrap_or("timeout"),
+        keys.default_timeout_secs
+    ));
+    notes.extend([
+        "- `failure_policy: warn`: a crash, a timeout or an unexpected exit code".to_owned(),
+        format!(
+            "  is a non-blocking error in {}: the call goes on.",
+            dialect.agent()
+        ),
+        "- Tool names are the file's: rename them in `include_tools` if your".to_owned(),
+        "  agent's tools are called differently.".to_owned(),
+    ]);
+    notes.extend(
+        HEADER[HEADER.len() - 2..]
+            .iter()
+            .map(|line| (*line).to_owned()),
+    );
+    notes
+}
 
 /// A document with comment lines above it: one `Commented` layer per line.
 enum Annotated<T> {
@@ -267,13 +321,20 @@ impl Import {
             .iter()
             .map(|h| SpaceAfter(Commented(h.view(), h.origin.clone())))
             .collect();
+        let agent = match self.dialect {
+            // The VS Code hook format is Claude Code's.
+            Dialect::VsCode => Dialect::ClaudeCode.agent(),
+            dialect => dialect.agent().trim_start_matches("the "),
+        };
         let first = format!(
-            "Imported by `agent-hooks import claude` from Claude Code hooks in `{}`.",
+            "Imported by `agent-hooks import {}` from {agent} hooks in `{}`.",
+            self.dialect.command(),
             self.source_name
         );
+        let notes = header(self.dialect);
         let mut doc = Annotated::Doc(ConfigView { version: 1, hooks });
-        for line in std::iter::once(first.as_str()).chain(HEADER).rev() {
-            doc = Annotated::Line(Commented(Box::new(doc), line.to_owned()));
+        for line in std::iter::once(first).chain(notes).rev() {
+            doc = Annotated::Line(Commented(Box::new(doc), line));
         }
         let options =
             ser_options! { comment_position: CommentPosition::Above, prefer_block_scalars: false };

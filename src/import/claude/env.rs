@@ -1,11 +1,13 @@
 //! The environment variables a hook's command reads, so the converted hook
-//! passes them through (`env.pass`) as Claude Code's environment did.
+//! passes them through (`env.pass`) as the agent's environment did.
 
 use std::collections::BTreeSet;
 
 /// Upper-case environment variables `command` reads and does not assign,
-/// outside the runtime's base environment and `CLAUDE_PROJECT_DIR`, sorted.
-pub(super) fn referenced_env(command: &str) -> Vec<String> {
+/// outside the runtime's base environment and `set_by_runtime` (the
+/// workspace root's variables of the hook's protocol, such as
+/// `CLAUDE_PROJECT_DIR`), sorted.
+pub(super) fn referenced_env(command: &str, set_by_runtime: &[&str]) -> Vec<String> {
     let bytes = command.as_bytes();
     let is_start = |b: u8| b.is_ascii_uppercase() || b == b'_';
     let is_cont = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_';
@@ -61,7 +63,7 @@ pub(super) fn referenced_env(command: &str) -> Vec<String> {
             !assigned.contains(n)
                 && !hooks_runtime::BASE_ENV.contains(&n.as_str())
                 && !hooks_runtime::NEVER_INHERITED.contains(&n.as_str())
-                && n != hooks_runtime::CLAUDE_PROJECT_DIR
+                && !set_by_runtime.contains(&n.as_str())
                 && !SHELL_VARIABLES.contains(&n.as_str())
         })
         .collect()
@@ -96,10 +98,16 @@ mod tests {
     fn env_references_skip_assignments_and_base() {
         assert_eq!(
             referenced_env(
-                r#"FOO=1 "${CLAUDE_PLUGIN_ROOT}/x" $HOME $BAR ${BAZ:-q} $lower process.env.QUX $FOO; for _V in a; do echo "$_V ${PIPESTATUS[0]}"; done"#
+                r#"FOO=1 "${CLAUDE_PLUGIN_ROOT}/x" $HOME $BAR ${BAZ:-q} $lower process.env.QUX $FOO; for _V in a; do echo "$_V ${PIPESTATUS[0]}"; done"#,
+                &[hooks_runtime::CLAUDE_PROJECT_DIR]
             ),
             vec!["BAR", "BAZ", "CLAUDE_PLUGIN_ROOT", "QUX"]
         );
-        assert!(referenced_env(r#""$CLAUDE_PROJECT_DIR"/hook.sh"#).is_empty());
+        let claude = hooks_schema::Protocol::Claude.project_dir_vars();
+        assert!(referenced_env(r#""$CLAUDE_PROJECT_DIR"/hook.sh"#, claude).is_empty());
+        assert_eq!(
+            referenced_env(r#""$GEMINI_PROJECT_DIR"/hook.sh"#, claude),
+            ["GEMINI_PROJECT_DIR"]
+        );
     }
 }

@@ -5,13 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use hooks_schema::{FailurePolicy, Phase};
+use hooks_schema::{FailurePolicy, Phase, Protocol};
 use serde_json::{Map, Value};
 
-use super::Dialect;
 use super::emit::{Converted, Pattern, Program, When};
 use super::env::referenced_env;
-use super::map::{Converter, HookCtx, type_name};
+use super::map::{Converter, HookCtx, id_fragment, type_name};
 use super::matcher::ToolMatch;
 
 /// The variable Claude Code sets to a plugin's directory.
@@ -32,14 +31,21 @@ impl Converter<'_> {
             );
             return;
         };
+        let dialect = self.options.dialect;
+        let keys = dialect.handler();
+        let convertible = if keys.http {
+            "only `command` and `http` hooks convert"
+        } else {
+            "only `command` hooks convert"
+        };
         let is_http = match hook.get("type").and_then(Value::as_str) {
             Some("command") => false,
-            Some("http") => true,
+            Some("http") if keys.http => true,
             Some(t @ ("prompt" | "agent")) => {
                 self.warn(
                     path,
                     Some("type"),
-                    format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; only `command` and `http` hooks convert"),
+                    format!("skipped: `type: \"{t}\"` hooks ask a model, and agent-hooks runs no model in hooks; {convertible}"),
                 );
                 return;
             }
@@ -47,7 +53,7 @@ impl Converter<'_> {
                 self.warn(
                     path,
                     Some("type"),
-                    format!("skipped: `type: \"{t}\"` hooks have no equivalent; only `command` and `http` hooks convert"),
+                    format!("skipped: `type: \"{t}\"` hooks have no equivalent; {convertible}"),
                 );
                 return;
             }
@@ -55,30 +61,49 @@ impl Converter<'_> {
                 self.warn(
                     path,
                     None,
-                    "skipped: the hook has no `type` (Claude Code requires one, e.g. `\"type\": \"command\"`)".to_owned(),
+                    format!(
+                        "skipped: the hook has no `type` ({} requires one, e.g. `\"type\": \"command\"`)",
+                        dialect.agent()
+                    ),
                 );
                 return;
             }
         };
-        let vscode = self.options.dialect == Dialect::VsCode;
-        // VS Code's per-platform override; agent-hooks runs on Unix.
-        let platform = ["linux", "osx"]
-            .into_iter()
-            .find(|k| vscode && hook.get(*k).and_then(Value::as_str).is_some());
-        let command_key = platform.unwrap_or("command");
+        // A key the dialect's handlers have; others are reported below.
+        let field = |key: &str| hook.get(key).filter(|_| keys.reads(key, !is_http));
+        // The first command key present (a per-platform override before the
+        // plain command); agent-hooks runs on Unix.
+        let command_key = keys
+            .command
+            .iter()
+            .copied()
+            .find(|k| hook.get(*k).and_then(Value::as_str).is_some())
+            .unwrap_or(keys.command_name);
         let command = match hook.get(command_key).and_then(Value::as_str) {
             _ if is_http => String::new(),
             Some(c) if !c.trim().is_empty() => c.to_owned(),
             _ => {
                 self.warn(
                     path,
-                    Some("command"),
-                    "skipped: the command hook has no `command`".to_owned(),
+                    Some(keys.command_name),
+                    format!("skipped: the command hook has no `{}`", keys.command_name),
                 );
                 return;
             }
         };
-        let program = match hook.get("shell").and_then(Value::as_str) {
+        let name = field("name").and_then(Value::as_str);
+        if !is_http && self.disabled.iter().any(|d| *d == name.unwrap_or(&command)) {
+            self.warn(
+                path,
+                None,
+                format!(
+                    "skipped: `{}` is disabled in the agent's settings (`hooksConfig.disabled`)",
+                    name.unwrap_or(&command)
+                ),
+            );
+            return;
+        }
+        let program = match field("shell").and_then(Value::as_str) {
             _ if is_http => match self.http_action(hook, path) {
                 Some(http) => http,
                 None => return,
@@ -98,21 +123,21 @@ impl Converter<'_> {
                 return;
             }
         };
-        let Some(timeout) = self.timeout(hook.get("timeout"), path) else {
+        let Some(timeout) = self.timeout(hook, path) else {
             return;
         };
-        let failure_policy = self.failure_policy(hook.get("onFailure"), path, ctx.phase);
-        let (cwd, env_set) = if vscode {
-            let Some(extra) = self.vscode_extras(hook, path) else {
+        let failure_policy = self.failure_policy(field("onFailure"), path, ctx.phase);
+        let (cwd, env_set) = if is_http {
+            (None, BTreeMap::new())
+        } else {
+            let Some(extra) = self.exec_extras(hook, path) else {
                 return;
             };
             extra
-        } else {
-            (None, BTreeMap::new())
         };
         let mut tools = ctx.tools.clone();
         let mut when_parts: Vec<When> = ctx.outcome.cloned().into_iter().collect();
-        if let Some(rule) = hook.get("if") {
+        if let Some(rule) = field("if") {
             let Some((tool, predicate)) = rule.as_str().and_then(if_rule) else {
                 self.warn(
                     path,
@@ -134,15 +159,18 @@ impl Converter<'_> {
             tools = ToolMatch::Names(vec![tool]);
             when_parts.push(predicate);
         }
-        let is_async = hook.get("async").and_then(Value::as_bool) == Some(true);
+        let is_async = field("async").and_then(Value::as_bool) == Some(true);
         if is_async {
             self.warn(
                 path,
                 Some("async"),
-                "`async: true`: agent-hooks has no background hooks; the hook runs in order with `mode: audit`, so, as in Claude Code, its decisions do not affect the run".to_owned(),
+                format!(
+                    "`async: true`: agent-hooks has no background hooks; the hook runs in order with `mode: audit`, so, as in {}, its decisions do not affect the run",
+                    dialect.agent()
+                ),
             );
         }
-        if hook.get("asyncRewake").and_then(Value::as_bool) == Some(true) {
+        if field("asyncRewake").and_then(Value::as_bool) == Some(true) {
             self.warn(
                 path,
                 Some("asyncRewake"),
@@ -150,22 +178,9 @@ impl Converter<'_> {
             );
         }
         for key in self.lines.keys(path, hook) {
-            let known = matches!(
-                key,
-                "type"
-                    | "command"
-                    | "timeout"
-                    | "shell"
-                    | "if"
-                    | "async"
-                    | "asyncRewake"
-                    | "rewakeMessage"
-                    | "rewakeSummary"
-                    | "statusMessage"
-                    | "onFailure"
-            ) && !(is_http && matches!(key, "command" | "shell"))
+            let known = keys.reads(key, !is_http)
                 || is_http && matches!(key, "url" | "headers" | "allowedEnvVars")
-                || vscode && !is_http && matches!(key, "cwd" | "env" | "linux" | "osx" | "windows");
+                || ctx.entry_matcher && key == "matcher";
             if !known && !key.starts_with("//") {
                 self.warn(
                     path,
@@ -174,22 +189,30 @@ impl Converter<'_> {
                 );
             }
         }
-        let mut env_pass = referenced_env(&command);
+        // The workspace root's variables the runtime sets for the protocol.
+        let project_dir_vars = serde_json::from_value::<Protocol>(ctx.protocol.into())
+            .map_or(&[][..], Protocol::project_dir_vars);
+        let mut env_pass = referenced_env(&command, project_dir_vars);
         let mut env_set = env_set;
-        let reads_plugin_root = env_pass.iter().any(|n| n == PLUGIN_ROOT);
+        let reads_plugin_root = dialect.has_plugins() && env_pass.iter().any(|n| n == PLUGIN_ROOT);
         if let Some(root) = &self.options.plugin_root {
             env_pass.retain(|n| n != PLUGIN_ROOT);
             env_set.insert(PLUGIN_ROOT.to_owned(), root.clone());
         }
         env_pass.retain(|n| !env_set.contains_key(n));
-        let description = ctx.description.map(str::to_owned).or_else(|| {
-            hook.get("statusMessage")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
-        let counter = self.counters.entry(ctx.base.to_owned()).or_insert(0);
+        let description = ctx
+            .description
+            .or_else(|| field("description").and_then(Value::as_str))
+            .or_else(|| field("statusMessage").and_then(Value::as_str))
+            .map(str::to_owned);
+        // A handler's own name (Gemini CLI's `name`), else the group's base.
+        let base = name
+            .map(id_fragment)
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| ctx.base.to_owned());
+        let counter = self.counters.entry(base.clone()).or_insert(0);
         *counter += 1;
-        let id = format!("{}-{counter}", ctx.base);
+        let id = format!("{base}-{counter}");
         if reads_plugin_root && self.options.plugin_root.is_none() {
             self.plugin_root_users.push(id.clone());
         }
@@ -217,6 +240,7 @@ impl Converter<'_> {
             timeout,
             failure_policy,
             audit: is_async,
+            protocol: ctx.protocol,
         });
     }
 
@@ -339,21 +363,26 @@ impl Converter<'_> {
         }
     }
 
-    /// A VS Code handler's `cwd` and `env` (`None`, with a warning, when
-    /// the hook is skipped).
-    fn vscode_extras(
+    /// A command handler's `cwd` and `env` where the dialect has them
+    /// (VS Code, the Copilot CLI), after a warning for each command for
+    /// another platform (`None`, with a warning, when the hook is skipped).
+    fn exec_extras(
         &mut self,
         hook: &Map<String, Value>,
         path: &str,
     ) -> Option<(Option<String>, BTreeMap<String, String>)> {
-        if hook.contains_key("windows") {
-            self.warn(
-                path,
-                Some("windows"),
-                "ignored key `windows`: agent-hooks runs the Unix command".to_owned(),
-            );
+        let keys = self.options.dialect.handler();
+        for &key in keys.other_platforms {
+            if hook.contains_key(key) {
+                self.warn(
+                    path,
+                    Some(key),
+                    format!("ignored key `{key}`: agent-hooks runs the Unix command"),
+                );
+            }
         }
-        let cwd = match hook.get("cwd") {
+        let field = |key: &str| hook.get(key).filter(|_| keys.exec.contains(&key));
+        let cwd = match field("cwd") {
             None | Some(Value::Null) => None,
             Some(Value::String(dir)) if hooks_schema::cwd_problem(dir).is_none() => {
                 Some(dir.clone())
@@ -368,7 +397,7 @@ impl Converter<'_> {
             }
         };
         let mut env = BTreeMap::new();
-        match hook.get("env") {
+        match field("env") {
             None | Some(Value::Null) => {}
             Some(Value::Object(vars)) => {
                 for (name, value) in vars {
@@ -402,19 +431,33 @@ impl Converter<'_> {
         Some((cwd, env))
     }
 
-    /// Claude Code's timeout (seconds) as an agent-hooks duration; `None`
-    /// (with a warning) when the hook is skipped.
-    fn timeout(&mut self, value: Option<&Value>, path: &str) -> Option<String> {
-        let millis = match value {
-            None | Some(Value::Null) => self.options.dialect.default_timeout_secs() * 1000,
+    /// A handler's timeout (the dialect's key and unit: Claude Code's
+    /// `timeout` in seconds, Gemini CLI's in milliseconds, ...) as an
+    /// agent-hooks duration; `None` (with a warning) when the hook is
+    /// skipped.
+    fn timeout(&mut self, hook: &Map<String, Value>, path: &str) -> Option<String> {
+        let keys = self.options.dialect.handler();
+        let key = keys
+            .timeout
+            .iter()
+            .copied()
+            .find(|k| hook.contains_key(*k))
+            .unwrap_or("timeout");
+        let (unit, units) = if keys.timeout_unit_ms == 1 {
+            ("ms", "milliseconds")
+        } else {
+            ("s", "seconds")
+        };
+        let millis = match hook.get(key) {
+            None | Some(Value::Null) => keys.default_timeout_secs * 1000,
             Some(Value::Number(n)) => match n.as_f64() {
-                Some(secs) if secs > 0.0 && secs.is_finite() => {
-                    let ms = (secs * 1000.0).round();
+                Some(value) if value > 0.0 && value.is_finite() => {
+                    let ms = (value * keys.timeout_unit_ms as f64).round();
                     if ms > MAX_TIMEOUT_MS as f64 {
                         self.warn(
                             path,
-                            Some("timeout"),
-                            format!("`timeout` {n} s is longer than agent-hooks' maximum of 10 minutes; clamped to `600s`"),
+                            Some(key),
+                            format!("`{key}` {n} {unit} is longer than agent-hooks' maximum of 10 minutes; clamped to `600s`"),
                         );
                         MAX_TIMEOUT_MS
                     } else {
@@ -425,10 +468,8 @@ impl Converter<'_> {
                 _ => {
                     self.warn(
                         path,
-                        Some("timeout"),
-                        format!(
-                            "skipped: `timeout` must be a positive number of seconds, found {n}"
-                        ),
+                        Some(key),
+                        format!("skipped: `{key}` must be a positive number of {units}, found {n}"),
                     );
                     return None;
                 }
@@ -436,9 +477,9 @@ impl Converter<'_> {
             Some(other) => {
                 self.warn(
                     path,
-                    Some("timeout"),
+                    Some(key),
                     format!(
-                        "skipped: `timeout` must be a number of seconds, found {}",
+                        "skipped: `{key}` must be a number of {units}, found {}",
                         type_name(other)
                     ),
                 );
@@ -449,7 +490,7 @@ impl Converter<'_> {
     }
 }
 
-/// `millis` as `"Ns"` (whole seconds, Claude Code's unit) or `"Nms"`.
+/// `millis` as `"Ns"` (whole seconds) or `"Nms"`.
 fn duration_text(millis: u64) -> String {
     if millis.is_multiple_of(1000) {
         format!("{}s", millis / 1000)

@@ -1,18 +1,22 @@
 //! The mapping itself: Claude Code events, matcher groups and command hooks
-//! → converted hooks and warnings (the rules are in the [module docs](super)).
+//! → converted hooks and warnings (the rules are in the [module docs](super));
+//! another agent's events arrive here as the Claude Code events they are
+//! read as ([`Dialect::event`](super::Dialect)).
 
 use std::collections::BTreeMap;
 
 use hooks_schema::Phase;
 use serde_json::{Map, Value};
 
+use super::dialect::{EventRead, Reading};
 use super::emit::{Converted, When};
-use super::matcher::{ToolMatch, convert_matcher};
+use super::matcher::{ToolMatch, convert_matcher, convert_matcher_as};
 use super::read::SourceLines;
 use super::{ImportOptions, Warning};
 
 /// How a Claude Code event maps.
-enum EventKind {
+#[derive(Debug, Clone)]
+pub(super) enum EventKind {
     /// A tool event: phase and the outcome filter.
     Tool(&'static str, Option<When>),
     /// An event without a matcher.
@@ -21,14 +25,18 @@ enum EventKind {
     /// type, compaction trigger) that the phase's `when` pointer `""`
     /// addresses.
     Labeled(&'static str),
+    /// `SessionStart`: `run_start`, for matchers accepting the `startup` source.
     SessionStart,
+    /// `SessionEnd`: `run_end`, for matchers accepting every end reason.
     SessionEnd,
     /// No equivalent: the reason.
     Unmapped(&'static str),
+    /// Not a Claude Code event.
     Unknown,
 }
 
-fn event_kind(name: &str) -> EventKind {
+/// How the Claude Code event called `name` maps.
+pub(super) fn event_kind(name: &str) -> EventKind {
     if let Some(phase) = Phase::from_claude_event(name) {
         return match phase {
             Phase::BeforeTool | Phase::PermissionRequest => EventKind::Tool(phase.as_str(), None),
@@ -93,11 +101,6 @@ fn event_kind(name: &str) -> EventKind {
     }
 }
 
-/// Claude Code event names, to recognise a hooks map written at the top level.
-pub(super) fn is_known_event(name: &str) -> bool {
-    !matches!(event_kind(name), EventKind::Unknown)
-}
-
 /// A conversion in progress: what converted and what did not, in file order.
 pub(super) struct Converter<'o> {
     /// Where each entry of the input is (for warnings).
@@ -113,17 +116,33 @@ pub(super) struct Converter<'o> {
     pub(super) counters: BTreeMap<String, usize>,
     /// Ids of the converted hooks whose command reads `CLAUDE_PLUGIN_ROOT`.
     pub(super) plugin_root_users: Vec<String>,
+    /// Names of hooks the agent's settings disable (Gemini CLI's
+    /// `hooksConfig.disabled`): skipped.
+    pub(super) disabled: Vec<String>,
+}
+
+/// An event being converted: its name in the file and how it reads.
+struct Event<'e> {
+    /// The name in the file (`PreToolUse`, `BeforeTool`, `preToolUse`).
+    name: &'e str,
+    /// Phase and filters.
+    kind: EventKind,
+    /// How its matchers read.
+    reading: Reading,
+    /// The `protocol` of its converted hooks.
+    protocol: &'static str,
 }
 
 impl<'o> Converter<'o> {
     /// Converts every event of `hooks` (the object at `prefix`: the
     /// top-level `hooks` object, or the whole file for `""`), in file order;
-    /// `lines` locates the warnings.
+    /// `lines` locates the warnings; hooks named in `disabled` are skipped.
     pub(super) fn run(
         lines: SourceLines,
         hooks: &Map<String, Value>,
         prefix: &'static str,
         options: &'o ImportOptions,
+        disabled: Vec<String>,
     ) -> Converter<'o> {
         let mut converter = Converter {
             lines,
@@ -133,10 +152,11 @@ impl<'o> Converter<'o> {
             warnings: Vec::new(),
             counters: BTreeMap::new(),
             plugin_root_users: Vec::new(),
+            disabled,
         };
         for name in converter.lines.keys(prefix, hooks) {
             if let Some(groups) = hooks.get(name) {
-                if prefix.is_empty() && !is_known_event(name) {
+                if prefix.is_empty() && !options.dialect.knows_event(name) {
                     continue; // other keys of a file without the wrapper
                 }
                 converter.event(name, groups);
@@ -185,7 +205,10 @@ impl<'o> Converter<'o> {
         if name.starts_with("//") && groups.is_string() {
             return; // a `"// ..."` pseudo-comment
         }
-        let kind = event_kind(name);
+        let read = self.options.dialect.event(name);
+        if let EventRead::Setting = read {
+            return; // a setting of the agent's `hooks` object
+        }
         let Value::Array(groups) = groups else {
             self.warn(
                 &path,
@@ -204,18 +227,12 @@ impl<'o> Converter<'o> {
                 None => usize::from(g.get("type").is_some()),
             })
             .sum();
-        match kind {
-            EventKind::Unknown => {
-                self.warn(
-                    &path,
-                    None,
-                    format!(
-                        "skipped {count} hook(s): `{name}` is not a Claude Code hook event agent-hooks knows"
-                    ),
-                );
+        let event = match read {
+            EventRead::Unknown(why) => {
+                self.warn(&path, None, format!("skipped {count} hook(s): {why}"));
                 return;
             }
-            EventKind::Unmapped(reason) => {
+            EventRead::Skip(reason) => {
                 self.warn(
                     &path,
                     None,
@@ -223,21 +240,34 @@ impl<'o> Converter<'o> {
                 );
                 return;
             }
-            _ => {}
-        }
+            EventRead::Setting => return,
+            EventRead::Convert {
+                kind,
+                reading,
+                protocol,
+                note,
+            } => {
+                if let Some(note) = note {
+                    self.warn(
+                        &path,
+                        None,
+                        format!("`{name}` converts with a difference: {note}"),
+                    );
+                }
+                Event {
+                    name,
+                    kind,
+                    reading,
+                    protocol,
+                }
+            }
+        };
         for (g, group) in groups.iter().enumerate() {
-            self.group(name, &kind, group, &format!("{path}[{g}]"), line);
+            self.group(&event, group, &format!("{path}[{g}]"), line);
         }
     }
 
-    fn group(
-        &mut self,
-        event: &str,
-        kind: &EventKind,
-        group: &Value,
-        path: &str,
-        line: Option<usize>,
-    ) {
+    fn group(&mut self, event: &Event<'_>, group: &Value, path: &str, line: Option<usize>) {
         let Value::Object(group) = group else {
             self.warn(
                 path,
@@ -267,8 +297,9 @@ impl<'o> Converter<'o> {
                 return;
             }
         };
+        // A direct handler's own `matcher` counts only where the agent reads it.
         let matcher = match group.get("matcher") {
-            _ if direct => String::new(),
+            _ if direct && event.reading != Reading::Entry => String::new(),
             None | Some(Value::Null) => String::new(),
             Some(Value::String(m)) => m.clone(),
             Some(other) => {
@@ -284,32 +315,38 @@ impl<'o> Converter<'o> {
                 return;
             }
         };
-        let (phase, tools, outcome, slug) = match kind {
-            EventKind::Tool(phase, outcome) => match convert_matcher(&matcher) {
-                ToolMatch::Never(reason) | ToolMatch::Unsupported(reason) => {
-                    self.warn(
-                        path,
-                        Some("matcher"),
-                        format!("skipped {} hook(s): {reason}", hooks.len()),
-                    );
-                    return;
+        let agent = self.options.dialect.agent();
+        if event.reading == Reading::Ignored && !matches!(convert_matcher(&matcher), ToolMatch::All)
+        {
+            self.warn(
+                path,
+                Some("matcher"),
+                format!(
+                    "matcher `{matcher}` ignored: {agent} does not filter `{}` hooks by matcher",
+                    event.name
+                ),
+            );
+        }
+        // What the agent's matcher selects, as Claude Code would write it.
+        let claude = event.reading.as_claude(&matcher);
+        let (phase, tools, outcome, slug) = match &event.kind {
+            EventKind::Tool(phase, outcome) => {
+                match convert_matcher_as(&claude, event.reading.syntax()) {
+                    ToolMatch::Never(reason) | ToolMatch::Unsupported(reason) => {
+                        self.warn(
+                            path,
+                            Some("matcher"),
+                            format!("skipped {} hook(s): {reason}", hooks.len()),
+                        );
+                        return;
+                    }
+                    ToolMatch::All => (*phase, ToolMatch::All, outcome.clone(), String::new()),
+                    m => (*phase, m, outcome.clone(), slug(&matcher)),
                 }
-                m => (*phase, m, outcome.clone(), slug(&matcher)),
-            },
-            EventKind::Plain(phase) => {
-                if !matches!(convert_matcher(&matcher), ToolMatch::All) {
-                    self.warn(
-                        path,
-                        Some("matcher"),
-                        format!(
-                            "matcher `{matcher}` ignored: Claude Code does not filter `{event}` hooks by matcher"
-                        ),
-                    );
-                }
-                (*phase, ToolMatch::All, None, String::new())
             }
+            EventKind::Plain(phase) => (*phase, ToolMatch::All, None, String::new()),
             EventKind::Labeled(phase) => {
-                let Some(when) = label_when(&matcher) else {
+                let Some(when) = label_when(&claude) else {
                     self.warn(
                         path,
                         Some("matcher"),
@@ -320,17 +357,23 @@ impl<'o> Converter<'o> {
                     );
                     return;
                 };
-                (*phase, ToolMatch::All, when, slug(&matcher))
+                let named = if event.reading == Reading::Ignored {
+                    ""
+                } else {
+                    &matcher
+                };
+                (*phase, ToolMatch::All, when, slug(named))
             }
             EventKind::SessionStart => {
-                let sources = convert_matcher(&matcher);
+                let sources = convert_matcher(&claude);
                 if !sources.matches("startup") {
                     self.warn(
                         path,
                         Some("matcher"),
                         format!(
-                            "skipped {} hook(s): `SessionStart` matcher `{matcher}` does not accept the `startup` source, the only one agent-hooks has (`run_start`); sessions are never resumed, cleared or compacted here",
-                            hooks.len()
+                            "skipped {} hook(s): `{}` matcher `{matcher}` does not accept the `startup` source, the only one agent-hooks has (`run_start`); sessions are never resumed, cleared or compacted here",
+                            hooks.len(),
+                            event.name
                         ),
                     );
                     return;
@@ -344,21 +387,27 @@ impl<'o> Converter<'o> {
                         path,
                         Some("matcher"),
                         format!(
-                            "`SessionStart` sources {} have no equivalent: the hooks run at `run_start` only",
-                            others.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+                            "`{}` sources {} have no equivalent: the hooks run at `run_start` only",
+                            event.name,
+                            others
+                                .iter()
+                                .map(|s| format!("`{s}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         ),
                     );
                 }
                 ("run_start", ToolMatch::All, None, String::new())
             }
             EventKind::SessionEnd => {
-                if !matches!(convert_matcher(&matcher), ToolMatch::All) {
+                if !matches!(convert_matcher(&claude), ToolMatch::All) {
                     self.warn(
                         path,
                         Some("matcher"),
                         format!(
-                            "skipped {} hook(s): `SessionEnd` matcher `{matcher}` filters by end reason, which a `when` on `run_end` cannot address (its pointer `\"\"` is the run's output)",
-                            hooks.len()
+                            "skipped {} hook(s): `{}` matcher `{matcher}` filters by end reason, which a `when` on `run_end` cannot address (its pointer `\"\"` is the run's output)",
+                            hooks.len(),
+                            event.name
                         ),
                     );
                     return;
@@ -367,26 +416,29 @@ impl<'o> Converter<'o> {
             }
             EventKind::Unmapped(_) | EventKind::Unknown => return,
         };
+        let group_keys = self.options.dialect.group_keys();
         let description = group
             .get("description")
+            .filter(|_| group_keys.contains(&"description"))
             .and_then(Value::as_str)
             .map(str::to_owned);
         for key in self.lines.keys(path, group) {
             if !direct
-                && !matches!(key, "matcher" | "hooks" | "description" | "id")
+                && !matches!(key, "matcher" | "hooks")
+                && !group_keys.contains(&key)
                 && !key.starts_with("//")
             {
                 self.warn(
                     path,
                     Some(key),
-                    format!("ignored key `{key}`: not part of Claude Code's matcher group"),
+                    format!("ignored key `{key}`: not part of {agent}'s matcher group"),
                 );
             }
         }
         let base = if slug.is_empty() {
-            kebab(event)
+            kebab(event.name)
         } else {
-            format!("{}-{slug}", kebab(event))
+            format!("{}-{slug}", kebab(event.name))
         };
         for (h, hook) in hooks.iter().enumerate() {
             let hook_path = if direct {
@@ -411,6 +463,8 @@ impl<'o> Converter<'o> {
                 outcome: outcome.as_ref(),
                 description: description.as_deref(),
                 origin,
+                protocol: event.protocol,
+                entry_matcher: event.reading == Reading::Entry,
             };
             self.hook(hook, &hook_path, &ctx);
         }
@@ -431,6 +485,10 @@ pub(super) struct HookCtx<'a> {
     pub(super) description: Option<&'a str>,
     /// Where the hook came from, for its comment.
     pub(super) origin: String,
+    /// The `protocol` its script speaks.
+    pub(super) protocol: &'static str,
+    /// Whether the handler's own `matcher` was read (the Copilot CLI's).
+    pub(super) entry_matcher: bool,
 }
 
 /// A label matcher (notification type, agent type, compaction trigger) as a
@@ -494,8 +552,19 @@ fn slug(matcher: &str) -> String {
     if matches!(convert_matcher(matcher), ToolMatch::All) {
         return String::new();
     }
+    let out = id_fragment(matcher);
+    if out.is_empty() {
+        "matcher".to_owned()
+    } else {
+        out
+    }
+}
+
+/// `text`'s letters and digits, lower case, the runs of anything else
+/// between them a `-`, cut to 32 bytes at a `-`: a part of a hook id.
+pub(super) fn id_fragment(text: &str) -> String {
     let mut out = String::new();
-    for c in matcher.chars() {
+    for c in text.chars() {
         if c.is_ascii_alphanumeric() {
             out.push(c.to_ascii_lowercase());
         } else if !out.is_empty() && !out.ends_with('-') {
@@ -508,11 +577,7 @@ fn slug(matcher: &str) -> String {
         let cut = out[..MAX].rfind('-').unwrap_or(MAX);
         out.truncate(cut);
     }
-    if out.is_empty() {
-        "matcher".to_owned()
-    } else {
-        out
-    }
+    out
 }
 
 pub(super) fn type_name(value: &Value) -> &'static str {

@@ -41,8 +41,48 @@ impl ToolMatch {
     }
 }
 
+/// How an agent reads a tool matcher: which matchers are lists of exact
+/// tool names, and which are regular expressions searched in the tool's
+/// name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Syntax {
+    /// Claude Code (and VS Code): only letters, digits, `_`, `-` and `|`
+    /// make a list of names; anything else is a regular expression.
+    ClaudeCode,
+    /// Codex: only letters, digits, `_` and `|` make a list of names (a `-`
+    /// makes the matcher a regular expression).
+    Codex,
+    /// Gemini CLI: every matcher is a regular expression (surrounding
+    /// spaces trimmed); `*` and `""` still select every tool.
+    Gemini,
+}
+
+impl Syntax {
+    /// The agent, as warnings name it.
+    const fn agent(self) -> &'static str {
+        match self {
+            Syntax::ClaudeCode => "Claude Code",
+            Syntax::Codex => "Codex",
+            Syntax::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// Whether `matcher` is a list of exact names in this syntax.
+    fn is_name_list(self, matcher: &str) -> bool {
+        match self {
+            Syntax::ClaudeCode => matcher.chars().all(|c| is_tool_char(c) || c == '|'),
+            Syntax::Codex => matcher
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|'),
+            Syntax::Gemini => false,
+        }
+    }
+}
+
 /// Converts a Claude Code matcher (the `matcher` of a matcher group) into
-/// what it selects, following the rules in the [module docs](super#matchers).
+/// what it selects, following the rules in the [module docs](super#matchers):
+/// [`convert_matcher_as`] with [`Syntax::ClaudeCode`].
 ///
 /// ```
 /// use agent_hooks::import::claude::{ToolMatch, convert_matcher};
@@ -52,11 +92,31 @@ impl ToolMatch {
 /// assert_eq!(convert_matcher("mcp__.*"), ToolMatch::Regex(".*mcp__.*".into()));
 /// ```
 pub fn convert_matcher(matcher: &str) -> ToolMatch {
+    convert_matcher_as(matcher, Syntax::ClaudeCode)
+}
+
+/// Converts a tool matcher read with `syntax` into what it selects: `*` or
+/// `""` every tool, a list of names (as `syntax` tells one) exact names,
+/// anything else a regular expression searched in the tool's name, as in
+/// the [module docs](super#matchers).
+///
+/// ```
+/// use agent_hooks::import::claude::{Syntax, ToolMatch, convert_matcher_as};
+///
+/// assert_eq!(convert_matcher_as("write_file", Syntax::Gemini), ToolMatch::Regex(".*write_file.*".into()));
+/// assert_eq!(convert_matcher_as("a-b", Syntax::Codex), ToolMatch::Regex(".*a-b.*".into()));
+/// ```
+pub fn convert_matcher_as(matcher: &str, syntax: Syntax) -> ToolMatch {
+    let matcher = if syntax == Syntax::Gemini {
+        matcher.trim()
+    } else {
+        matcher
+    };
     if matcher.is_empty() || matcher == "*" {
         return ToolMatch::All;
     }
-    // Claude Code's own rule, on characters: a name or a `|` list of names.
-    if matcher.chars().all(|c| is_tool_char(c) || c == '|') {
+    // The agent's own rule, on characters: a name or a `|` list of names.
+    if syntax.is_name_list(matcher) {
         let mut names: Vec<String> = Vec::new();
         for name in matcher.split('|').filter(|n| !n.is_empty()) {
             if !names.iter().any(|n| n == name) {
@@ -85,7 +145,8 @@ pub fn convert_matcher(matcher: &str) -> ToolMatch {
     if impossible.len() == alternatives.len() {
         let chars: BTreeSet<String> = impossible.iter().map(|c| format!("`{c}`")).collect();
         return ToolMatch::Never(format!(
-            "Claude Code reads matcher `{matcher}` as a regular expression, and it requires {} which no tool name contains (tool names are letters, digits, `_` and `-`); a list of tools is written `A|B`",
+            "{} reads matcher `{matcher}` as a regular expression, and it requires {} which no tool name contains (tool names are letters, digits, `_` and `-`); a list of tools is written `A|B`",
+            syntax.agent(),
             chars.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }

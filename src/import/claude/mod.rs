@@ -19,6 +19,16 @@
 //! per-platform commands: `linux` (else `osx`) replaces `command`, `windows`
 //! is ignored with a warning.
 //!
+//! Other agents' files are read by the same conversion in their
+//! [`Dialect`]: OpenAI Codex's `hooks.json` ([`Dialect::Codex`],
+//! `protocol: codex`), Gemini CLI's settings ([`Dialect::Gemini`],
+//! `protocol: gemini`) and the GitHub Copilot CLI's hook files
+//! ([`Dialect::CopilotCli`]). Each of their events is read as the Claude Code
+//! event its agent's table pairs it with and then converted by the rules
+//! below; what differs (event names, matcher syntax, handler keys, timeout
+//! unit and default, protocol) is stated once in the dialect's module, and
+//! `docs/import.md` in the repository describes it for users.
+//!
 //! Output: one agent-hooks hook per (event, matcher group, command hook), in
 //! file order, which [`hooks_schema::load_str`] accepts. [`import_str`] does
 //! the conversion; [`Import::to_yaml`] / [`Import::to_json`] render it. The
@@ -60,7 +70,8 @@
 //! `failure_policy: warn` (or `block`, see `onFailure`):
 //!
 //! - **protocol**: `claude`, so the script reads Claude Code's stdin JSON and
-//!   its exit code 2, `decision`, `hookSpecificOutput` ... keep their meaning.
+//!   its exit code 2, `decision`, `hookSpecificOutput` ... keep their meaning
+//!   (the agent's own protocol for another dialect: `codex`, `gemini`).
 //! - **timeout**: Claude Code's `timeout` is in seconds; `60s` (Claude Code's
 //!   default) is written out when the hook sets none, because agent-hooks'
 //!   own default is 30 s. Longer than 10 minutes (agent-hooks' maximum) is
@@ -129,6 +140,7 @@
 //! Claude Code: its group is skipped with a warning. A regex Rust's `regex`
 //! syntax rejects (lookaround, backreferences) is skipped with a warning.
 
+mod dialect;
 mod emit;
 mod env;
 mod hook;
@@ -140,10 +152,11 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use matcher::{ToolMatch, convert_matcher};
-
-/// Claude Code's timeout of a command hook that sets none, in seconds.
-pub const CLAUDE_DEFAULT_TIMEOUT_SECS: u64 = 60;
+pub use dialect::{
+    CLAUDE_DEFAULT_TIMEOUT_SECS, CODEX_DEFAULT_TIMEOUT_SECS, COPILOT_DEFAULT_TIMEOUT_SECS, Dialect,
+    GEMINI_DEFAULT_TIMEOUT_MS, VSCODE_DEFAULT_TIMEOUT_SECS,
+};
+pub use matcher::{Syntax, ToolMatch, convert_matcher, convert_matcher_as};
 
 /// Something that did not map, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,54 +250,11 @@ impl std::error::Error for ImportError {}
 #[derive(Debug, Clone)]
 pub struct Import {
     source_name: String,
+    dialect: Dialect,
     hooks: Vec<emit::Converted>,
     /// What did not map, in file order.
     pub warnings: Vec<Warning>,
 }
-
-/// Where the hooks file comes from: it sets the defaults Claude Code (or
-/// VS Code) would apply to what the file leaves out.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// A Claude Code settings file or plugin `hooks.json` (default timeout
-    /// 60 s).
-    #[default]
-    ClaudeCode,
-    /// A VS Code / GitHub Copilot hook file (`.github/hooks/*.json`): the
-    /// same events and stdin/stdout protocol, handlers may sit directly in
-    /// an event's list (no matcher group), a handler may carry `cwd`, `env`
-    /// and per-platform `linux` / `osx` / `windows` commands, and the default
-    /// timeout is 30 s.
-    VsCode,
-}
-
-impl Dialect {
-    /// The dialect a file's path implies: [`Dialect::VsCode`] for a `.json`
-    /// file directly inside a `.github/hooks/` directory, else
-    /// [`Dialect::ClaudeCode`].
-    pub fn from_path(path: &std::path::Path) -> Dialect {
-        let mut parents = path.components().rev().skip(1).map(|c| c.as_os_str());
-        let in_hooks = parents.next().is_some_and(|d| d == "hooks");
-        let in_github = parents.next().is_some_and(|d| d == ".github");
-        if in_hooks && in_github && path.extension().is_some_and(|e| e == "json") {
-            Dialect::VsCode
-        } else {
-            Dialect::ClaudeCode
-        }
-    }
-
-    /// The timeout of a command hook that sets none, in seconds.
-    pub const fn default_timeout_secs(self) -> u64 {
-        match self {
-            Dialect::ClaudeCode => CLAUDE_DEFAULT_TIMEOUT_SECS,
-            Dialect::VsCode => VSCODE_DEFAULT_TIMEOUT_SECS,
-        }
-    }
-}
-
-/// VS Code's timeout of a command hook that sets none, in seconds.
-pub const VSCODE_DEFAULT_TIMEOUT_SECS: u64 = 30;
 
 /// How [`import_with`] converts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -360,10 +330,21 @@ pub fn import_with(
                 found: map::type_name(other),
             });
         }
-        None if lines.keys("", &root).iter().any(|k| map::is_known_event(k)) => (&root, ""),
+        None if lines
+            .keys("", &root)
+            .iter()
+            .any(|k| options.dialect.knows_event(k)) =>
+        {
+            (&root, "")
+        }
         None => return Err(ImportError::NoHooksKey),
     };
-    let converter = map::Converter::run(lines, hooks, prefix, options);
+    let disabled = if options.dialect == Dialect::Gemini {
+        gemini_disabled(&root)
+    } else {
+        Vec::new()
+    };
+    let converter = map::Converter::run(lines, hooks, prefix, options, disabled);
     if converter.hooks.is_empty() {
         return Err(ImportError::NothingConvertible {
             warnings: converter.warnings,
@@ -371,9 +352,23 @@ pub fn import_with(
     }
     Ok(Import {
         source_name: source_name.to_owned(),
+        dialect: options.dialect,
         hooks: converter.hooks,
         warnings: converter.warnings,
     })
+}
+
+/// The hooks a Gemini CLI settings file disables by name (a hook's `name`,
+/// else its command): `hooksConfig.disabled`, or `hooks.disabled` in older
+/// settings.
+fn gemini_disabled(root: &serde_json::Map<String, Value>) -> Vec<String> {
+    ["hooksConfig", "hooks"]
+        .iter()
+        .filter_map(|key| root.get(*key)?.get("disabled")?.as_array())
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 impl Import {

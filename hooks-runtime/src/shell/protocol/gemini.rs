@@ -356,12 +356,8 @@ pub(crate) fn parse(
     stderr: &Captured,
     hook_id: &str,
 ) -> Result<ProtocolDecision, ProtocolFailure> {
-    if exit_code == 0
-        && !stdout.truncated
-        && let Ok(Some(map)) = frame_json(&stdout.bytes)
-        && let Some(decision) = model_decision(event, &map, hook_id)
-    {
-        return Ok(decision);
+    if exit_code == 0 {
+        return read_output(event, stdout, hook_id);
     }
     let stdout = as_claude_output(event, stdout);
     claude::parse(event, exit_code, &stdout, stderr, hook_id)
