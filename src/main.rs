@@ -202,6 +202,12 @@ enum Command {
         /// Take agent-hooks out of the settings again.
         #[arg(long)]
         uninstall: bool,
+        /// Move the hooks already in the settings into this new config
+        /// (through `agent-hooks import`), run after CONFIG...: each then
+        /// runs in a fixed order and can be turned off on its own. Hooks
+        /// that do not convert stay in the settings.
+        #[arg(long, value_name = "OUT.yaml", conflicts_with_all = ["url", "uninstall"])]
+        import: Option<std::path::PathBuf>,
     },
 }
 
@@ -434,6 +440,7 @@ fn run(cli: Cli) -> u8 {
             token_env,
             command,
             uninstall,
+            import,
         } => cli::init::run(&cli::init::Args {
             agent,
             configs,
@@ -443,6 +450,7 @@ fn run(cli: Cli) -> u8 {
             token_env,
             command,
             uninstall,
+            import,
         }),
     }
 }

@@ -279,3 +279,159 @@ fn a_copilot_entry_runs_as_the_copilot_cli_runs_it() {
         serde_json::json!({"permissionDecision": "deny", "permissionDecisionReason": "no removals"})
     );
 }
+
+/// `init --import OUT.yaml`: the settings' own hooks move into a config
+/// that the routed events run after the configs given; what does not
+/// convert stays; `--uninstall` on the untouched file brings back every
+/// real settings file byte for byte, the moved hooks with it.
+#[test]
+fn import_moves_the_settings_hooks_into_a_config_and_uninstall_brings_them_back() {
+    let Some(dir) = real::dir("claude-settings") else {
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("readable")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut moved_any = false;
+    for file in files {
+        let original = std::fs::read(&file).expect("readable");
+        let work = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(work.path().join(".claude")).expect("mkdir");
+        let settings = work.path().join(".claude/settings.json");
+        std::fs::write(&settings, &original).expect("copy");
+        std::fs::write(work.path().join("hooks.yaml"), "version: 1\nhooks: []\n").expect("cfg");
+        let theirs = |v: &Value| -> usize {
+            v["hooks"]
+                .as_object()
+                .into_iter()
+                .flat_map(|events| events.keys())
+                .map(|event| {
+                    commands(v, event)
+                        .iter()
+                        .filter(|c| !c.contains(" hook --agent claude "))
+                        .count()
+                })
+                .sum()
+        };
+        let before = theirs(&read_json(&settings));
+        let out = agent_hooks(
+            work.path(),
+            &[
+                "init",
+                "--agent",
+                "claude",
+                "--import",
+                "moved.yaml",
+                "hooks.yaml",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}: {out:?}", file.display());
+        let after = read_json(&settings);
+        let moved_path = work.path().join("moved.yaml");
+        let moved = if moved_path.exists() {
+            let text = std::fs::read_to_string(&moved_path).expect("moved config");
+            let config = hooks_schema::load_str(&text, "moved.yaml")
+                .unwrap_or_else(|d| panic!("{}: the moved config is valid: {d}", file.display()));
+            config.hooks.len()
+        } else {
+            0
+        };
+        moved_any |= moved > 0;
+        // Each hook is in one place: moved, or still in the settings.
+        // (`import` may skip a whole event with one warning; those stay.)
+        assert!(theirs(&after) <= before, "{}", file.display());
+        assert_eq!(
+            theirs(&after) + moved,
+            before,
+            "{}: every hook moved or kept",
+            file.display()
+        );
+        let ours = commands(&after, "PreToolUse")
+            .into_iter()
+            .find(|c| c.contains(" hook --agent claude "))
+            .expect("our entry");
+        if moved > 0 {
+            let (given, imported) = (
+                ours.find("/hooks.yaml").expect("the given config"),
+                ours.find("/moved.yaml").expect("the moved config"),
+            );
+            assert!(given < imported, "the moved hooks run last: {ours}");
+        }
+        ok(work.path(), &["init", "--agent", "claude", "--uninstall"]);
+        assert_eq!(
+            std::fs::read(&settings).expect("restored"),
+            original,
+            "{}: uninstall restores the file byte for byte",
+            file.display()
+        );
+    }
+    assert!(moved_any, "some real settings file has hooks to move");
+}
+
+/// A moved hook still decides: a Claude Code script that blocks `rm`,
+/// moved out of the settings by `init --import`, denies through the
+/// routed `hook` command; `--import` never overwrites a file.
+#[test]
+fn a_moved_hook_still_decides() {
+    use std::io::Write as _;
+    let work = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(work.path().join(".claude")).expect("mkdir");
+    std::fs::write(
+        work.path().join("guard.sh"),
+        "#!/bin/sh\nif grep -q 'rm -rf'; then echo 'no removals' >&2; exit 2; fi\n",
+    )
+    .expect("script");
+    std::fs::write(
+        work.path().join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh guard.sh"}]}]}}"#,
+    )
+    .expect("settings");
+    let program = env!("CARGO_BIN_EXE_agent-hooks");
+    let args = [
+        "init",
+        "--agent",
+        "claude",
+        "--command",
+        program,
+        "--import",
+        "moved.yaml",
+    ];
+    ok(work.path(), &args);
+    let settings = read_json(&work.path().join(".claude/settings.json"));
+    let entries = commands(&settings, "PreToolUse");
+    assert_eq!(entries.len(), 1, "only ours is left: {settings}");
+    let mut child = Command::new("sh")
+        .args(["-c", &entries[0]])
+        .current_dir(work.path())
+        .env("AGENT_HOOKS_CACHE", "off")
+        .env("AGENT_HOOKS_SESSION_STORE", work.path().join(".state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the entry");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(
+            br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#,
+        )
+        .expect("payload");
+    let out = child.wait_with_output().expect("wait");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("a JSON answer");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"],
+        "no removals"
+    );
+    // A second `--import` would overwrite moved.yaml: refused.
+    let again = agent_hooks(work.path(), &args);
+    assert_eq!(again.status.code(), Some(2), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("never overwrites"));
+}

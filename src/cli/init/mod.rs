@@ -27,6 +27,7 @@
 //! since, it removes only our entries (the JSON is then rewritten, two-space
 //! indented, keys in their order) and keeps the backup.
 
+mod import;
 mod settings;
 
 use std::path::{Path, PathBuf};
@@ -80,6 +81,8 @@ pub(crate) struct Args {
     pub(crate) command: Option<String>,
     /// Take agent-hooks out again.
     pub(crate) uninstall: bool,
+    /// Move the settings' own hooks into this new config (`--import`).
+    pub(crate) import: Option<PathBuf>,
 }
 
 /// Runs `init`; returns the exit code.
@@ -105,7 +108,11 @@ fn run_inner(args: &Args) -> Result<String, String> {
     if args.uninstall {
         return settings::uninstall(&target, &path);
     }
-    if args.configs.is_empty() && args.url.is_none() {
+    let moved = match &args.import {
+        Some(out) => Some(import::into_config(args.agent, &path, out)?),
+        None => None,
+    };
+    if args.configs.is_empty() && args.url.is_none() && moved.is_none() {
         return Err("give the hook configs to run (or `--url` of an `agent-hooks serve`)".into());
     }
     let (program, configs);
@@ -125,6 +132,7 @@ fn run_inner(args: &Args) -> Result<String, String> {
             configs = args
                 .configs
                 .iter()
+                .chain(moved.as_ref().and_then(|m| m.config.as_ref()))
                 .map(|c| std::path::absolute(c).map_err(|e| format!("{}: {e}", c.display())))
                 .collect::<Result<Vec<_>, _>>()?;
             Route::Command {
@@ -133,7 +141,12 @@ fn run_inner(args: &Args) -> Result<String, String> {
             }
         }
     };
-    settings::install(&target, &path, &route)
+    let sources = moved.as_ref().map_or(&[][..], |m| &m.sources[..]);
+    let installed = settings::install(&target, &path, &route, sources)?;
+    Ok(match moved {
+        Some(moved) => format!("{}\n{installed}", moved.message),
+        None => installed,
+    })
 }
 
 /// The settings file of `agent` in `scope` (the table of the module docs).

@@ -288,7 +288,12 @@ fn render(settings: &Map<String, Value>) -> Result<String, String> {
 ///
 /// # Errors
 /// The file cannot be read or written, or is not a settings object.
-pub(crate) fn install(target: &Target, path: &Path, route: &Route<'_>) -> Result<String, String> {
+pub(crate) fn install(
+    target: &Target,
+    path: &Path,
+    route: &Route<'_>,
+    moved: &[String],
+) -> Result<String, String> {
     let shown = path.display();
     let original = match std::fs::read(path) {
         Ok(bytes) => Some(bytes),
@@ -301,6 +306,7 @@ pub(crate) fn install(target: &Target, path: &Path, route: &Route<'_>) -> Result
         None => "",
     };
     let mut settings = parse_settings(path, text)?;
+    super::import::take_out(&mut settings, moved);
     target.merge_in(&mut settings, route)?;
     let rendered = render(&settings)?;
     if original.as_deref() == Some(rendered.as_bytes()) {

@@ -84,6 +84,9 @@ pub(super) struct Converted {
     /// Where it came from (`hooks.PreToolUse[0] `Bash` hook 1 of 2 ...`),
     /// written as a comment above the hook.
     pub(super) origin: String,
+    /// The path of its entry in the file (`hooks.PreToolUse[0].hooks[1]`,
+    /// or `hooks.preToolUse[0]` for a handler listed under its event).
+    pub(super) source: String,
     pub(super) description: Option<String>,
     pub(super) phase: &'static str,
     pub(super) include_tools: Vec<Pattern>,

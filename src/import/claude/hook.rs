@@ -229,6 +229,7 @@ impl Converter<'_> {
         self.hooks.push(Converted {
             id,
             origin: ctx.origin.clone(),
+            source: path.to_owned(),
             description,
             phase: ctx.phase,
             include_tools,

@@ -386,4 +386,13 @@ impl Import {
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.hooks.iter().map(|h| h.id.as_str())
     }
+
+    /// The path in the file of each converted hook's entry, in order, as
+    /// warnings name entries: `hooks.PreToolUse[0].hooks[1]` (a handler
+    /// of a matcher group), `hooks.preToolUse[0]` (a handler listed under
+    /// its event). What `agent-hooks init --import` takes out of the
+    /// settings it moved into a config.
+    pub fn sources(&self) -> impl Iterator<Item = &str> {
+        self.hooks.iter().map(|h| h.source.as_str())
+    }
 }
