@@ -318,6 +318,67 @@ async fn serve_answers_copilot_payloads_as_the_hook_command_does() {
     assert!(camel_cases >= 40, "{camel_cases} CLI-format payloads");
 }
 
+/// Every real payload with a Gemini CLI event, in Gemini CLI's shape (its
+/// event name, `prompt_response`, a failure as `tool_response.error`),
+/// through `serve`'s `/v1/hooks/gemini` and `hook --agent gemini`: the
+/// same answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_gemini_payloads_as_the_hook_command_does() {
+    let Some(dir) = real::dir("hook-scripts/payloads") else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the payload folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let config = manifest("tests/configs/agent/gemini.yaml");
+    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
+    let mut cases = 0;
+    for (i, file) in files.iter().enumerate() {
+        let mut payload: Value =
+            serde_json::from_slice(&std::fs::read(file).expect("read")).expect("payload JSON");
+        let claude = payload["hook_event_name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let lookup = if claude == "PostToolUseFailure" {
+            "PostToolUse"
+        } else {
+            claude.as_str()
+        };
+        let Some((gemini, _)) = hooks_runtime::gemini_cli::EVENTS
+            .iter()
+            .find(|(_, c)| *c == lookup)
+        else {
+            continue;
+        };
+        let Some(map) = payload.as_object_mut() else {
+            continue;
+        };
+        map.insert("hook_event_name".into(), (*gemini).into());
+        map.insert("session_id".into(), format!("gemini-{i}").into());
+        if let Some(text) = map.remove("last_assistant_message") {
+            map.insert("prompt_response".into(), text);
+        }
+        if claude == "PostToolUseFailure" {
+            let error = map.remove("error").unwrap_or_default();
+            map.insert("tool_response".into(), json!({"error": error}));
+        }
+        let state = tmp.path().join(format!("hook-state-{i}"));
+        let by_command = hook_as("gemini", &workspace, &state, &config, &payload);
+        let reply = serve_support::post(addr, "/v1/hooks/gemini", &[], &payload).await;
+        assert_eq!(reply.status, 200, "{gemini} {}", file.display());
+        assert_eq!(reply.json, by_command, "{gemini} {}", file.display());
+        cases += 1;
+    }
+    assert!(cases >= 40, "{cases} Gemini CLI payloads");
+}
+
 /// A native event (this project's format) through `serve` gets exactly
 /// the verdict and outcome `agent-hooks test --format json` prints for it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
