@@ -226,12 +226,8 @@ enum ImportSource {
         /// `CLAUDE_PLUGIN_ROOT`, which Claude Code sets for plugin hooks.
         #[arg(long, value_name = "DIR")]
         plugin_root: Option<String>,
-        /// Write the config here instead of stdout.
-        #[arg(short, long, value_name = "OUT")]
-        output: Option<std::path::PathBuf>,
-        /// Format of the config: `yaml` (commented) or `json`.
-        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
-        format: cli::import::ConfigFormat,
+        #[command(flatten)]
+        out: ImportOutput,
     },
     /// Convert the hooks of an OpenAI Codex `hooks.json` (`.codex/` or
     /// `~/.codex/`) into agent-hooks YAML with `protocol: codex`; warns
@@ -240,12 +236,8 @@ enum ImportSource {
         /// The Codex `hooks.json`.
         #[arg(value_name = "HOOKS")]
         input: std::path::PathBuf,
-        /// Write the config here instead of stdout.
-        #[arg(short, long, value_name = "OUT")]
-        output: Option<std::path::PathBuf>,
-        /// Format of the config: `yaml` (commented) or `json`.
-        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
-        format: cli::import::ConfigFormat,
+        #[command(flatten)]
+        out: ImportOutput,
     },
     /// Convert the `hooks` of a Gemini CLI settings file (`.gemini/` or
     /// `~/.gemini/settings.json`) into agent-hooks YAML with
@@ -254,12 +246,8 @@ enum ImportSource {
         /// The Gemini CLI `settings.json`.
         #[arg(value_name = "SETTINGS")]
         input: std::path::PathBuf,
-        /// Write the config here instead of stdout.
-        #[arg(short, long, value_name = "OUT")]
-        output: Option<std::path::PathBuf>,
-        /// Format of the config: `yaml` (commented) or `json`.
-        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
-        format: cli::import::ConfigFormat,
+        #[command(flatten)]
+        out: ImportOutput,
     },
     /// Convert a GitHub Copilot CLI hook file (`.github/hooks/*.json`, the
     /// CLI's camelCase events and the VS Code-compatible PascalCase ones)
@@ -268,43 +256,44 @@ enum ImportSource {
         /// The Copilot hook file.
         #[arg(value_name = "HOOKS")]
         input: std::path::PathBuf,
-        /// Write the config here instead of stdout.
-        #[arg(short, long, value_name = "OUT")]
-        output: Option<std::path::PathBuf>,
-        /// Format of the config: `yaml` (commented) or `json`.
-        #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
-        format: cli::import::ConfigFormat,
+        #[command(flatten)]
+        out: ImportOutput,
     },
+}
+
+/// Where and how `agent-hooks import` writes the config.
+#[derive(Debug, clap::Args)]
+struct ImportOutput {
+    /// Write the config here instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<std::path::PathBuf>,
+    /// Format of the config: `yaml` (commented) or `json`.
+    #[arg(long, value_enum, default_value_t = cli::import::ConfigFormat::Yaml)]
+    format: cli::import::ConfigFormat,
 }
 
 impl ImportSource {
     /// Runs the import; returns the exit code.
     fn run(self) -> u8 {
         use agent_hooks::import::claude::Dialect;
-        let (dialect, input, output, format) = match self {
+        let (dialect, input, out) = match self {
             ImportSource::Claude {
                 input,
                 plugin_root,
-                output,
-                format,
-            } => return cli::import::run_claude(&input, plugin_root, output.as_deref(), format),
-            ImportSource::Codex {
-                input,
-                output,
-                format,
-            } => (Dialect::Codex, input, output, format),
-            ImportSource::Gemini {
-                input,
-                output,
-                format,
-            } => (Dialect::Gemini, input, output, format),
-            ImportSource::Copilot {
-                input,
-                output,
-                format,
-            } => (Dialect::CopilotCli, input, output, format),
+                out,
+            } => {
+                return cli::import::run_claude(
+                    &input,
+                    plugin_root,
+                    out.output.as_deref(),
+                    out.format,
+                );
+            }
+            ImportSource::Codex { input, out } => (Dialect::Codex, input, out),
+            ImportSource::Gemini { input, out } => (Dialect::Gemini, input, out),
+            ImportSource::Copilot { input, out } => (Dialect::CopilotCli, input, out),
         };
-        cli::import::run_agent(&input, dialect, output.as_deref(), format)
+        cli::import::run_agent(&input, dialect, out.output.as_deref(), out.format)
     }
 }
 

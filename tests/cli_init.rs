@@ -55,11 +55,35 @@ fn commands(settings: &Value, event: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn real_claude_settings_round_trip_byte_for_byte() {
-    let Some(dir) = real::dir("claude-settings") else {
-        return;
-    };
+/// Runs a written entry's `command` as its agent does (through `shell
+/// -c`, in `dir`, the payload on stdin; no cache, a private state store)
+/// and returns its JSON answer.
+fn run_entry(dir: &Path, shell: &str, command: &str, payload: &[u8]) -> Value {
+    use std::io::Write as _;
+    let mut child = Command::new(shell)
+        .args(["-c", command])
+        .current_dir(dir)
+        .env("AGENT_HOOKS_CACHE", "off")
+        .env("AGENT_HOOKS_SESSION_STORE", dir.join(".state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run the entry");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload)
+        .expect("payload");
+    let out = child.wait_with_output().expect("wait");
+    serde_json::from_slice(&out.stdout).expect("a JSON answer")
+}
+
+/// The real Claude Code settings files (`../shared/real/claude-settings/`,
+/// at least 10), sorted; `None` (with a visible line) where the folder is
+/// missing.
+fn real_settings() -> Option<Vec<std::path::PathBuf>> {
+    let dir = real::dir("claude-settings")?;
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("readable")
         .map(|e| e.expect("entry").path())
@@ -67,6 +91,14 @@ fn real_claude_settings_round_trip_byte_for_byte() {
         .collect();
     files.sort();
     assert!(files.len() >= 10, "the corpus has its files: {files:?}");
+    Some(files)
+}
+
+#[test]
+fn real_claude_settings_round_trip_byte_for_byte() {
+    let Some(files) = real_settings() else {
+        return;
+    };
     for file in files {
         let original = std::fs::read(&file).expect("readable");
         let work = tempfile::tempdir().expect("tempdir");
@@ -240,7 +272,6 @@ fn invalid_settings_are_refused_and_left_alone() {
 /// by a config that blocks it.
 #[test]
 fn a_copilot_entry_runs_as_the_copilot_cli_runs_it() {
-    use std::io::Write as _;
     let work = tempfile::tempdir().expect("tempdir");
     std::fs::write(
         work.path().join("c.yaml"),
@@ -257,23 +288,12 @@ fn a_copilot_entry_runs_as_the_copilot_cli_runs_it() {
     assert_eq!(events.len(), 13, "every Copilot event: {written}");
     let command = &commands(&written, "preToolUse")[0];
     assert!(command.contains("--event preToolUse"), "{command}");
-    let mut child = Command::new("bash")
-        .args(["-c", command])
-        .current_dir(work.path())
-        .env("AGENT_HOOKS_CACHE", "off")
-        .env("AGENT_HOOKS_SESSION_STORE", work.path().join(".state"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the entry");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(br#"{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"command":"rm -rf build"}}"#)
-        .expect("payload");
-    let out = child.wait_with_output().expect("wait");
-    let answer: Value = serde_json::from_slice(&out.stdout).expect("a JSON answer");
+    let answer = run_entry(
+        work.path(),
+        "bash",
+        command,
+        br#"{"sessionId":"s","timestamp":1,"cwd":"/tmp","toolName":"bash","toolArgs":{"command":"rm -rf build"}}"#,
+    );
     assert_eq!(
         answer,
         serde_json::json!({"permissionDecision": "deny", "permissionDecisionReason": "no removals"})
@@ -286,15 +306,9 @@ fn a_copilot_entry_runs_as_the_copilot_cli_runs_it() {
 /// real settings file byte for byte, the moved hooks with it.
 #[test]
 fn import_moves_the_settings_hooks_into_a_config_and_uninstall_brings_them_back() {
-    let Some(dir) = real::dir("claude-settings") else {
+    let Some(files) = real_settings() else {
         return;
     };
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("readable")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
     let mut moved_any = false;
     for file in files {
         let original = std::fs::read(&file).expect("readable");
@@ -376,7 +390,6 @@ fn import_moves_the_settings_hooks_into_a_config_and_uninstall_brings_them_back(
 /// routed `hook` command; `--import` never overwrites a file.
 #[test]
 fn a_moved_hook_still_decides() {
-    use std::io::Write as _;
     let work = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir(work.path().join(".claude")).expect("mkdir");
     std::fs::write(
@@ -403,25 +416,12 @@ fn a_moved_hook_still_decides() {
     let settings = read_json(&work.path().join(".claude/settings.json"));
     let entries = commands(&settings, "PreToolUse");
     assert_eq!(entries.len(), 1, "only ours is left: {settings}");
-    let mut child = Command::new("sh")
-        .args(["-c", &entries[0]])
-        .current_dir(work.path())
-        .env("AGENT_HOOKS_CACHE", "off")
-        .env("AGENT_HOOKS_SESSION_STORE", work.path().join(".state"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run the entry");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(
-            br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#,
-        )
-        .expect("payload");
-    let out = child.wait_with_output().expect("wait");
-    let answer: Value = serde_json::from_slice(&out.stdout).expect("a JSON answer");
+    let answer = run_entry(
+        work.path(),
+        "sh",
+        &entries[0],
+        br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#,
+    );
     assert_eq!(
         answer["hookSpecificOutput"]["permissionDecision"], "deny",
         "{answer}"

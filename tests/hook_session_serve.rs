@@ -164,21 +164,11 @@ fn serve(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_answers_every_real_payload_as_the_hook_command_does() {
-    let Some(dir) = real::dir("hook-scripts/payloads") else {
+    let Some(files) = real_payloads() else {
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("read the payload folder")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 50, "{} payloads", files.len());
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).expect("workspace");
     let config = manifest(CLAUDE_CONFIG);
-    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
+    let (tmp, workspace, _server, addr) = served(&config);
     for (i, file) in files.iter().enumerate() {
         let mut payload: Value =
             serde_json::from_slice(&std::fs::read(file).expect("read")).expect("payload JSON");
@@ -216,6 +206,31 @@ async fn serve_answers_every_real_payload_as_the_hook_command_does() {
         "{:?}",
         reply.json
     );
+}
+
+/// The real Claude Code payloads (`../shared/real/hook-scripts/payloads/`,
+/// at least 50), sorted; `None` (with a visible line) where the folder is
+/// missing.
+fn real_payloads() -> Option<Vec<PathBuf>> {
+    let dir = real::dir("hook-scripts/payloads")?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the payload folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 50, "{} payloads", files.len());
+    Some(files)
+}
+
+/// A temporary directory with a workspace `ws` in it, and an `agent-hooks
+/// serve` of `config` there (its state store in `serve-state`).
+fn served(config: &Path) -> (tempfile::TempDir, PathBuf, Serve, std::net::SocketAddr) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir(&workspace).expect("workspace");
+    let (server, addr) = serve(&workspace, tmp.path().join("serve-state"), config);
+    (tmp, workspace, server, addr)
 }
 
 /// The Copilot CLI's name of a Claude Code event, where it has one (the
@@ -271,20 +286,11 @@ fn camel(payload: &Value) -> Value {
 /// CLI's camelCase format with the event named by `?event=` / `--event`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_answers_copilot_payloads_as_the_hook_command_does() {
-    let Some(dir) = real::dir("hook-scripts/payloads") else {
+    let Some(files) = real_payloads() else {
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("read the payload folder")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).expect("workspace");
     let config = manifest(CLAUDE_CONFIG);
-    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
+    let (tmp, workspace, _server, addr) = served(&config);
     let mut camel_cases = 0;
     for (i, file) in files.iter().enumerate() {
         let mut payload: Value =
@@ -324,20 +330,11 @@ async fn serve_answers_copilot_payloads_as_the_hook_command_does() {
 /// same answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_answers_gemini_payloads_as_the_hook_command_does() {
-    let Some(dir) = real::dir("hook-scripts/payloads") else {
+    let Some(files) = real_payloads() else {
         return;
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("read the payload folder")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let workspace = tmp.path().join("ws");
-    std::fs::create_dir(&workspace).expect("workspace");
     let config = manifest("tests/configs/agent/gemini.yaml");
-    let (_server, addr) = serve(&workspace, tmp.path().join("serve-state"), &config);
+    let (tmp, workspace, _server, addr) = served(&config);
     let mut cases = 0;
     for (i, file) in files.iter().enumerate() {
         let mut payload: Value =

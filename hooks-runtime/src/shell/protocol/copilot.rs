@@ -290,65 +290,46 @@ pub(crate) fn read_output(
 }
 
 /// `stdout` with its JSON object (if it is one) rewritten into the Claude
-/// Code output it corresponds to on `event`; anything else as it is.
+/// Code output it corresponds to on `event` (the module table).
 fn as_claude_output(event: &StepEvent<'_>, stdout: &Captured) -> Captured {
-    if stdout.truncated {
-        return stdout.clone();
-    }
-    let Ok(Some(mut copilot)) = frame_json(&stdout.bytes) else {
-        return stdout.clone();
-    };
-    let claude_event = claude::hook_event_name(event);
-    let mut out = Map::new();
-    let mut specific = Map::new();
-    match claude_event {
-        "PreToolUse" => {
-            for key in ["permissionDecision", "permissionDecisionReason"] {
-                if let Some(value) = copilot.remove(key) {
-                    specific.insert(key.into(), value);
+    claude::rewritten_output(event, stdout, |mut copilot| {
+        let mut out = Map::new();
+        let mut specific = Map::new();
+        let take = |from: &mut Map<String, Value>, to: &mut Map<String, Value>, key: &str| {
+            if let Some(value) = from.remove(key) {
+                to.insert(key.into(), value);
+            }
+        };
+        match claude::hook_event_name(event) {
+            "PreToolUse" => {
+                take(&mut copilot, &mut specific, "permissionDecision");
+                take(&mut copilot, &mut specific, "permissionDecisionReason");
+                if let Some(args) = copilot.remove("modifiedArgs") {
+                    specific
+                        .entry("permissionDecision")
+                        .or_insert_with(|| "allow".into());
+                    specific.insert("updatedInput".into(), args);
                 }
             }
-            if let Some(args) = copilot.remove("modifiedArgs") {
-                specific
-                    .entry("permissionDecision")
-                    .or_insert_with(|| "allow".into());
-                specific.insert("updatedInput".into(), args);
-            }
-        }
-        "PermissionRequest" => {
-            let mut decision = Map::new();
-            for key in ["behavior", "message", "interrupt"] {
-                if let Some(value) = copilot.remove(key) {
-                    decision.insert(key.into(), value);
+            "PermissionRequest" => {
+                let mut decision = Map::new();
+                for key in ["behavior", "message", "interrupt"] {
+                    take(&mut copilot, &mut decision, key);
+                }
+                if !decision.is_empty() {
+                    specific.insert("decision".into(), Value::Object(decision));
                 }
             }
-            if !decision.is_empty() {
-                specific.insert("decision".into(), Value::Object(decision));
+            "Stop" | "SubagentStop" => {
+                take(&mut copilot, &mut out, "decision");
+                take(&mut copilot, &mut out, "reason");
             }
+            _ => {}
         }
-        "Stop" | "SubagentStop" => {
-            for key in ["decision", "reason"] {
-                if let Some(value) = copilot.remove(key) {
-                    out.insert(key.into(), value);
-                }
-            }
-        }
-        _ => {}
-    }
-    if let Some(context) = copilot.remove("additionalContext") {
-        specific.insert("additionalContext".into(), context);
-    }
-    // What the CLI would not read either is left for Claude Code's
-    // reader to note as unknown.
-    out.extend(copilot);
-    if !specific.is_empty() {
-        specific.insert("hookEventName".into(), claude_event.into());
-        out.insert("hookSpecificOutput".into(), Value::Object(specific));
-    }
-    let bytes = serde_json::to_vec(&Value::Object(out)).unwrap_or_default();
-    Captured {
-        total_len: bytes.len() as u64,
-        bytes,
-        truncated: false,
-    }
+        take(&mut copilot, &mut specific, "additionalContext");
+        // What the CLI would not read either is left for Claude Code's
+        // reader to note as unknown.
+        out.extend(copilot);
+        (out, specific)
+    })
 }

@@ -384,82 +384,64 @@ pub(crate) fn read_output(
 }
 
 /// `stdout` with its JSON object (if it is one) rewritten into the Claude
-/// Code output it corresponds to on `event`; anything else as it is.
+/// Code output it corresponds to on `event` (the module table).
 fn as_claude_output(event: &StepEvent<'_>, stdout: &Captured) -> Captured {
-    if stdout.truncated {
-        return stdout.clone();
-    }
-    let Ok(Some(mut gemini)) = frame_json(&stdout.bytes) else {
-        return stdout.clone();
-    };
-    let claude_event = claude::hook_event_name(event);
-    let mut specific = match gemini.remove("hookSpecificOutput") {
-        Some(Value::Object(specific)) => specific,
-        _ => Map::new(),
-    };
-    let mut out = Map::new();
-    for key in ["continue", "stopReason", "systemMessage", "suppressOutput"] {
-        if let Some(value) = gemini.remove(key) {
-            out.insert(key.into(), value);
-        }
-    }
-    let mut claude_specific = Map::new();
-    let decision = gemini.remove("decision");
-    let reason = gemini.remove("reason");
-    match (claude_event, decision.as_ref().and_then(Value::as_str)) {
-        ("PreToolUse", Some("deny" | "block")) => {
-            claude_specific.insert("permissionDecision".into(), "deny".into());
-            if let Some(reason) = reason {
-                claude_specific.insert("permissionDecisionReason".into(), reason);
-            }
-        }
-        ("PreToolUse", Some("ask")) => {
-            claude_specific.insert("permissionDecision".into(), "ask".into());
-            if let Some(reason) = reason {
-                claude_specific.insert("permissionDecisionReason".into(), reason);
-            }
-        }
-        (_, Some("deny" | "block")) => {
-            out.insert("decision".into(), "block".into());
-            if let Some(reason) = reason {
-                out.insert("reason".into(), reason);
-            }
-        }
-        _ => {}
-    }
-    if let (StepEvent::BeforeTool { args, .. }, Some(Value::Object(merge))) =
-        (event, specific.remove("tool_input"))
-    {
-        let mut merged = match args {
-            Value::Object(map) => map.clone(),
+    claude::rewritten_output(event, stdout, |mut gemini| {
+        let claude_event = claude::hook_event_name(event);
+        let mut specific = match gemini.remove("hookSpecificOutput") {
+            Some(Value::Object(specific)) => specific,
             _ => Map::new(),
         };
-        merged.extend(merge);
-        claude_specific
-            .entry("permissionDecision")
-            .or_insert_with(|| "allow".into());
-        claude_specific.insert("updatedInput".into(), Value::Object(merged));
-    }
-    if let Some(output) = specific.remove("tool_output")
-        && matches!(claude_event, "PostToolUse" | "PostToolUseFailure")
-    {
-        claude_specific.insert("updatedToolOutput".into(), output);
-    }
-    if let Some(context) = specific.remove("additionalContext") {
-        claude_specific.insert("additionalContext".into(), context);
-    }
-    // What Gemini CLI would not read either is left for Claude Code's
-    // reader to note as unknown.
-    out.extend(gemini);
-    claude_specific.extend(specific);
-    if !claude_specific.is_empty() {
-        claude_specific.insert("hookEventName".into(), claude_event.into());
-        out.insert("hookSpecificOutput".into(), Value::Object(claude_specific));
-    }
-    let bytes = serde_json::to_vec(&Value::Object(out)).unwrap_or_default();
-    Captured {
-        total_len: bytes.len() as u64,
-        bytes,
-        truncated: false,
-    }
+        let mut out = Map::new();
+        for key in ["continue", "stopReason", "systemMessage", "suppressOutput"] {
+            if let Some(value) = gemini.remove(key) {
+                out.insert(key.into(), value);
+            }
+        }
+        let mut claude_specific = Map::new();
+        let decision = gemini.remove("decision");
+        let reason = gemini.remove("reason");
+        match (claude_event, decision.as_ref().and_then(Value::as_str)) {
+            ("PreToolUse", Some(verdict @ ("deny" | "block" | "ask"))) => {
+                let verdict = if verdict == "ask" { "ask" } else { "deny" };
+                claude_specific.insert("permissionDecision".into(), verdict.into());
+                if let Some(reason) = reason {
+                    claude_specific.insert("permissionDecisionReason".into(), reason);
+                }
+            }
+            (_, Some("deny" | "block")) => {
+                out.insert("decision".into(), "block".into());
+                if let Some(reason) = reason {
+                    out.insert("reason".into(), reason);
+                }
+            }
+            _ => {}
+        }
+        if let (StepEvent::BeforeTool { args, .. }, Some(Value::Object(merge))) =
+            (event, specific.remove("tool_input"))
+        {
+            let mut merged = match args {
+                Value::Object(map) => map.clone(),
+                _ => Map::new(),
+            };
+            merged.extend(merge);
+            claude_specific
+                .entry("permissionDecision")
+                .or_insert_with(|| "allow".into());
+            claude_specific.insert("updatedInput".into(), Value::Object(merged));
+        }
+        if let Some(output) = specific.remove("tool_output")
+            && matches!(claude_event, "PostToolUse" | "PostToolUseFailure")
+        {
+            claude_specific.insert("updatedToolOutput".into(), output);
+        }
+        if let Some(context) = specific.remove("additionalContext") {
+            claude_specific.insert("additionalContext".into(), context);
+        }
+        // What Gemini CLI would not read either is left for Claude Code's
+        // reader to note as unknown.
+        out.extend(gemini);
+        claude_specific.extend(specific);
+        (out, claude_specific)
+    })
 }

@@ -268,6 +268,36 @@ pub(crate) fn read_output(
     to_decision(event, out, hook_id).map_err(|d| ProtocolFailure::invalid(d, None))
 }
 
+/// `output` (a hook's stdout or body in a protocol built on this one:
+/// Gemini CLI's, the Copilot CLI's) with its JSON object rewritten into
+/// the Claude Code output it corresponds to on `event`: `rewrite` turns
+/// the object into the top-level fields and the `hookSpecificOutput`
+/// fields (named `hookEventName` here). Plain text and a cut output pass
+/// as they are, for [`read_output`] to judge.
+pub(crate) fn rewritten_output(
+    event: &StepEvent<'_>,
+    output: &Captured,
+    rewrite: impl FnOnce(Map<String, Value>) -> (Map<String, Value>, Map<String, Value>),
+) -> Captured {
+    if output.truncated {
+        return output.clone();
+    }
+    let Ok(Some(map)) = frame_json(&output.bytes) else {
+        return output.clone();
+    };
+    let (mut out, mut specific) = rewrite(map);
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), hook_event_name(event).into());
+        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    let bytes = serde_json::to_vec(&Value::Object(out)).unwrap_or_default();
+    Captured {
+        total_len: bytes.len() as u64,
+        bytes,
+        truncated: false,
+    }
+}
+
 /// Plain-text stdout (`body`, framed) on `event`: context on
 /// `UserPromptSubmit` (appended to the prompt) and `SessionStart`, nothing
 /// elsewhere (Claude Code writes it to its debug log).
