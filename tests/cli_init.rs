@@ -65,6 +65,8 @@ fn run_entry(dir: &Path, shell: &str, command: &str, payload: &[u8]) -> Value {
         .current_dir(dir)
         .env("AGENT_HOOKS_CACHE", "off")
         .env("AGENT_HOOKS_SESSION_STORE", dir.join(".state"))
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -434,4 +436,16 @@ fn a_moved_hook_still_decides() {
     let again = agent_hooks(work.path(), &args);
     assert_eq!(again.status.code(), Some(2), "{again:?}");
     assert!(String::from_utf8_lossy(&again.stderr).contains("never overwrites"));
+    // Into another file, routing the first one: agent-hooks' own entries
+    // are no hooks to move (that would run agent-hooks inside agent-hooks).
+    let mut twice = args.to_vec();
+    twice[6] = "moved2.yaml";
+    twice.push("moved.yaml");
+    let out = ok(work.path(), &twice);
+    assert!(out.contains("nothing imported"), "{out}");
+    assert!(!work.path().join("moved2.yaml").exists());
+    let settings = read_json(&work.path().join(".claude/settings.json"));
+    let entries = commands(&settings, "PreToolUse");
+    assert_eq!(entries.len(), 1, "{settings}");
+    assert!(entries[0].ends_with("/moved.yaml"), "{}", entries[0]);
 }

@@ -363,3 +363,48 @@ fn the_compile_cache_is_written_once_read_back_and_repaired() {
     };
     assert_eq!(contents(&repaired), contents(&written));
 }
+
+/// Claude Code names the project directory in `CLAUDE_PROJECT_DIR` and
+/// may run a hook in a subdirectory of it: the workspace root (where `run`
+/// hooks run and find their scripts) is that directory.
+#[test]
+fn the_workspace_is_the_project_directory_claude_code_names() {
+    use std::io::Write as _;
+    let project = tempfile::tempdir().expect("project");
+    std::fs::write(
+        project.path().join("guard.sh"),
+        "grep -q 'rm -rf' && { echo 'no removals' >&2; exit 2; }; exit 0\n",
+    )
+    .expect("script");
+    let config = project.path().join("hooks.yaml");
+    std::fs::write(
+        &config,
+        "version: 1\nhooks:\n  - id: guard\n    phase: before_tool\n    run: { command: sh guard.sh, protocol: claude }\n",
+    )
+    .expect("config");
+    let sub = project.path().join("src/deep");
+    std::fs::create_dir_all(&sub).expect("subdirectory");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(&sub)
+        .env("CLAUDE_PROJECT_DIR", project.path())
+        .env("AGENT_HOOKS_CACHE", "off")
+        .env("AGENT_HOOKS_SESSION_STORE", project.path().join(".state"))
+        .args(["hook", "--agent", "claude"])
+        .arg(&config)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#)
+        .expect("payload");
+    let out = child.wait_with_output().expect("wait");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecisionReason"], "no removals",
+        "{answer}"
+    );
+}

@@ -267,3 +267,51 @@ fn a_payload_without_an_event_name_is_refused_where_it_gates() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn vs_code_names_its_event_in_camel_case_keys_and_is_answered_as_claude_code() {
+    // VS Code's own common fields: `hookEventName`, `sessionId`.
+    let payload = json!({"hookEventName": "PreToolUse", "sessionId": "v2",
+        "timestamp": "2026-12-06T05:00:00Z", "cwd": "/tmp",
+        "tool_name": "bash", "tool_input": {"command": "git push --force"}});
+    let answer = cli::hook_answer("copilot", &[CONFIG], payload.to_string().as_bytes());
+    let schema = cli::output_schema("claude", "PreToolUse").expect("schema");
+    cli::assert_valid(&schema, &answer, &payload.to_string());
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_misspelled_event_is_refused_where_a_tool_is_called() {
+    let out = cli::hook_fresh_with(
+        &["--agent", "copilot", "--event", "pretooluse"],
+        &[CONFIG],
+        bash("ls").to_string().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(answer["permissionDecision"], "deny", "{answer}");
+    assert!(
+        answer["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("pretooluse")),
+        "{answer}"
+    );
+    // Without a tool call: nothing gated, said on stderr.
+    let out = cli::hook_fresh_with(
+        &["--agent", "copilot", "--event", "bogus"],
+        &[CONFIG],
+        payload(json!({"prompt": "hi"})).to_string().as_bytes(),
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "{}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bogus"));
+}
+
+#[test]
+fn arguments_that_cannot_be_read_are_refused() {
+    let text = payload(json!({"toolName": "bash", "toolArgs": "{\"command\": \"rm -rf"}));
+    let answer = answer("preToolUse", &text);
+    assert_eq!(answer["permissionDecision"], "deny", "{answer}");
+}

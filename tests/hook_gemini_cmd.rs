@@ -187,3 +187,28 @@ fn model_events_patch_the_request_and_end_the_run() {
     assert_eq!(after["continue"], false, "{after}");
     assert_eq!(after["stopReason"], "the model printed a private key");
 }
+
+#[test]
+fn a_broken_config_is_said_on_model_events_too() {
+    let workspace = tempfile::tempdir().expect("workspace");
+    let config = workspace.path().join("broken.yaml");
+    std::fs::write(&config, "version: 1\nhooks:\n  - { id: a, phase: nope }\n").expect("config");
+    let state = workspace.path().join(".state");
+    let payload = payload(
+        "BeforeModel",
+        json!({"llm_request": {"model": "m", "messages": [], "config": {}}}),
+    );
+    let answer = cli::hook_json(
+        "gemini",
+        workspace.path(),
+        &state,
+        &[config],
+        payload.to_string().as_bytes(),
+    );
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("broken.yaml")),
+        "{answer}"
+    );
+}

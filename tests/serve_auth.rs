@@ -60,6 +60,17 @@ async fn each_agent_endpoint_answers_and_health_endpoints_report() {
     }
     let unknown = post(server.addr, "/v1/hooks/cursor", &[], &bash("ls")).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    // Every error is JSON `{"error": ...}`, the router's own ones too.
+    let slash = post(server.addr, "/v1/hooks/claude/", &[], &bash("ls")).await;
+    assert_eq!(slash.status, StatusCode::NOT_FOUND);
+    assert!(slash.json["error"].is_string(), "{:?}", slash.json);
+    let wrong_method = get(server.addr, "/v1/hooks/claude").await;
+    assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(
+        wrong_method.json["error"].is_string(),
+        "{:?}",
+        wrong_method.json
+    );
 
     let metrics = get(server.addr, "/metrics").await.json;
     let runs = metrics["hooks.run"].as_array().expect("hooks.run");

@@ -185,7 +185,9 @@ pub use crate::shell::payload::{PAYLOAD_REF_ENV, PayloadLimits, SessionDir, Tool
 /// of event names and fields as `protocol: claude` scripts, which receive
 /// what [`read_payload`](claude_code::read_payload) reads.
 pub mod claude_code {
-    pub use crate::shell::protocol::claude::{PayloadError, hook_event_name, read_payload};
+    pub use crate::shell::protocol::claude::{
+        PayloadError, event_phase, hook_event_name, read_payload,
+    };
 }
 
 /// Gemini CLI's hook protocol read from the agent's side: its events and

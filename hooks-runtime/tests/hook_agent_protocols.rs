@@ -360,3 +360,46 @@ async fn a_gemini_model_hook_patches_the_request() {
     assert_eq!(payload["hook_event_name"], "AfterModel");
     assert_eq!(payload["llm_response"], response);
 }
+
+#[tokio::test]
+async fn a_gemini_after_tool_hook_replaces_a_failed_result_too() {
+    let fx = Fixture::new();
+    let ctx = HookContext::new("run-1");
+    let args = json!({"command": "make"});
+    let result = json!("secret=abc");
+    let failed = ToolOutcome::Failed {
+        failure: ToolFailure::Error,
+        message: Some("exit status 2".into()),
+    };
+    // Gemini CLI has one AfterTool for success and failure: its
+    // `tool_output` replaces a failed call's result as well.
+    let replace = saving(
+        Phase::AfterTool,
+        r#"{"hookSpecificOutput":{"tool_output":"[hidden]","additionalContext":"retry with -k"}}"#,
+    );
+    let inv = fx
+        .hook(replace)
+        .invoke(
+            &ctx,
+            after_tool("run_shell_command", "c1", &args, &result, &failed),
+        )
+        .await;
+    assert_eq!(
+        inv.flow,
+        Flow::RewriteResult(json!("[hidden]")),
+        "{:?}",
+        inv.record
+    );
+    assert_eq!(inv.context.len(), 1, "{:?}", inv.context);
+    // `decision: "deny"` hides the output behind the reason.
+    let ok = ToolOutcome::Success;
+    let hide = saving(
+        Phase::AfterTool,
+        r#"{"decision":"deny","reason":"output withheld"}"#,
+    );
+    let inv = fx
+        .hook(hide)
+        .invoke(&ctx, after_tool("read_file", "c2", &args, &result, &ok))
+        .await;
+    assert_eq!(inv.flow, Flow::RewriteResult(json!("output withheld")));
+}

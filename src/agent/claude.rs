@@ -299,8 +299,14 @@ pub fn error_answer(payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
     else {
         return Answer::blocking_error(&format!("agent-hooks: {error}"));
     };
-    let Some(phase) = Phase::from_claude_event(name) else {
-        return Answer::json(Value::Object(Map::new()));
+    let Some(phase) = hooks_runtime::claude_code::event_phase(name) else {
+        // An event with no phase here (a newer agent's, or a misspelled
+        // name): nothing to decide, said where the agent logs it.
+        let mut answer = Answer::json(Value::Object(Map::new()));
+        answer.stderr = redact(&format!(
+            "agent-hooks: event `{name}` has no phase here: nothing decided"
+        ));
+        return answer;
     };
     let message = format!("agent-hooks could not decide this `{name}` event: {error}");
     let mut out = Output::new(name);

@@ -14,16 +14,18 @@
 //!   command names it: `hook --agent copilot --event preToolUse` (`init`
 //!   writes it; a server takes `?event=preToolUse`). Answered in the CLI's
 //!   flat fields (below).
-//! - **The VS Code-compatible format**: the event under its PascalCase
-//!   name (`PreToolUse`), `hook_event_name` and snake_case fields as in
+//! - **The VS Code format**: the event under its PascalCase name
+//!   (`PreToolUse`), named in the payload (VS Code's `hookEventName` and
+//!   `sessionId`, or the Copilot CLI's VS Code-compatible
+//!   `hook_event_name` and `session_id`), tool fields in snake_case as in
 //!   Claude Code (`tool_result: {result_type, text_result_for_llm}` for a
 //!   result). Answered exactly as Claude Code is: VS Code reads Claude
 //!   Code's output fields.
 //!
-//! A payload that names its event (`hook_event_name`) is read by that
-//! name whatever `--event` says; it is in the CLI format when it has
-//! `sessionId` (the CLI's `notification` names itself but keeps
-//! camelCase) or its name is a camelCase one.
+//! A payload that names its event is read by that name whatever `--event`
+//! says; it is in the CLI format when the name is a camelCase one, or it
+//! is the CLI's `notification` (`hook_event_name: "Notification"` beside
+//! `sessionId`).
 //!
 //! # The CLI format's answers
 //!
@@ -101,8 +103,10 @@ fn named(mut answer: Answer, event: &str) -> Answer {
 
 /// The answer when no decision could be made for `payload`: Claude Code's
 /// fail-closed answer to the payload it is read as, in the payload's
-/// format; a payload whose event is unknown gets a deny of both gates
-/// when it carries a tool call (the fail-closed choice), `{}` otherwise.
+/// format. A payload whose event is not named, or unknown (a misspelled
+/// `--event`), gets a deny of both gates when it carries a tool call (the
+/// fail-closed choice); otherwise `{}` (unknown) or a blocking error (not
+/// named), the reason on stderr.
 pub fn error_answer(payload: &[u8], event: Option<&str>, error: &dyn std::fmt::Display) -> Answer {
     let text = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
     let value: Option<Value> = serde_json::from_slice(text).ok();
@@ -120,13 +124,22 @@ pub fn error_answer(payload: &[u8], event: Option<&str>, error: &dyn std::fmt::D
                 named(answer, &name)
             }
         }
-        Some(Err(ReadError::Payload(hooks_runtime::claude_code::PayloadError::UnknownEvent(
-            _,
-        )))) => Answer::json(json!({})),
-        _ => {
+        read => {
             let calls_tool = value
                 .as_ref()
                 .is_some_and(|v| v.get("toolName").is_some() || v.get("tool_name").is_some());
+            let unknown = matches!(
+                read,
+                Some(Err(ReadError::Payload(
+                    hooks_runtime::claude_code::PayloadError::UnknownEvent(_)
+                )))
+            );
+            if unknown && !calls_tool {
+                // No phase, nothing gated: said where the agent logs it.
+                let mut answer = Answer::json(json!({}));
+                answer.stderr = super::redact(&format!("agent-hooks: {error}: nothing decided"));
+                return answer;
+            }
             if !calls_tool {
                 return Answer::blocking_error(&format!("agent-hooks: {error}"));
             }

@@ -4,8 +4,9 @@
 //! ([`agent_hooks::agent::Engine`]) and answers in the agent's output
 //! format and exit-code convention (docs/hook-command.md).
 //!
-//! The workspace root is the current directory (Claude Code runs hooks
-//! in the project directory); `run` hooks get a session directory outside
+//! The workspace root is the project directory the agent names
+//! (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`), else the current
+//! directory; `run` hooks get a session directory outside
 //! it for payload spill files (only when a config has one), removed when
 //! the command ends. The configs named are trusted by naming them.
 //!
@@ -45,7 +46,7 @@ pub(crate) fn run(
     }
     let fail =
         |error: &dyn std::fmt::Display| print(&Engine::error_answer(agent, event, &payload, error));
-    let workspace = match std::env::current_dir() {
+    let workspace = match project_dir(agent).map_or_else(std::env::current_dir, Ok) {
         Ok(dir) => dir,
         Err(e) => return fail(&format!("cannot read the current directory: {e}")),
     };
@@ -112,6 +113,25 @@ pub(crate) fn run(
     runtime.block_on(engine.shutdown());
     drop(session);
     code
+}
+
+/// The project directory `agent` tells its hooks (Claude Code's
+/// `CLAUDE_PROJECT_DIR`, Gemini CLI's `GEMINI_PROJECT_DIR`: the variables
+/// its scripts' protocol sets, [`hooks_schema::Protocol::project_dir_vars`]),
+/// when it names a directory; the hook may run in a subdirectory of it.
+fn project_dir(agent: Agent) -> Option<PathBuf> {
+    let protocol = match agent {
+        Agent::Claude => hooks_schema::Protocol::Claude,
+        Agent::Gemini => hooks_schema::Protocol::Gemini,
+        Agent::Codex => hooks_schema::Protocol::Codex,
+        Agent::Copilot => hooks_schema::Protocol::Copilot,
+    };
+    protocol
+        .project_dir_vars()
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(PathBuf::from)
+        .find(|dir| dir.is_dir())
 }
 
 /// Prints `answer` (its texts are redacted already) and returns its exit

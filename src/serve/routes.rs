@@ -36,7 +36,25 @@ pub(crate) fn router<H: Handler>(state: Arc<State<H>>) -> Router {
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz::<H>))
         .route("/metrics", get(metrics::<H>))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+}
+
+/// Any other path: `404` with `{"error": ...}`, as every error here.
+async fn not_found() -> Response {
+    json(
+        StatusCode::NOT_FOUND,
+        serde_json::json!({ "error": "no such endpoint (see docs/serve.md, \"Endpoints\")" }),
+    )
+}
+
+/// A known path with another method: `405` with `{"error": ...}`.
+async fn method_not_allowed() -> Response {
+    json(
+        StatusCode::METHOD_NOT_ALLOWED,
+        serde_json::json!({ "error": "method not allowed (hooks are `POST /v1/hooks/{agent}`)" }),
+    )
 }
 
 /// Serves one accepted connection on its own task: HTTP/1.1 with

@@ -94,6 +94,10 @@ pub(crate) fn hook_with(
         .current_dir(dir)
         .env("AGENT_HOOKS_SESSION_STORE", state)
         .env("AGENT_HOOKS_CACHE", state.join("cache"))
+        // The project directory is the test's `dir`, whatever the
+        // environment running the tests says.
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("GEMINI_PROJECT_DIR")
         .arg("hook")
         .args(args)
         .args(configs)

@@ -112,7 +112,8 @@ fn run_inner(args: &Args) -> Result<String, String> {
         Some(out) => Some(import::into_config(args.agent, &path, out)?),
         None => None,
     };
-    if args.configs.is_empty() && args.url.is_none() && moved.is_none() {
+    let moved_config = moved.as_ref().is_some_and(|m| m.config.is_some());
+    if args.configs.is_empty() && args.url.is_none() && !moved_config {
         return Err("give the hook configs to run (or `--url` of an `agent-hooks serve`)".into());
     }
     let (program, configs);

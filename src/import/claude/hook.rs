@@ -91,6 +91,22 @@ impl Converter<'_> {
                 return;
             }
         };
+        let routes_here = if is_http {
+            hook.get("url")
+                .and_then(Value::as_str)
+                .is_some_and(|url| url.contains("/v1/hooks/"))
+        } else {
+            command.contains(" hook --agent ") || command.contains("/v1/hooks/")
+        };
+        if routes_here {
+            // Importing it would run agent-hooks inside agent-hooks.
+            self.warn(
+                path,
+                None,
+                "skipped: an entry of `agent-hooks init` (it runs `agent-hooks hook` or calls an `agent-hooks serve`), not a hook to import".to_owned(),
+            );
+            return;
+        }
         let name = field("name").and_then(Value::as_str);
         if !is_http && self.disabled.iter().any(|d| *d == name.unwrap_or(&command)) {
             self.warn(

@@ -103,10 +103,11 @@ fn camel(key: &str) -> String {
 
 /// The Claude Code payload a Copilot payload corresponds to, and the
 /// event's name as the payload (or `event`, the caller's name for a CLI
-/// payload, which names none) gave it: camelCase for the CLI format
-/// (`preToolUse`; the payload has `sessionId` or the name is camelCase),
-/// PascalCase for the VS Code-compatible one. A payload's own
-/// `hook_event_name` wins over `event`.
+/// payload, which names none) gave it: camelCase for the CLI format (a
+/// camelCase name, or the CLI's `notification`: `hook_event_name` beside
+/// `sessionId`), PascalCase for the VS Code format (VS Code's
+/// `hookEventName` + `sessionId`, or `hook_event_name` + `session_id`). A
+/// payload's own name wins over `event`.
 ///
 /// # Errors
 ///
@@ -126,7 +127,12 @@ pub fn to_claude_payload(
         .iter()
         .find(|(camel, pascal, _)| *camel == name || *pascal == Some(name))
         .ok_or_else(|| PayloadError::UnknownEvent(name.to_owned()))?;
-    let cli = map.contains_key("sessionId") || *camel_name == name;
+    // The CLI's own names are camelCase; its `notification` names itself
+    // `hook_event_name: "Notification"` beside `sessionId`. VS Code's
+    // payloads name themselves `hookEventName` (or `hook_event_name` with
+    // `session_id`, the CLI's VS Code-compatible mode).
+    let cli = *camel_name == name
+        || (map.contains_key("hook_event_name") && map.contains_key("sessionId"));
     let mut out = Map::new();
     for (key, value) in map {
         let key = snake(key);

@@ -37,7 +37,8 @@
 //! | `decision: "deny"` or `"block"` elsewhere | `decision: "block"` + `reason` (`BeforeAgent`: the prompt is dropped; `AfterAgent`: keep working) |
 //! | `decision: "allow"` | nothing (the call goes on) |
 //! | `hookSpecificOutput.tool_input` on `BeforeTool` | merged over the call's arguments: `updatedInput` with `permissionDecision: "allow"` (unless denied) |
-//! | `hookSpecificOutput.tool_output` on `AfterTool` | `updatedToolOutput` (the tool's result becomes that text) |
+//! | `hookSpecificOutput.tool_output` on `AfterTool` | the tool's result replaced by it, after a success or a failure |
+//! | `decision: "deny"` + `reason` on `AfterTool` | the tool's result replaced by `reason` (the real output hidden) |
 //! | `hookSpecificOutput.additionalContext`, `continue`, `stopReason`, `systemMessage`, `suppressOutput` | the same |
 
 use hooks_plan::{History, Params, RequestPatch, Text, ToolChoice};
@@ -45,7 +46,7 @@ use serde_json::{Map, Value};
 
 use super::claude;
 use super::{ProtocolDecision, ProtocolFailure, frame_json};
-use crate::{Captured, Flow, HookContext, StepEvent};
+use crate::{Captured, ContextItem, Flow, HookContext, StepEvent};
 
 /// Gemini CLI's events and the Claude Code events they correspond to: the
 /// one table the hook engine (`hook --agent gemini`), `protocol: gemini`
@@ -251,9 +252,62 @@ fn patch_from_override(over: Option<&Value>, tool_config: Option<&Value>) -> Req
     patch
 }
 
+/// The decision of a Gemini CLI output object that Claude Code's reader
+/// cannot express: a model hook's ([`model_decision`]) or an `AfterTool`
+/// hook's ([`after_tool_decision`]); `None` for the other events (read as
+/// Claude Code output).
+fn direct_decision(
+    event: &StepEvent<'_>,
+    map: &Map<String, Value>,
+    hook_id: &str,
+) -> Option<ProtocolDecision> {
+    model_decision(event, map, hook_id).or_else(|| after_tool_decision(event, map))
+}
+
+/// The decision of an `AfterTool` hook's output object, for a tool that
+/// succeeded or failed alike (Gemini CLI has one event for both, where
+/// Claude Code takes no result rewrite after a failure):
+/// `hookSpecificOutput.tool_output` replaces the result, `decision:
+/// "deny"` replaces it with `reason` (the real output hidden),
+/// `additionalContext` is context, `continue: false` ends the run.
+fn after_tool_decision(
+    event: &StepEvent<'_>,
+    map: &Map<String, Value>,
+) -> Option<ProtocolDecision> {
+    let StepEvent::AfterTool { .. } = event else {
+        return None;
+    };
+    let specific = map.get("hookSpecificOutput").and_then(Value::as_object);
+    let get = |key: &str| specific.and_then(|s| s.get(key));
+    let text = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_owned);
+    let denied = matches!(
+        map.get("decision").and_then(Value::as_str),
+        Some("deny" | "block")
+    );
+    let mut decision = if map.get("continue") == Some(&Value::Bool(false)) {
+        let reason = text("stopReason")
+            .or_else(|| text("reason"))
+            .unwrap_or_else(|| "a Gemini CLI hook stopped the run".to_owned());
+        ProtocolDecision::flow(Flow::terminate(reason))
+    } else if let Some(output) = get("tool_output") {
+        ProtocolDecision::flow(Flow::RewriteResult(output.clone()))
+    } else if denied {
+        let reason = text("reason").unwrap_or_default();
+        ProtocolDecision::flow(Flow::RewriteResult(Value::String(reason)))
+    } else {
+        ProtocolDecision::default()
+    };
+    if let Some(Value::String(context)) = get("additionalContext") {
+        decision = decision.with_context(event.kind(), vec![ContextItem::user(context.clone())]);
+    }
+    if let Some(Value::String(message)) = map.get("systemMessage") {
+        decision.diagnostics.push(message.clone());
+    }
+    Some(decision)
+}
+
 /// The decision of a Gemini CLI model hook's output object (`BeforeModel`,
-/// `BeforeToolSelection`, `AfterModel`), or `None` for other events
-/// (read as Claude Code output).
+/// `BeforeToolSelection`, `AfterModel`), or `None` for other events.
 fn model_decision(
     event: &StepEvent<'_>,
     map: &Map<String, Value>,
@@ -376,7 +430,7 @@ pub(crate) fn read_output(
 ) -> Result<ProtocolDecision, ProtocolFailure> {
     if !body.truncated
         && let Ok(Some(map)) = frame_json(&body.bytes)
-        && let Some(decision) = model_decision(event, &map, hook_id)
+        && let Some(decision) = direct_decision(event, &map, hook_id)
     {
         return Ok(decision);
     }
@@ -429,11 +483,6 @@ fn as_claude_output(event: &StepEvent<'_>, stdout: &Captured) -> Captured {
                 .entry("permissionDecision")
                 .or_insert_with(|| "allow".into());
             claude_specific.insert("updatedInput".into(), Value::Object(merged));
-        }
-        if let Some(output) = specific.remove("tool_output")
-            && matches!(claude_event, "PostToolUse" | "PostToolUseFailure")
-        {
-            claude_specific.insert("updatedToolOutput".into(), output);
         }
         if let Some(context) = specific.remove("additionalContext") {
             claude_specific.insert("additionalContext".into(), context);

@@ -113,7 +113,7 @@ mod payload;
 
 pub use input::hook_event_name;
 pub(crate) use input::stdin_payload;
-pub use payload::{PayloadError, read_payload};
+pub use payload::{PayloadError, event_phase, read_payload};
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -63,6 +63,19 @@ pub enum PayloadError {
     },
 }
 
+/// The phase [`read_payload`] reads the Claude Code event `name` as:
+/// [`Phase::from_claude_event`], and the extension names
+/// [`stdin_payload`](super::stdin_payload) writes for the model events
+/// (`BeforeCompletion`, `AfterCompletion`; Gemini CLI's `BeforeModel` and
+/// `AfterModel` are read as them). `None`: no phase here.
+pub fn event_phase(name: &str) -> Option<Phase> {
+    Phase::from_claude_event(name).or(match name {
+        "BeforeCompletion" => Some(Phase::BeforeCompletion),
+        "AfterCompletion" => Some(Phase::AfterCompletion),
+        _ => None,
+    })
+}
+
 /// Reads one Claude Code hook input (the JSON object Claude Code writes
 /// to a command hook's stdin, or POSTs to an `http` hook) as our event
 /// and the hook context of its session (see the module table).
@@ -79,16 +92,7 @@ pub fn read_payload(payload: &Value) -> Result<(OwnedEvent, HookContext), Payloa
         .get("hook_event_name")
         .and_then(Value::as_str)
         .ok_or(PayloadError::NoEventName)?;
-    let phase = Phase::from_claude_event(name)
-        .or(match name {
-            // The extension names `stdin_payload` writes for the model
-            // events (Gemini CLI's `BeforeModel` and `AfterModel` are read
-            // as them).
-            "BeforeCompletion" => Some(Phase::BeforeCompletion),
-            "AfterCompletion" => Some(Phase::AfterCompletion),
-            _ => None,
-        })
-        .ok_or_else(|| PayloadError::UnknownEvent(name.into()))?;
+    let phase = event_phase(name).ok_or_else(|| PayloadError::UnknownEvent(name.into()))?;
     let f = Fields { map, event: name };
     let event = match phase {
         Phase::RunStart => OwnedEvent::RunStart {
@@ -101,12 +105,12 @@ pub fn read_payload(payload: &Value) -> Result<(OwnedEvent, HookContext), Payloa
         Phase::BeforeTool => OwnedEvent::BeforeTool {
             tool_name: f.tool_name()?,
             call_id: f.text("tool_use_id")?,
-            args: f.value("tool_input"),
+            args: f.object("tool_input")?,
         },
         Phase::PermissionRequest => OwnedEvent::PermissionRequest {
             tool_name: f.tool_name()?,
             call_id: f.text("tool_use_id")?,
-            args: f.value("tool_input"),
+            args: f.object("tool_input")?,
             suggestions: f.value("permission_suggestions"),
         },
         Phase::AfterTool => {
@@ -214,6 +218,16 @@ impl Fields<'_> {
             None | Some(Value::Null) => Ok(default.to_owned()),
             Some(Value::String(s)) => Ok(s.clone()),
             Some(_) => Err(self.wrong(field, "a string")),
+        }
+    }
+
+    /// A JSON object field (a tool's arguments): absent or of another
+    /// type is an error, so a gate never decides on arguments it cannot
+    /// read (a string where the object should be would match no pointer).
+    fn object(&self, field: &'static str) -> Result<Value, PayloadError> {
+        match self.map.get(field) {
+            Some(Value::Object(map)) => Ok(Value::Object(map.clone())),
+            _ => Err(self.wrong(field, "an object")),
         }
     }
 
