@@ -64,10 +64,10 @@ pub enum PayloadError {
 }
 
 /// The phase [`read_payload`] reads the Claude Code event `name` as:
-/// [`Phase::from_claude_event`], and the extension names
-/// [`stdin_payload`](super::stdin_payload) writes for the model events
-/// (`BeforeCompletion`, `AfterCompletion`; Gemini CLI's `BeforeModel` and
-/// `AfterModel` are read as them). `None`: no phase here.
+/// [`Phase::from_claude_event`], and the extension names `protocol:
+/// claude` gives the model events in its payloads (`BeforeCompletion`,
+/// `AfterCompletion`; Gemini CLI's `BeforeModel` and `AfterModel` are read
+/// as them). `None`: no phase here.
 pub fn event_phase(name: &str) -> Option<Phase> {
     Phase::from_claude_event(name).or(match name {
         "BeforeCompletion" => Some(Phase::BeforeCompletion),
