@@ -199,8 +199,38 @@ impl Checker<'_> {
             }
             Some("not") => self.predicate(&child(p, "not"), &m["not"], phase, depth + 1),
             Some("outcome") => self.outcome(&child(p, "outcome"), &m["outcome"], phase),
-            Some(_) => self.pointer_test(p, m, &tests),
+            Some(_) => self.pointer_test(p, m, &tests, phase),
         }
+    }
+
+    /// A pointer the events of `phase` can resolve: on a phase whose
+    /// subject is a text (a prompt, a delta, a label) only `""` does, and
+    /// on one without a subject (`run_start`) none does
+    /// ([`SubjectKind`](crate::SubjectKind), the capability table).
+    fn pointer_resolves(&mut self, pp: &str, pointer: &str, phase: Phase) {
+        let (what, hint) = match phase.capabilities().subject {
+            crate::SubjectKind::Text if !pointer.is_empty() => (
+                format!(
+                    "on `{phase}` the `when` subject is a text, which only the pointer `\"\"` addresses: `{pointer}` never resolves, so the test never holds"
+                ),
+                Some("write `pointer: \"\"` to test the text itself".to_owned()),
+            ),
+            crate::SubjectKind::Nothing => (
+                format!(
+                    "`{phase}` events have no `when` subject: no pointer resolves, so the test never holds"
+                ),
+                Some("remove the `when`".to_owned()),
+            ),
+            _ => return,
+        };
+        self.report(
+            pp,
+            At::Value,
+            Layer::Semantic,
+            "unresolvable-pointer",
+            what,
+            hint,
+        );
     }
 
     /// `{outcome: ...}`: a known outcome, on a phase that has one.
@@ -221,8 +251,15 @@ impl Checker<'_> {
         self.enum_value(op, v, "outcome", VOCABULARY.outcomes, "unknown-outcome");
     }
 
-    /// `{pointer, <test>}`: a valid pointer and exactly one valid test.
-    fn pointer_test(&mut self, p: &str, m: &Map<String, Value>, tests: &[&str]) {
+    /// `{pointer, <test>}`: a valid pointer that `phase`'s events can
+    /// resolve and exactly one valid test.
+    fn pointer_test(
+        &mut self,
+        p: &str,
+        m: &Map<String, Value>,
+        tests: &[&str],
+        phase: Option<Phase>,
+    ) {
         match m.get("pointer") {
             None => self.missing(
                 p,
@@ -230,7 +267,12 @@ impl Checker<'_> {
                 "a predicate",
                 Some("e.g. `pointer: /command`".to_owned()),
             ),
-            Some(pv) => self.pointer_value(&child(p, "pointer"), pv),
+            Some(pv) => {
+                self.pointer_value(&child(p, "pointer"), pv);
+                if let (Some(ph), Some(pointer)) = (phase, pv.as_str()) {
+                    self.pointer_resolves(&child(p, "pointer"), pointer, ph);
+                }
+            }
         }
         match tests {
             [] => self.report(

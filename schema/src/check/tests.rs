@@ -257,3 +257,33 @@ fn schema_and_checker_enforce_the_capability_table() {
         assert_eq!(accepted(&text), everywhere, "defaults {policy}");
     }
 }
+
+/// A `when` pointer the phase's events cannot resolve is a located error
+/// with a hint, per the capability table's subject: on a text phase only
+/// `""` resolves, on `run_start` nothing does; elsewhere pointers pass.
+#[test]
+fn pointers_a_phase_cannot_resolve_are_errors() {
+    let when = |pointer: &str| json!({"when": {"pointer": pointer, "matches": "x"}, "run": {"command": "x"}});
+    for caps in &CAPABILITIES {
+        let phase = caps.phase;
+        for pointer in ["", "/prompt"] {
+            let text = doc(phase, when(pointer));
+            let result = crate::load_str(&text, "t.yaml");
+            let unresolvable = match caps.subject {
+                crate::SubjectKind::Nothing => true,
+                crate::SubjectKind::Text => !pointer.is_empty(),
+                _ => false,
+            };
+            match result {
+                Ok(_) => assert!(!unresolvable, "{phase} `{pointer}` accepted"),
+                Err(d) => {
+                    assert!(unresolvable, "{phase} `{pointer}`: {d}");
+                    let first = d.first();
+                    assert_eq!(first.code, "unresolvable-pointer", "{d}");
+                    assert_eq!(first.pointer, "/hooks/0/when/pointer");
+                    assert!(first.hint.is_some(), "{d}");
+                }
+            }
+        }
+    }
+}
