@@ -88,13 +88,22 @@ fn rule_spec() -> impl Strategy<Value = RuleSpec> {
         0..5usize,
     )
         .prop_map(
-            |(user_prompt, enabled, include, exclude, leaves, shape)| RuleSpec {
-                user_prompt,
-                enabled,
-                include,
-                exclude,
-                leaves,
-                shape,
+            |(user_prompt, enabled, include, exclude, mut leaves, shape)| {
+                if user_prompt {
+                    // The prompt is a text: only `""` addresses it (any
+                    // other pointer is an `unresolvable-pointer` error).
+                    for (pointer, _) in &mut leaves {
+                        *pointer = POINTERS.len() - 1;
+                    }
+                }
+                RuleSpec {
+                    user_prompt,
+                    enabled,
+                    include,
+                    exclude,
+                    leaves,
+                    shape,
+                }
             },
         )
 }
