@@ -28,14 +28,6 @@ use hooks_runtime::Decided;
 
 pub use hooks_runtime::gemini_cli::EVENTS;
 
-/// The Claude Code payload a Gemini CLI payload is read as, or `None`
-/// for an event not read yet (answered `{}`):
-/// [`hooks_runtime::gemini_cli::to_claude_payload`], the table
-/// `protocol: gemini` scripts are given payloads by.
-pub fn to_claude(payload: &Value) -> Option<Value> {
-    hooks_runtime::gemini_cli::to_claude_payload(payload)
-}
-
 /// The answer to `request` (read from a Gemini CLI payload) for
 /// `decided`, in Gemini CLI's output fields (see the module table).
 pub fn answer(request: &Request, decided: &Decided<Decision<'_>>) -> Answer {
@@ -69,7 +61,7 @@ pub fn error_answer(payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
     {
         return claude::error_answer(payload, error);
     }
-    let Some(claude_payload) = to_claude(&value) else {
+    let Some(claude_payload) = hooks_runtime::gemini_cli::to_claude_payload(&value) else {
         return Answer::json(json!({}));
     };
     let name = claude_payload["hook_event_name"]

@@ -394,7 +394,10 @@ fn read(agent: Agent, event: Option<&str>, payload: &[u8]) -> Result<Request, Re
                 .get("hook_event_name")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            (gemini::to_claude(&value).unwrap_or(value), name)
+            (
+                hooks_runtime::gemini_cli::to_claude_payload(&value).unwrap_or(value),
+                name,
+            )
         }
         Agent::Copilot => {
             let (value, name) = copilot::to_claude(&value, event)?;

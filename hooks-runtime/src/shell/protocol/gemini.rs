@@ -69,6 +69,31 @@ pub const EVENTS: [(&str, &str); 11] = [
     ("AfterModel", "AfterCompletion"),
 ];
 
+/// Gemini CLI's payload fields that Claude Code's payload names otherwise
+/// (each appears on one event only: `AfterAgent`, the model events), read
+/// one way by [`to_claude_payload`] and written the other way for
+/// `protocol: gemini` scripts.
+const FIELDS: [(&str, &str); 3] = [
+    ("prompt_response", "last_assistant_message"),
+    ("llm_request", "request"),
+    ("llm_response", "response"),
+];
+
+/// Renames the keys of `map` from one side of [`FIELDS`] to the other
+/// (`to_claude`: Gemini CLI's to Claude Code's).
+fn rename_fields(map: &mut Map<String, Value>, to_claude: bool) {
+    for (gemini, claude) in FIELDS {
+        let (from, to) = if to_claude {
+            (gemini, claude)
+        } else {
+            (claude, gemini)
+        };
+        if let Some(value) = map.remove(from) {
+            map.insert(to.into(), value);
+        }
+    }
+}
+
 /// The Claude Code payload a Gemini CLI payload corresponds to, or `None`
 /// for an event not in [`EVENTS`] (no name, or one without a phase here:
 /// answered with no decision). Gemini CLI's fields that Claude Code names
@@ -94,29 +119,15 @@ pub fn to_claude_payload(payload: &Value) -> Option<Value> {
                 map.insert("error".into(), text.into());
             }
         }
-        "AfterAgent" => {
-            if let Some(text) = map.remove("prompt_response") {
-                map.insert("last_assistant_message".into(), text);
-            }
-        }
         // Gemini CLI documents `source`; some builds send `trigger`.
         "SessionStart" => {
             if let Some(trigger) = map.remove("trigger") {
                 map.entry("source").or_insert(trigger);
             }
         }
-        "BeforeModel" | "BeforeToolSelection" => {
-            if let Some(request) = map.remove("llm_request") {
-                map.insert("request".into(), request);
-            }
-        }
-        "AfterModel" => {
-            if let Some(response) = map.remove("llm_response") {
-                map.insert("response".into(), response);
-            }
-        }
         _ => {}
     }
+    rename_fields(&mut map, true);
     map.insert("hook_event_name".into(), claude.into());
     Some(Value::Object(map))
 }
@@ -369,12 +380,7 @@ pub(crate) fn stdin_payload(
     let Some(map) = payload.as_object_mut() else {
         return payload;
     };
-    if let Some(request) = map.remove("request") {
-        map.insert("llm_request".into(), request);
-    }
-    if let Some(response) = map.remove("response") {
-        map.insert("llm_response".into(), response);
-    }
+    rename_fields(map, false);
     let claude_name = claude::hook_event_name(event);
     if claude_name == "PostToolUseFailure" {
         map.remove("is_interrupt");
@@ -382,9 +388,6 @@ pub(crate) fn stdin_payload(
         let mut response = Map::new();
         response.insert("error".into(), error);
         map.insert("tool_response".into(), Value::Object(response));
-    }
-    if let Some(text) = map.remove("last_assistant_message") {
-        map.insert("prompt_response".into(), text);
     }
     let lookup = match claude_name {
         "PostToolUseFailure" => "PostToolUse",
