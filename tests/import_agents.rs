@@ -253,6 +253,7 @@ fn gemini_settings_convert_through_gemini_clis_event_table() {
     assert_eq!(
         hooks[5].when,
         Some(Predicate::Arg {
+            subject: None,
             pointer: String::new(),
             test: hooks_schema::ArgTest::Equals(json!("auto")),
         })

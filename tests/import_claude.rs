@@ -139,7 +139,7 @@ fn own_fixtures_import_and_check_clean() {
     for (file, expected) in [
         ("commented-settings.json", Some((5, 2))),
         ("mcp-and-sessions.json", Some((13, 7))),
-        ("plugin/hooks/hooks.json", Some((6, 5))),
+        ("plugin/hooks/hooks.json", Some((7, 4))),
         ("only-unmapped.json", None),
         ("plugin-unwrapped/hooks/hooks.json", Some((4, 1))),
     ] {
@@ -200,10 +200,13 @@ fn cli_exit_codes_and_outputs() {
     let written = std::fs::read_to_string(&json_out).expect("written");
     let value: Value = serde_json::from_str(&written).expect("JSON output");
     assert_eq!(value["hooks"][0]["id"], "pre-tool-use-bash-1");
-    assert_eq!(value["hooks"][0]["when"]["matches"], "^git commit(\\s|$)");
+    assert_eq!(
+        value["hooks"][0]["when"]["permission"],
+        "Bash(git commit:*)"
+    );
     let stderr = String::from_utf8(out.stderr).expect("UTF-8");
     assert!(
-        stderr.ends_with("(5 warning(s))\n") && stderr.contains("imported 6 hook(s)"),
+        stderr.ends_with("(4 warning(s))\n") && stderr.contains("imported 7 hook(s)"),
         "{stderr}"
     );
     let check = bin()
@@ -338,4 +341,71 @@ fn imports_match_the_expected_outputs() {
         stale.is_empty(),
         "outputs differ from tests/fixtures/claude/expected/ (rerun with UPDATE_EXPECTED=1 and review): {stale:?}"
     );
+}
+
+/// Every `if` filter of the real settings files converts (before issue 28
+/// only `Bash(PREFIX:*)` did, as a `/command` pointer that on `after_tool`
+/// read the result): each becomes a `permission` predicate, none is
+/// dropped, and the security-guidance plugin's post-tool review hooks fire
+/// on a matching `after_tool` call and only there.
+#[test]
+fn every_real_if_filter_converts_to_a_permission_rule_that_fires() {
+    let Some(dir) = real_settings_dir() else {
+        return;
+    };
+    let (mut filters, mut converted) = (0, 0);
+    for (file, _) in REAL {
+        let (name, text) = real(&dir, file);
+        filters += text.matches("\"if\":").count();
+        let Ok(import) = import_str(&text, &name) else {
+            continue;
+        };
+        assert!(
+            !import
+                .warnings
+                .iter()
+                .any(|w| w.message.contains("`if` filter")),
+            "{file}: an `if` filter was dropped"
+        );
+        let config = load(&import.to_yaml(), &name);
+        converted += config
+            .hooks
+            .iter()
+            .filter(|h| {
+                let when = serde_json::to_string(&h.when).unwrap_or_default();
+                when.contains("\"permission\"")
+            })
+            .count();
+    }
+    assert_eq!((filters, converted), (5, 5), "(`if` filters, converted)");
+
+    let (name, text) = real(
+        &dir,
+        "anthropics__claude-plugins-official__security-guidance-hooks.json",
+    );
+    let yaml = import_str(&text, &name).expect("imports").to_yaml();
+    let plan = hooks_schema::compile_str(&yaml, &name)
+        .expect("compiles")
+        .plan;
+    let fired = |command: &str| -> Vec<String> {
+        let args = serde_json::json!({ "command": command });
+        let result = serde_json::json!({ "stdout": "", "stderr": "", "interrupted": false });
+        let facts = hooks_schema::plan::Facts {
+            phase: hooks_schema::Phase::AfterTool,
+            tool: Some("Bash"),
+            subject: hooks_schema::plan::Subject::Json(&result),
+            args: Some(&args),
+            outcome: Some(hooks_schema::OutcomeKind::Success),
+        };
+        plan.matching(facts)
+            .map(|p| plan.rules[p as usize].id.to_string())
+            .collect()
+    };
+    assert_eq!(fired("git commit -m wip"), ["post-tool-use-bash-1"]);
+    assert_eq!(
+        fired("cd repo && GIT_EDITOR=true git push origin main"),
+        ["post-tool-use-bash-2"]
+    );
+    assert_eq!(fired("gt submit --stack"), ["post-tool-use-bash-5"]);
+    assert!(fired("git status").is_empty());
 }

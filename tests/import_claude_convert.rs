@@ -233,13 +233,10 @@ fn events_policies_and_unconvertible_hooks() {
         Program::Exec(vec!["bash".into(), "-c".into(), "[[ -n x ]]".into()])
     );
     assert_eq!(check.mode, Mode::Enforce);
-    let Some(Predicate::Arg { pointer, test }) = &check.when else {
-        panic!("the `if` filter becomes a `when`");
-    };
-    assert_eq!(pointer, "/command");
     assert_eq!(
-        *test,
-        hooks_schema::ArgTest::Matches("^git push(\\s|$)".into())
+        check.when,
+        Some(Predicate::Permission("Bash(git push:*)".into())),
+        "the `if` filter becomes a `when`"
     );
     let warned = |path: &str, text: &str| {
         import

@@ -37,8 +37,9 @@ use std::collections::HashMap;
 
 use hooks_schema::plan::{
     ActionSpec, Bits, ContextItem, Dfa, Gate, History, HttpSpec, Json, List, Params, PatternGroup,
-    PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role,
-    Rule, RunSpec, Test, Text, ToolChoice, ToolPaths, ToolSchema, ToolSet,
+    PermissionRule, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch,
+    RewriteStep, Role, Rule, RunSpec, Specifier, Test, Text, ToolChoice, ToolPaths, ToolSchema,
+    ToolSet,
 };
 use hooks_schema::{
     FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
@@ -174,6 +175,7 @@ quote_structs! {
     Bits { offset, words }
     PatternGroup { dfa, anchored, positions }
     Gate { pointer, groups }
+    PermissionRule { rule, tools, specifier }
 }
 
 quote_enums! {
@@ -184,7 +186,8 @@ quote_enums! {
     ProgramSpec { Shell(v), Exec(v) }
     ToolChoice { Auto, None, Required, Tool(v) }
     RewriteStep { Set { pointer, value }, Remove { pointer } }
-    Pred { All(v), Any(v), Not(v), Arg { pointer, test }, Outcome(v) }
+    Pred { All(v), Any(v), Not(v), Arg { args, pointer, test }, Outcome(v), Permission(v) }
+    Specifier { Command(v), Path(v), Domain(v), Field { name, dfa } }
     Test { Matches(v), Glob(v), Equals(v), Exists(v) }
     Json { Null, Bool(v), U64(v), I64(v), F64(v), Str(v), Array(v), Object(v) }
 }

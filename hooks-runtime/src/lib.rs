@@ -231,9 +231,9 @@ pub mod __private {
         StepEvent, StepEventKind,
     };
     pub use hooks_plan::{
-        ActionSpec, ContextItem, Dfa, History, HttpSpec, Json, List, Params, Plan, PolicyModule,
-        PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, StaticDfa,
-        Test, ToolChoice, ToolPaths, ToolSchema, ToolSet,
+        ActionSpec, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule, Plan,
+        PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule,
+        RunSpec, Specifier, StaticDfa, Test, ToolChoice, ToolPaths, ToolSchema, ToolSet,
     };
     pub use hooks_plan::{Bits, Gate, LazySet, PatternGroup, PhaseIndex};
     pub use hooks_plan::{

@@ -239,6 +239,22 @@ pub enum SubjectKind {
     Batch,
 }
 
+impl SubjectKind {
+    /// The subject's name in messages and in a predicate's `subject` key
+    /// (`args`, `result`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            SubjectKind::Nothing => "nothing",
+            SubjectKind::Text => "text",
+            SubjectKind::Args => "args",
+            SubjectKind::Result => "result",
+            SubjectKind::Request => "request",
+            SubjectKind::Response => "response",
+            SubjectKind::Batch => "batch",
+        }
+    }
+}
+
 /// A set of [`ActionKind`]s (a bitset, usable in `const` context).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ActionSet(u16);
@@ -328,6 +344,14 @@ impl Capabilities {
     /// Whether a hook of this phase may name `policy` as its failure policy.
     pub const fn allows_failure_policy(&self, policy: FailurePolicy) -> bool {
         !matches!(policy, FailurePolicy::Block) || self.block_policy
+    }
+
+    /// What `when` can address on this phase's events: the default
+    /// subject first, then, where the event carries them beside it, the
+    /// tool call's arguments (`subject: args` on `after_tool`).
+    pub fn subjects(&self) -> impl Iterator<Item = SubjectKind> {
+        let args = self.tool && self.subject != SubjectKind::Args;
+        std::iter::once(self.subject).chain(args.then_some(SubjectKind::Args))
     }
 
     /// The native output protocol's fields (and decisions) that apply on

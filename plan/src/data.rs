@@ -348,6 +348,9 @@ pub enum Pred {
     Not(List<Pred>),
     /// A test on the value at an RFC 6901 pointer, pre-split into unescaped tokens.
     Arg {
+        /// The pointer addresses the tool call's arguments ([`Facts::args`](crate::Facts::args),
+        /// `subject: args` on `after_tool`) instead of the phase's subject.
+        args: bool,
         /// The reference tokens (`~0`/`~1` already unescaped).
         pointer: List<Text>,
         /// The test.
@@ -355,6 +358,42 @@ pub enum Pred {
     },
     /// The tool's outcome is of this kind (`after_tool`).
     Outcome(OutcomeKind),
+    /// A Claude Code permission rule (`Bash(git push *)`) on the tool call.
+    Permission(PermissionRule),
+}
+
+/// A Claude Code permission rule, compiled: `Tool`, `Tool(specifier)`,
+/// `mcp__server__tool` (source: Claude Code's permission documentation;
+/// the README's *Permission rules* gives the semantics).
+#[derive(Debug, PartialEq)]
+pub struct PermissionRule {
+    /// The rule as written, for messages and explanations.
+    pub rule: Text,
+    /// The tool names the rule applies to, matched whole.
+    pub tools: Dfa,
+    /// What the specifier tests; `None`: every call of the tools.
+    pub specifier: Option<Specifier>,
+}
+
+/// What a permission rule's specifier tests, each with an anchored DFA.
+#[derive(Debug, PartialEq)]
+pub enum Specifier {
+    /// `Bash(...)`: some simple command of the `command` argument
+    /// ([`sub_commands`](crate::script::sub_commands)).
+    Command(Dfa),
+    /// `Read(...)`, `Edit(...)`: the path at `file_path`, `notebook_path`
+    /// or `path`.
+    Path(Dfa),
+    /// `WebFetch(domain:...)`: the host of the URL at `url`.
+    Domain(Dfa),
+    /// Any other tool: the string at this argument (`Agent(x)`:
+    /// `subagent_type`, `Skill(x)`: `skill`).
+    Field {
+        /// The argument's name.
+        name: Text,
+        /// The pattern.
+        dfa: Dfa,
+    },
 }
 
 /// The test of a [`Pred::Arg`] leaf.

@@ -4,7 +4,9 @@
 use serde_json::Value;
 
 use crate::automata::{Search, try_is_match};
-use crate::data::{Dfa, Json, Pred, RewriteStep, Rule, Test, Text, ToolSet};
+use crate::data::{
+    Dfa, Json, PermissionRule, Pred, RewriteStep, Rule, Specifier, Test, Text, ToolSet,
+};
 use crate::phase::{OutcomeKind, Phase};
 
 impl Dfa {
@@ -55,6 +57,10 @@ pub struct Facts<'a> {
     pub tool: Option<&'a str>,
     /// What `when` pointers address.
     pub subject: Subject<'a>,
+    /// The tool call's arguments on tool phases (`subject: args` and
+    /// permission rules address them; on `before_tool` they are also the
+    /// subject).
+    pub args: Option<&'a Value>,
     /// The tool's outcome (`after_tool`).
     pub outcome: Option<OutcomeKind>,
 }
@@ -177,8 +183,18 @@ impl Pred {
             Pred::Any(items) => items.iter().any(|p| p.eval(facts)),
             Pred::Not(items) => !items.iter().all(|p| p.eval(facts)),
             Pred::Outcome(kind) => facts.outcome == Some(*kind),
-            Pred::Arg { pointer, test } => {
-                let found = target(facts.subject, pointer);
+            Pred::Permission(rule) => rule.matches(facts.tool, facts.args),
+            Pred::Arg {
+                args,
+                pointer,
+                test,
+            } => {
+                let subject = match (*args, facts.args) {
+                    (false, _) => facts.subject,
+                    (true, Some(v)) => Subject::Json(v),
+                    (true, None) => Subject::None,
+                };
+                let found = target(subject, pointer);
                 match test {
                     Test::Exists(want) => found.is_some() == *want,
                     Test::Equals(lit) => match found {
@@ -194,6 +210,40 @@ impl Pred {
                     }
                 }
             }
+        }
+    }
+}
+
+impl PermissionRule {
+    /// Whether the rule matches a call of `tool` with `args` (Claude Code's
+    /// semantics, the README's *Permission rules*): the tool is one the rule
+    /// names and, with a specifier, the specifier matches — for `Bash`, some
+    /// simple command of `command`. Allocates only to split a `Bash`
+    /// command into its simple commands.
+    pub fn matches(&self, tool: Option<&str>, args: Option<&Value>) -> bool {
+        if !tool.is_some_and(|t| self.tools.is_match(t, Search::Anchored)) {
+            return false;
+        }
+        let Some(specifier) = &self.specifier else {
+            return true;
+        };
+        let text = |key: &str| args.and_then(|a| a.get(key)).and_then(Value::as_str);
+        let whole = |dfa: &Dfa, s: &str| dfa.is_match(s, Search::Anchored);
+        match specifier {
+            Specifier::Command(dfa) => text("command").is_some_and(|c| {
+                crate::script::sub_commands(c)
+                    .iter()
+                    .any(|part| whole(dfa, part))
+            }),
+            Specifier::Path(dfa) => ["file_path", "notebook_path", "path"]
+                .into_iter()
+                .filter_map(text)
+                .any(|p| whole(dfa, p)),
+            Specifier::Domain(dfa) => text("url")
+                .and_then(|u| u.parse::<http::Uri>().ok())
+                .and_then(|u| u.host().map(str::to_ascii_lowercase))
+                .is_some_and(|h| whole(dfa, h.trim_end_matches('.'))),
+            Specifier::Field { name, dfa } => text(name).is_some_and(|s| whole(dfa, s)),
         }
     }
 }

@@ -47,8 +47,9 @@ pub use capability::{
     ActionKind, ActionSet, CAPABILITIES, Capabilities, FlowKind, FlowSet, SubjectKind,
 };
 pub use data::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PolicyModule, PolicySpec, Pred,
-    ProgramSpec, RewriteStep, Role, Rule, RunSpec, StaticDfa, Test, Text, ToolPaths, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PermissionRule, PolicyModule,
+    PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Specifier, StaticDfa, Test,
+    Text, ToolPaths, ToolSet,
 };
 pub use digest::{file_digest, policy_digest};
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};

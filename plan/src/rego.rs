@@ -34,7 +34,8 @@ impl std::fmt::Display for PolicyError {
 /// # Errors
 ///
 /// [`PolicyError`] for the first module that does not parse (located in
-/// it), or when no module declares the query's package.
+/// it), when no module declares the query's package, or when none defines
+/// its rule (an undefined rule fails every event at run time).
 #[cfg(feature = "policy")]
 pub fn compile_policy<'a>(
     modules: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -42,9 +43,13 @@ pub fn compile_policy<'a>(
 ) -> Result<regorus::Engine, PolicyError> {
     let mut engine = regorus::Engine::new();
     let mut packages = Vec::new();
+    let mut paths = Vec::new();
     for (path, text) in modules {
         match engine.add_policy(path.to_owned(), text.to_owned()) {
-            Ok(package) => packages.push(package),
+            Ok(package) => {
+                packages.push(package);
+                paths.push(path);
+            }
             Err(e) => return Err(parse_error(path, &e.to_string())),
         }
     }
@@ -68,6 +73,34 @@ pub fn compile_policy<'a>(
                         .collect::<Vec<_>>()
                         .join(", ")
                 }
+            ),
+        });
+    }
+    // The rule itself: declared under some module's package (a rule head
+    // may be a path, `tools.decision := ...` in `package agent`), or the
+    // query names a package (OPA answers with its rules).
+    let defined = packages.iter().zip(&paths).any(|(p, path)| {
+        if p == query || p.starts_with(&format!("{query}.")) {
+            return true;
+        }
+        query
+            .strip_prefix(p.as_str())
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|rule| {
+                engine
+                    .has_declared_rule_rooted_at(path, rule)
+                    .unwrap_or(false)
+            })
+    });
+    if !defined {
+        let (package, rule) = query.rsplit_once('.').unwrap_or(("data", query));
+        return Err(PolicyError {
+            file: None,
+            line: 0,
+            column: 0,
+            message: format!(
+                "no policy file defines the rule `{rule}` of query `{query}`: under `{}` it is undefined, so every event would fail the hook",
+                package.trim_start_matches("data.")
             ),
         });
     }

@@ -56,6 +56,7 @@ mod duration;
 mod features;
 mod load;
 mod matcher;
+pub mod permission;
 /// The phases and small enums, from `hooks-plan` (one definition for the
 /// config and the runtime).
 use hooks_plan as phase;
@@ -78,14 +79,15 @@ pub use config::url_problem;
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HeaderTemplateError,
     HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN,
-    Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SpecificTools,
-    ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
+    PointerSubject, Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run,
+    SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
 };
 pub use dfa_cache::use_compile_cache;
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};
 pub use duration::{DURATION_PATTERN, Duration, DurationError};
 pub use features::FEATURE_OFF;
 pub use hooks_plan::automata::PatternError;
+pub use hooks_plan::script::sub_commands;
 #[cfg(feature = "rewrite-check")]
 pub use load::schema_accepts;
 pub use load::{Compiled, Loader, compile_file, compile_str, load_file, load_str, parse_document};

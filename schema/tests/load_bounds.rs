@@ -55,6 +55,7 @@ fn matched(plan: &Plan, pointer: &str, text: &str) -> Vec<u32> {
         phase: Phase::BeforeTool,
         tool: Some("bash"),
         subject: Subject::Json(&args),
+        args: Some(&args),
         outcome: None,
     };
     plan.matching(facts).collect()

@@ -102,6 +102,7 @@ fn matching(plan: &Plan, tool: &str, command: &str) -> Vec<u32> {
         phase: Phase::BeforeTool,
         tool: Some(tool),
         subject: Subject::Json(&args),
+        args: Some(&args),
         outcome: None,
     };
     let indexed: Vec<u32> = plan.matching(facts).collect();
@@ -218,6 +219,7 @@ fn selection_time(plan: &Plan, command: &str, rounds: u32) -> std::time::Duratio
         phase: Phase::BeforeTool,
         tool: Some("bash"),
         subject: Subject::Json(&args),
+        args: Some(&args),
         outcome: None,
     };
     (0..5)

@@ -192,12 +192,14 @@ proptest! {
                 phase: Phase::BeforeTool,
                 tool: Some(TOOLS[*tool]),
                 subject: Subject::Json(args),
+                args: Some(args),
                 outcome: None,
             };
             let prompt_facts = Facts {
                 phase: Phase::UserPrompt,
                 tool: None,
                 subject: Subject::Text(STRINGS[*prompt]),
+                args: None,
                 outcome: None,
             };
             for facts in [tool_facts, prompt_facts] {

@@ -99,6 +99,21 @@ fn a_missing_file_and_an_undeclared_package_are_located_in_the_config() {
         "{err}"
     );
     assert!(d.message.contains("`other`"), "{}", d.message);
+
+    // The package is declared but not the rule: every event would fail the
+    // hook at run time, so it is a located error too.
+    let dir = workspace("package agent.gate\n\nverdict := {\"decision\": \"allow\"}\n");
+    let err = compile(dir.path(), CONFIG).expect_err("undefined rule");
+    let d = err.first();
+    assert_eq!(
+        (d.code.as_str(), d.line, d.pointer.as_str()),
+        ("policy-query", 7, "/hooks/0/policy/query"),
+        "{err}"
+    );
+    assert!(d.message.contains("rule `decision`"), "{}", d.message);
+    // A rule written as a path under a shorter package is defined.
+    let dir = workspace("package agent\n\ngate.decision := {\"decision\": \"allow\"}\n");
+    compile(dir.path(), CONFIG).expect("a rule head path defines the rule");
 }
 
 #[test]

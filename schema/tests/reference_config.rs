@@ -156,7 +156,13 @@ fn reference_config_covers_every_action_and_leaf() {
             Predicate::Outcome(_) => {
                 out.insert("outcome");
             }
-            Predicate::Arg { test, .. } => {
+            Predicate::Permission(_) => {
+                out.insert("permission");
+            }
+            Predicate::Arg { test, subject, .. } => {
+                if subject.is_some() {
+                    out.insert("subject");
+                }
                 out.insert(match test {
                     hooks_schema::ArgTest::Matches(_) => "matches",
                     hooks_schema::ArgTest::Glob(_) => "glob",
@@ -171,7 +177,7 @@ fn reference_config_covers_every_action_and_leaf() {
             walk(w, &mut leaves);
         }
     }
-    assert_eq!(leaves.len(), 8, "{leaves:?}");
+    assert_eq!(leaves.len(), 10, "{leaves:?}");
     let runs: Vec<&hooks_schema::Run> = config
         .hooks
         .iter()

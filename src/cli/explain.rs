@@ -20,7 +20,8 @@ use std::path::Path;
 use hooks_runtime::StepEvent;
 use hooks_runtime::dispatch::{facts, subject};
 use hooks_schema::automata::Search;
-use hooks_schema::plan::{Mismatch, Pred, Rule, Subject, Test, ToolSet, resolve};
+use hooks_schema::plan::{Mismatch, Pred, Rule, Specifier, Subject, Test, ToolSet, resolve};
+use hooks_schema::sub_commands;
 use hooks_schema::{ArgTest, Predicate, ToolPattern};
 use serde::Serialize;
 use serde_json::Value;
@@ -282,14 +283,46 @@ fn explain_pred(
                 None,
             ))
         }
+        (Pred::Permission(rule), _) => {
+            let facts = facts(event);
+            if rule.matches(facts.tool, facts.args) {
+                return None;
+            }
+            let commands = match (&rule.specifier, facts.args) {
+                (Some(Specifier::Command(_)), Some(args)) => {
+                    let line = args.get("command").and_then(Value::as_str);
+                    let parts = line.map(sub_commands).unwrap_or_default();
+                    let shown: Vec<String> = parts.iter().map(|p| format!("`{p}`")).collect();
+                    format!(" (its simple commands: {})", shown.join(", "))
+                }
+                _ => String::new(),
+            };
+            Some((
+                format!(
+                    "`when` permission rule `{}` does not match the tool call{commands}",
+                    rule.rule
+                ),
+                None,
+            ))
+        }
         (
-            Pred::Arg { pointer, test },
+            Pred::Arg {
+                args,
+                pointer,
+                test,
+            },
             Predicate::Arg {
                 pointer: text,
                 test: doc_test,
+                ..
             },
         ) => {
-            let found: Option<Value> = match subject(event) {
+            let addressed = match (*args, facts(event).args) {
+                (false, _) => subject(event),
+                (true, Some(v)) => Subject::Json(v),
+                (true, None) => Subject::None,
+            };
+            let found: Option<Value> = match addressed {
                 Subject::Json(v) => resolve(v, pointer).cloned(),
                 Subject::Text(t) if pointer.is_empty() => Some(Value::String(t.to_owned())),
                 Subject::Text(_) | Subject::None => None,
@@ -334,7 +367,8 @@ fn leaf_pointer(doc: &Predicate) -> Option<String> {
 
 fn describe(doc: &Predicate) -> String {
     match doc {
-        Predicate::Arg { pointer, test } => {
+        Predicate::Permission(rule) => format!("(permission `{rule}`)"),
+        Predicate::Arg { pointer, test, .. } => {
             let t = match test {
                 ArgTest::Matches(re) => format!("matches `{re}`"),
                 ArgTest::Glob(g) => format!("glob `{g}`"),

@@ -38,12 +38,19 @@ pub fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
 }
 
 /// The facts rules are matched against on `event`: its phase, tool,
-/// pointer subject and (on `after_tool`) outcome. Never allocates.
+/// pointer subject, the tool call's arguments (tool phases) and (on
+/// `after_tool`) outcome. Never allocates.
 pub fn facts<'a>(event: &StepEvent<'a>) -> Facts<'a> {
     Facts {
         phase: event.kind(),
         tool: event.tool_name(),
         subject: subject(event),
+        args: match *event {
+            StepEvent::BeforeTool { args, .. }
+            | StepEvent::PermissionRequest { args, .. }
+            | StepEvent::AfterTool { args, .. } => Some(args),
+            _ => None,
+        },
         outcome: match event {
             StepEvent::AfterTool { outcome, .. } => Some(outcome.kind()),
             _ => None,

@@ -9,10 +9,12 @@
 //! spawning when a script is missing, never the interpreter's own exit code,
 //! which `sh` makes 2 — a deny — when it cannot open the file).
 
+mod commands;
 mod interp;
 mod words;
 mod wrappers;
 
+pub use commands::sub_commands;
 use words::Token;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is followed.

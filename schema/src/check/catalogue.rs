@@ -21,9 +21,12 @@ use crate::phase::Phase;
 
 /// The schema a hook's pointers address for one tool: its input on
 /// `before_tool`, its result on `after_tool` (`None`: not in the catalogue).
+#[derive(Clone, Copy)]
 struct Target<'c> {
     tool: &'c str,
     schema: Option<&'c Value>,
+    /// The arguments' schema (`subject: args` on `after_tool`).
+    input: &'c Value,
 }
 
 /// The words naming what a pointer addresses on `phase`.
@@ -232,8 +235,27 @@ impl Checker<'_> {
             Predicate::Not(inner) => {
                 self.when_against(&child(p, "not"), inner, phase, targets, memo);
             }
-            Predicate::Outcome(_) => {}
-            Predicate::Arg { pointer, test } => {
+            Predicate::Outcome(_) | Predicate::Permission(_) => {}
+            Predicate::Arg {
+                subject,
+                pointer,
+                test,
+            } if crate::config::addresses_args(*subject, phase) => {
+                let inputs: Vec<Target<'_>> = targets
+                    .iter()
+                    .map(|t| Target {
+                        schema: Some(t.input),
+                        ..*t
+                    })
+                    .collect();
+                let args = Predicate::Arg {
+                    subject: None,
+                    pointer: pointer.clone(),
+                    test: test.clone(),
+                };
+                self.when_against(p, &args, Phase::BeforeTool, &inputs, memo);
+            }
+            Predicate::Arg { pointer, test, .. } => {
                 let Some(reached) = self.pointer_against(p, pointer, phase, targets) else {
                     return;
                 };
@@ -382,7 +404,11 @@ fn targets<'c>(hook: &Hook, catalogue: &'c Catalogue) -> Vec<Target<'c>> {
                 Phase::AfterTool => tool.result.as_ref(),
                 _ => Some(&tool.input),
             };
-            Some(Target { tool: name, schema })
+            Some(Target {
+                tool: name,
+                schema,
+                input: &tool.input,
+            })
         })
         .collect()
 }
@@ -422,7 +448,11 @@ impl Memo {
                     Phase::AfterTool => entry.result.as_ref(),
                     _ => Some(&entry.input),
                 };
-                Some(Target { tool, schema })
+                Some(Target {
+                    tool,
+                    schema,
+                    input: &entry.input,
+                })
             })
             .collect()
     }

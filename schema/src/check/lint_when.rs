@@ -63,7 +63,7 @@ impl Checker<'_> {
                 }
             }
             Predicate::Not(inner) => self.always_false_at(&format!("{p}/not"), inner, id, false),
-            Predicate::Arg { .. } | Predicate::Outcome(_) => {}
+            Predicate::Arg { .. } | Predicate::Outcome(_) | Predicate::Permission(_) => {}
         }
     }
 }
@@ -90,7 +90,7 @@ fn always_false(predicate: &Predicate) -> Option<String> {
         Predicate::Not(inner) => {
             always_true(inner).then(|| "`not` of a condition that always holds".to_owned())
         }
-        Predicate::Arg { .. } | Predicate::Outcome(_) => None,
+        Predicate::Arg { .. } | Predicate::Outcome(_) | Predicate::Permission(_) => None,
     }
 }
 
@@ -100,7 +100,7 @@ fn always_true(predicate: &Predicate) -> bool {
         Predicate::All(items) => items.iter().all(always_true),
         Predicate::Any(items) => items.iter().any(always_true),
         Predicate::Not(inner) => always_false(inner).is_some(),
-        Predicate::Arg { .. } | Predicate::Outcome(_) => false,
+        Predicate::Arg { .. } | Predicate::Outcome(_) | Predicate::Permission(_) => false,
     }
 }
 
@@ -125,7 +125,10 @@ fn flatten<'a>(items: &'a [Predicate], out: &mut Vec<Literal<'a>>) {
 }
 
 fn is_leaf(predicate: &Predicate) -> bool {
-    matches!(predicate, Predicate::Arg { .. } | Predicate::Outcome(_))
+    matches!(
+        predicate,
+        Predicate::Arg { .. } | Predicate::Outcome(_) | Predicate::Permission(_)
+    )
 }
 
 /// The first pair of literals that cannot hold together, described.
@@ -153,14 +156,16 @@ fn clash(a: &Literal<'_>, b: &Literal<'_>) -> Option<String> {
         }
         (
             Predicate::Arg {
+                subject: sa,
                 pointer: pa,
                 test: ta,
             },
             Predicate::Arg {
+                subject: sb,
                 pointer: pb,
                 test: tb,
             },
-        ) if pa == pb => arg_clash(pa, (ta, a.negated), (tb, b.negated)),
+        ) if pa == pb && sa == sb => arg_clash(pa, (ta, a.negated), (tb, b.negated)),
         _ => None,
     }
 }
@@ -203,9 +208,10 @@ fn arg_clash(pointer: &str, a: (&ArgTest, bool), b: (&ArgTest, bool)) -> Option<
 /// `` `equals: 1` at pointer `/a` ``, `` `outcome: success` ``.
 fn describe(leaf: &Predicate) -> String {
     match leaf {
-        Predicate::Arg { pointer, test } => {
+        Predicate::Arg { pointer, test, .. } => {
             format!("{} at pointer `{pointer}`", describe_test((test, false)))
         }
+        Predicate::Permission(rule) => format!("`permission: {rule}`"),
         Predicate::Outcome(o) => format!("`outcome: {}`", outcome(*o)),
         _ => "a condition".to_owned(),
     }

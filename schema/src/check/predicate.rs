@@ -18,7 +18,7 @@ const MAX_PREDICATE_DEPTH: usize = 16;
 /// The tests of a `pointer` predicate.
 const TESTS: [&str; 4] = ["matches", "glob", "equals", "exists"];
 /// The shapes of a predicate other than a `pointer` test.
-const SHAPES: [&str; 4] = ["all", "any", "not", "outcome"];
+const SHAPES: [&str; 5] = ["all", "any", "not", "outcome", "permission"];
 
 impl Checker<'_> {
     pub(super) fn tool_patterns(&mut self, p: &str, v: &Value) {
@@ -158,14 +158,14 @@ impl Checker<'_> {
         let Some(m) = self.object(
             p,
             v,
-            "a predicate mapping (`all`, `any`, `not`, `pointer` or `outcome`)",
+            "a predicate mapping (`all`, `any`, `not`, `pointer`, `outcome` or `permission`)",
         ) else {
             return;
         };
         self.unknown_keys(p, m, VOCABULARY.predicate, "a predicate");
         let tests: Vec<&str> = TESTS.into_iter().filter(|k| m.contains_key(*k)).collect();
         let mut shapes: Vec<&str> = SHAPES.into_iter().filter(|k| m.contains_key(*k)).collect();
-        if m.contains_key("pointer") || !tests.is_empty() {
+        if m.contains_key("pointer") || m.contains_key("subject") || !tests.is_empty() {
             shapes.push("pointer");
         }
         if shapes.len() > 1 {
@@ -174,7 +174,7 @@ impl Checker<'_> {
                 At::Value,
                 Layer::Schema,
                 "ambiguous-predicate",
-                format!("a predicate has exactly one of `all`, `any`, `not`, `pointer` or `outcome`, found {}", quoted_list(&shapes)),
+                format!("a predicate has exactly one of `all`, `any`, `not`, `pointer`, `outcome` or `permission`, found {}", quoted_list(&shapes)),
                 Some("combine several conditions with `all: [...]`".to_owned()),
             );
             return;
@@ -185,7 +185,7 @@ impl Checker<'_> {
                 At::Value,
                 Layer::Schema,
                 "empty-predicate",
-                "empty predicate, expected one of: `all`, `any`, `not`, `pointer`, `outcome`"
+                "empty predicate, expected one of: `all`, `any`, `not`, `pointer`, `outcome`, `permission`"
                     .to_owned(),
                 None,
             ),
@@ -199,6 +199,9 @@ impl Checker<'_> {
             }
             Some("not") => self.predicate(&child(p, "not"), &m["not"], phase, depth + 1),
             Some("outcome") => self.outcome(&child(p, "outcome"), &m["outcome"], phase),
+            Some("permission") => {
+                self.permission(&child(p, "permission"), &m["permission"], phase);
+            }
             Some(_) => self.pointer_test(p, m, &tests, phase),
         }
     }
@@ -231,6 +234,80 @@ impl Checker<'_> {
             what,
             hint,
         );
+    }
+
+    /// A `pointer` test's `subject`, when present: one that `phase`'s events
+    /// carry (the capability table's [`Capabilities::subjects`](crate::Capabilities::subjects)).
+    /// Returns whether the test names a JSON subject of its own (its
+    /// pointers then resolve as on any JSON value).
+    fn subject(&mut self, p: &str, m: &Map<String, Value>, phase: Option<Phase>) -> bool {
+        let Some(v) = m.get("subject") else {
+            return false;
+        };
+        let sp = child(p, "subject");
+        let Some(name) = self.enum_value(&sp, v, "subject", &["args", "result"], "unknown-subject")
+        else {
+            return true;
+        };
+        let Some(ph) = phase else {
+            return true;
+        };
+        let caps = ph.capabilities();
+        if !caps.subjects().any(|k| k.name() == name) {
+            let has: Vec<&str> = caps.subjects().map(crate::SubjectKind::name).collect();
+            self.report(
+                &sp,
+                At::Value,
+                Layer::Semantic,
+                "subject-not-available",
+                format!(
+                    "`{ph}` events carry no `{name}`: `when` addresses {} there",
+                    quoted_list(&has)
+                ),
+                Some(format!(
+                    "`subject: args` addresses a tool call's arguments on {}",
+                    describe_phases(|c| c.tool)
+                )),
+            );
+        }
+        true
+    }
+
+    /// `{permission: "Tool(specifier)"}`: a Claude Code permission rule
+    /// that reads ([`crate::permission::parse`]), on a tool phase.
+    fn permission(&mut self, pp: &str, v: &Value, phase: Option<Phase>) {
+        if let Some(ph) = phase.filter(|ph| !ph.capabilities().tool) {
+            self.report(
+                pp,
+                At::Key,
+                Layer::Semantic,
+                "permission-not-allowed",
+                format!(
+                    "`permission` rules test a tool call: only on {}, found on `{ph}`",
+                    describe_phases(|c| c.tool)
+                ),
+                None,
+            );
+        }
+        let Some(rule) = self.string(pp, v) else {
+            return;
+        };
+        match crate::permission::parse(rule) {
+            Err(e) => self.report(
+                pp,
+                At::Value,
+                Layer::Semantic,
+                "invalid-permission-rule",
+                format!("invalid permission rule `{rule}`: {e}"),
+                Some("e.g. `Bash(git push *)`, `Edit(src/**)`, `WebFetch(domain:example.com)`, `mcp__github__*`".to_owned()),
+            ),
+            Ok(parsed) => {
+                self.fits_a_dfa(pp, "permission rule tool", rule, &parsed.tools, Search::Anchored);
+                if let Some((_, re)) = &parsed.specifier {
+                    self.fits_a_dfa(pp, "permission rule", rule, re, Search::Anchored);
+                }
+            }
+        }
     }
 
     /// `{outcome: ...}`: a known outcome, on a phase that has one.
@@ -269,7 +346,8 @@ impl Checker<'_> {
             ),
             Some(pv) => {
                 self.pointer_value(&child(p, "pointer"), pv);
-                if let (Some(ph), Some(pointer)) = (phase, pv.as_str()) {
+                let named = self.subject(p, m, phase);
+                if let (Some(ph), Some(pointer), false) = (phase, pv.as_str(), named) {
                     self.pointer_resolves(&child(p, "pointer"), pointer, ph);
                 }
             }

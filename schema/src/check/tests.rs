@@ -287,3 +287,52 @@ fn pointers_a_phase_cannot_resolve_are_errors() {
         }
     }
 }
+
+/// `subject` names one of the phase's subjects (the capability table's
+/// [`crate::Capabilities::subjects`]): `args` on every tool phase, `result`
+/// on `after_tool`; anything else is a located error with a hint.
+#[test]
+fn a_subject_the_phase_does_not_carry_is_an_error() {
+    let when = |subject: &str| json!({"when": {"subject": subject, "pointer": "/command", "matches": "x"}, "run": {"command": "x"}});
+    for caps in &CAPABILITIES {
+        let phase = caps.phase;
+        for subject in ["args", "result"] {
+            let carried = caps.subjects().any(|k| k.name() == subject);
+            let result = crate::load_str(&doc(phase, when(subject)), "t.yaml");
+            match result {
+                Ok(_) => assert!(carried, "{phase} `{subject}` accepted"),
+                Err(d) => {
+                    assert!(!carried, "{phase} `{subject}`: {d}");
+                    let first = d.first();
+                    assert_eq!(first.code, "subject-not-available", "{d}");
+                    assert_eq!(first.pointer, "/hooks/0/when/subject");
+                    assert!(first.hint.is_some(), "{d}");
+                }
+            }
+        }
+    }
+}
+
+/// A permission rule is allowed on tool phases only, and a rule that does
+/// not read is a located error naming what is wrong.
+#[test]
+fn permission_rules_are_checked_where_they_are_written() {
+    let when = |rule: &str| json!({"when": {"permission": rule}, "run": {"command": "x"}});
+    for caps in &CAPABILITIES {
+        let result = crate::load_str(&doc(caps.phase, when("Bash(git push *)")), "t.yaml");
+        match result {
+            Ok(_) => assert!(caps.tool, "{} accepted", caps.phase),
+            Err(d) => {
+                assert!(!caps.tool, "{}: {d}", caps.phase);
+                assert_eq!(d.first().code, "permission-not-allowed", "{d}");
+            }
+        }
+    }
+    for bad in ["Bash(git push", "WebFetch(example.com)", "Glob*"] {
+        let d = crate::load_str(&doc(Phase::BeforeTool, when(bad)), "t.yaml").expect_err(bad);
+        let first = d.first();
+        assert_eq!(first.code, "invalid-permission-rule", "{d}");
+        assert_eq!(first.pointer, "/hooks/0/when/permission");
+        assert!(first.message.contains(bad), "{d}");
+    }
+}

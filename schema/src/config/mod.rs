@@ -49,7 +49,8 @@ pub use hook::{Hook, RegexPattern, ToolPattern};
 pub use http::url_problem;
 pub use http::{HeaderPart, HeaderTemplateError, Http, HttpProtocol, OPA_DATA_PATH, header_parts};
 pub use policy::{POLICY_QUERY_PATTERN, Policy};
-pub use predicate::{ArgTest, Predicate};
+pub(crate) use predicate::addresses_args;
+pub use predicate::{ArgTest, PointerSubject, Predicate};
 
 /// A hook config, language version 1: defaults, limits, per-tool settings
 /// and an ordered list of hooks. Declared order is execution and merge order.

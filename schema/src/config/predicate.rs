@@ -17,8 +17,13 @@ pub enum Predicate {
     Any(Vec<Predicate>),
     /// This does not hold.
     Not(Box<Predicate>),
-    /// A test on the value at an RFC 6901 pointer into the event's arguments (or result).
+    /// A test on the value at an RFC 6901 pointer into the event's subject
+    /// (the phase's, or the one `subject` names).
     Arg {
+        /// What the pointer addresses: `None` for the phase's subject (the
+        /// capability table's [`SubjectKind`](crate::SubjectKind)), `args`
+        /// for the tool call's arguments on `after_tool`.
+        subject: Option<PointerSubject>,
         /// The pointer, e.g. `/command`.
         pointer: String,
         /// The test.
@@ -26,6 +31,38 @@ pub enum Predicate {
     },
     /// The tool's outcome (`after_tool` only).
     Outcome(OutcomeKind),
+    /// A Claude Code permission rule on the tool call, e.g.
+    /// `Bash(git push *)` (tool phases; the README's *Permission rules*).
+    Permission(String),
+}
+
+/// What a `pointer` test addresses, where a phase's events carry more than
+/// one subject (`after_tool`: the result, and the call's arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PointerSubject {
+    /// The tool call's arguments.
+    Args,
+    /// The tool's result.
+    Result,
+}
+
+impl PointerSubject {
+    /// The capability table's name for this subject.
+    pub const fn kind(self) -> crate::SubjectKind {
+        match self {
+            PointerSubject::Args => crate::SubjectKind::Args,
+            PointerSubject::Result => crate::SubjectKind::Result,
+        }
+    }
+}
+
+/// Whether a `pointer` test with `subject` addresses the tool call's
+/// arguments on `phase` where they are not the phase's subject (`subject:
+/// args` on `after_tool`): its plan leaf reads [`Facts::args`](hooks_plan::Facts::args).
+pub(crate) fn addresses_args(subject: Option<PointerSubject>, phase: crate::Phase) -> bool {
+    subject == Some(PointerSubject::Args)
+        && phase.capabilities().subject != crate::SubjectKind::Args
 }
 
 /// A test on the value at a pointer.
@@ -52,6 +89,8 @@ struct RawPredicate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     not: Option<Box<Predicate>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    subject: Option<PointerSubject>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pointer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     matches: Option<String>,
@@ -67,6 +106,8 @@ struct RawPredicate {
     exists: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     outcome: Option<OutcomeKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    permission: Option<String>,
 }
 
 /// Deserializes a present value (even `null`) as `Some`.
@@ -88,12 +129,16 @@ impl TryFrom<RawPredicate> for Predicate {
             + usize::from(r.any.is_some())
             + usize::from(r.not.is_some())
             + usize::from(r.outcome.is_some())
-            + usize::from(r.pointer.is_some() || n_tests > 0);
+            + usize::from(r.permission.is_some())
+            + usize::from(r.pointer.is_some() || n_tests > 0 || r.subject.is_some());
         if shapes != 1 {
             return Err(
-                "a predicate needs exactly one of `all`, `any`, `not`, `pointer` or `outcome`"
+                "a predicate needs exactly one of `all`, `any`, `not`, `pointer`, `outcome` or `permission`"
                     .to_owned(),
             );
+        }
+        if let Some(rule) = r.permission {
+            return Ok(Predicate::Permission(rule));
         }
         if let Some(v) = r.all {
             return Ok(Predicate::All(v));
@@ -112,7 +157,11 @@ impl TryFrom<RawPredicate> for Predicate {
             return Err("a `pointer` predicate needs exactly one of `matches`, `glob`, `equals` or `exists`".to_owned());
         }
         let test = tests.into_iter().flatten().next().ok_or("missing test")?;
-        Ok(Predicate::Arg { pointer, test })
+        Ok(Predicate::Arg {
+            subject: r.subject,
+            pointer,
+            test,
+        })
     }
 }
 
@@ -124,7 +173,13 @@ impl From<&Predicate> for RawPredicate {
             Predicate::Any(v) => r.any = Some(v.clone()),
             Predicate::Not(v) => r.not = Some(v.clone()),
             Predicate::Outcome(o) => r.outcome = Some(*o),
-            Predicate::Arg { pointer, test } => {
+            Predicate::Permission(rule) => r.permission = Some(rule.clone()),
+            Predicate::Arg {
+                subject,
+                pointer,
+                test,
+            } => {
+                r.subject = *subject;
                 r.pointer = Some(pointer.clone());
                 match test {
                     ArgTest::Matches(s) => r.matches = Some(s.clone()),
@@ -175,6 +230,7 @@ mod tests {
         assert_eq!(
             parts[1],
             Predicate::Not(Box::new(Predicate::Arg {
+                subject: None,
                 pointer: "/x".to_owned(),
                 test: ArgTest::Equals(Value::Null)
             }))

@@ -92,13 +92,17 @@ pub(crate) fn predicate_schema(generator: &mut SchemaGenerator, with_outcome: bo
     let pointer = json!({
         "type": "string",
         "pattern": crate::POINTER_PATTERN,
-        "description": "RFC 6901 JSON pointer into the event's arguments (`before_tool`) or result (`after_tool`), e.g. `/command`.",
+        "description": "RFC 6901 JSON pointer into the event's subject: the arguments (`before_tool`), the result (`after_tool`), the one `subject` names, e.g. `/command`.",
         "examples": ["/command", "/path"]
+    });
+    let subject = json!({
+        "enum": ["args", "result"],
+        "description": "What `pointer` addresses where an event carries more than one subject: `args`, the tool call's arguments (on `after_tool`, whose default is the result), or `result`."
     });
     let leaf = |key: &str, schema: Value| {
         json!({
             "type": "object",
-            "properties": {"pointer": pointer.clone(), key: schema},
+            "properties": {"subject": subject.clone(), "pointer": pointer.clone(), key: schema},
             "required": ["pointer", key],
             "additionalProperties": false
         })
@@ -124,6 +128,7 @@ pub(crate) fn predicate_schema(generator: &mut SchemaGenerator, with_outcome: bo
             json!({"type": "boolean", "description": "`true`: the pointer resolves; `false`: it does not."}),
         ),
     ];
+    branches.push(json!({"type": "object", "properties": {"permission": {"type": "string", "description": "A Claude Code permission rule on the tool call (tool phases): `Tool`, `Tool(specifier)`, `Bash(git push *)` (some simple command of the line), `Edit(src/**)`, `WebFetch(domain:example.com)`, `mcp__server__*`.", "examples": ["Bash(git push *)"]}}, "required": ["permission"], "additionalProperties": false}));
     if with_outcome {
         let outcome = generator.subschema_for::<OutcomeKind>().to_value();
         let mut outcome_prop = json!({"description": "The tool's outcome (`after_tool` only): `success`, `timeout`, `not_found`, `denied` or `error`."});
@@ -133,9 +138,9 @@ pub(crate) fn predicate_schema(generator: &mut SchemaGenerator, with_outcome: bo
         branches.push(json!({"type": "object", "properties": {"outcome": outcome_prop}, "required": ["outcome"], "additionalProperties": false}));
     }
     let description = if with_outcome {
-        "A predicate: `all`/`any`/`not` over predicates, a test `{pointer, matches|glob|equals|exists}` on the event's arguments or result, or (on `after_tool`) `{outcome: ...}`."
+        "A predicate: `all`/`any`/`not` over predicates, a test `{pointer, matches|glob|equals|exists}` on the event's arguments or result (`subject: args` for the arguments on `after_tool`), a Claude Code `{permission: RULE}`, or (on `after_tool`) `{outcome: ...}`."
     } else {
-        "A predicate: `all`/`any`/`not` over predicates or a test `{pointer, matches|glob|equals|exists}` on the event's arguments (`outcome` is only available on `after_tool`)."
+        "A predicate: `all`/`any`/`not` over predicates, a test `{pointer, matches|glob|equals|exists}` on the event's subject, or a Claude Code `{permission: RULE}` (`outcome` is only available on `after_tool`)."
     };
     let value = json!({
         "description": description,

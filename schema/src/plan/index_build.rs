@@ -49,7 +49,7 @@ pub(super) fn build(
                 }
             }
         }
-        match hook.when.as_ref().and_then(gate_leaf) {
+        match hook.when.as_ref().and_then(|w| gate_leaf(w, hook.phase)) {
             Some((pointer, pattern)) => {
                 let tokens =
                     automata::pointer_tokens(pointer).map_err(|e| err("/when", e.to_string()))?;
@@ -99,15 +99,21 @@ type LeafRegex = Result<(String, bool), PatternError>;
 /// The leaf a rule's `when` cannot hold without, as its pointer, the regex
 /// of its test (a glob as its anchored regex) and whether that regex is
 /// anchored: a `matches` or `glob` at the top or, recursively, under `all`.
-fn gate_leaf(p: &Predicate) -> Option<(&str, LeafRegex)> {
+fn gate_leaf(p: &Predicate, phase: crate::Phase) -> Option<(&str, LeafRegex)> {
     match p {
-        Predicate::Arg { pointer, test } => match test {
+        // A test on the arguments beside the phase's subject is decided per
+        // rule, like `outcome` and permission rules.
+        Predicate::Arg { subject, .. } if crate::config::addresses_args(*subject, phase) => None,
+        Predicate::Arg { pointer, test, .. } => match test {
             ArgTest::Matches(re) => Some((pointer, Ok((re.clone(), false)))),
             ArgTest::Glob(g) => Some((pointer, crate::glob_to_regex(g).map(|r| (r, true)))),
             ArgTest::Equals(_) | ArgTest::Exists(_) => None,
         },
-        Predicate::All(items) => items.iter().find_map(gate_leaf),
-        Predicate::Any(_) | Predicate::Not(_) | Predicate::Outcome(_) => None,
+        Predicate::All(items) => items.iter().find_map(|i| gate_leaf(i, phase)),
+        Predicate::Any(_)
+        | Predicate::Not(_)
+        | Predicate::Outcome(_)
+        | Predicate::Permission(_) => None,
     }
 }
 
@@ -197,6 +203,7 @@ hooks:
             phase: Phase::BeforeTool,
             tool: Some(name),
             subject: Subject::Json(args),
+            args: Some(args),
             outcome: None,
         }
     }
@@ -224,6 +231,7 @@ hooks:
             phase: Phase::UserPrompt,
             tool: None,
             subject: Subject::Text(text),
+            args: None,
             outcome: None,
         };
         assert_eq!(positions(&plan, &prompt("hello")), Vec::<usize>::new());

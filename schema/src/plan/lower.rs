@@ -17,9 +17,9 @@ use crate::config::{
 use crate::phase::Phase;
 use hooks_plan::PhaseIndex;
 use hooks_plan::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, History, HttpSpec, Json, List, Params, Plan,
-    PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Rule, RunSpec, Test,
-    Text, ToolChoice as PlanToolChoice, ToolPaths, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule,
+    Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Rule, RunSpec,
+    Specifier, Test, Text, ToolChoice as PlanToolChoice, ToolPaths, ToolSet,
 };
 
 /// DFAs already built for single patterns, keyed by the regex they were
@@ -365,23 +365,29 @@ fn sorted(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
     entries
 }
 
-fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
+fn pred(p: &Predicate, phase: Phase, cache: &mut DfaCache) -> Result<Pred, String> {
     Ok(match p {
         Predicate::All(items) => Pred::All(
             items
                 .iter()
-                .map(|i| pred(i, cache))
+                .map(|i| pred(i, phase, cache))
                 .collect::<Result<_, _>>()?,
         ),
         Predicate::Any(items) => Pred::Any(
             items
                 .iter()
-                .map(|i| pred(i, cache))
+                .map(|i| pred(i, phase, cache))
                 .collect::<Result<_, _>>()?,
         ),
-        Predicate::Not(inner) => Pred::Not(List::Owned(vec![pred(inner, cache)?])),
+        Predicate::Not(inner) => Pred::Not(List::Owned(vec![pred(inner, phase, cache)?])),
         Predicate::Outcome(kind) => Pred::Outcome(*kind),
-        Predicate::Arg { pointer: p, test } => Pred::Arg {
+        Predicate::Permission(rule) => Pred::Permission(permission(rule, cache)?),
+        Predicate::Arg {
+            subject,
+            pointer: p,
+            test,
+        } => Pred::Arg {
+            args: crate::config::addresses_args(*subject, phase),
             pointer: pointer(p)?,
             test: match test {
                 // Validation checked the regex (`check_regex`); building
@@ -402,6 +408,33 @@ fn pred(p: &Predicate, cache: &mut DfaCache) -> Result<Pred, String> {
                 ArgTest::Equals(v) => Test::Equals(json(v)),
                 ArgTest::Exists(b) => Test::Exists(*b),
             },
+        },
+    })
+}
+
+/// A permission rule compiled ([`crate::permission::parse`]; validation
+/// reported what does not read).
+fn permission(rule: &str, cache: &mut DfaCache) -> Result<PermissionRule, String> {
+    use crate::permission::SpecifierKind as Kind;
+    let parsed = crate::permission::parse(rule)?;
+    let mut dfa = |re: &str| cache.owned(re, Search::Anchored).map_err(|e| e.to_string());
+    Ok(PermissionRule {
+        rule: owned(rule),
+        tools: dfa(&parsed.tools)?,
+        specifier: match parsed.specifier {
+            None => None,
+            Some((kind, re)) => {
+                let d = dfa(&re)?;
+                Some(match kind {
+                    Kind::Command => Specifier::Command(d),
+                    Kind::Path => Specifier::Path(d),
+                    Kind::Domain => Specifier::Domain(d),
+                    Kind::Field(name) => Specifier::Field {
+                        name: name.into(),
+                        dfa: d,
+                    },
+                })
+            }
         },
     })
 }
@@ -547,7 +580,7 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
     let when = hook
         .when
         .as_ref()
-        .map(|w| pred(w, cache))
+        .map(|w| pred(w, hook.phase, cache))
         .transpose()
         .map_err(|m| ("/when".to_owned(), m))?;
     let action = action(config, hook, &cache.policies)

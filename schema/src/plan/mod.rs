@@ -21,8 +21,8 @@ mod lower;
 
 pub use hooks_plan::{
     ActionSpec, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate, History, HttpSpec, Json,
-    List, Mismatch, Params, PatternGroup, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred,
-    ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, StaticDfa, Subject, Test, Text,
-    ToolChoice, ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
+    List, Mismatch, Params, PatternGroup, PermissionRule, PhaseIndex, Plan, PolicyModule,
+    PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, Specifier,
+    StaticDfa, Subject, Test, Text, ToolChoice, ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
 };
 pub use lower::{DfaCache, LowerError, json, lower};

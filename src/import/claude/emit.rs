@@ -47,6 +47,12 @@ pub(super) enum When {
         /// The string it must equal.
         equals: String,
     },
+    /// `{permission: RULE}`: a Claude Code permission rule (an `if`
+    /// filter), tested on the tool call's arguments.
+    Permission {
+        /// The rule, as written.
+        permission: String,
+    },
     /// `{any: [...]}`.
     Any {
         /// The alternatives.

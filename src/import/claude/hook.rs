@@ -151,29 +151,35 @@ impl Converter<'_> {
             };
             extra
         };
-        let mut tools = ctx.tools.clone();
+        let tools = ctx.tools.clone();
         let mut when_parts: Vec<When> = ctx.outcome.cloned().into_iter().collect();
         if let Some(rule) = field("if") {
-            let Some((tool, predicate)) = rule.as_str().and_then(if_rule) else {
+            // Claude Code evaluates `if` on tool events only; elsewhere a
+            // hook with `if` never runs.
+            if !Phase::from_name(ctx.phase).is_some_and(Phase::is_tool_phase) {
                 self.warn(
                     path,
                     Some("if"),
-                    format!(
-                        "skipped: `if` filter {rule} has no equivalent (only `Bash(PREFIX:*)` converts); running the hook without it would fire it more often"
-                    ),
-                );
-                return;
-            };
-            if !tools.matches(&tool) {
-                self.warn(
-                    path,
-                    Some("if"),
-                    format!("skipped: `if` filter {rule} names a tool the group's matcher excludes, so the hook never runs"),
+                    format!("skipped: `if` filter {rule} on a hook of an event without a tool call; Claude Code never runs it"),
                 );
                 return;
             }
-            tools = ToolMatch::Names(vec![tool]);
-            when_parts.push(predicate);
+            let parsed = rule.as_str().map(hooks_schema::permission::parse);
+            let Some(Ok(_)) = parsed else {
+                let why = match parsed {
+                    Some(Err(e)) => e,
+                    _ => "not a string".to_owned(),
+                };
+                self.warn(
+                    path,
+                    Some("if"),
+                    format!("skipped: `if` filter {rule} is not a permission rule ({why}); Claude Code would not run the hook either"),
+                );
+                return;
+            };
+            when_parts.push(When::Permission {
+                permission: rule.as_str().unwrap_or_default().to_owned(),
+            });
         }
         let is_async = field("async").and_then(Value::as_bool) == Some(true);
         if is_async {
@@ -514,24 +520,6 @@ fn duration_text(millis: u64) -> String {
     } else {
         format!("{millis}ms")
     }
-}
-
-/// `Bash(PREFIX:*)` → (`Bash`, a `when` leaf: the command starts with
-/// `PREFIX` as a word).
-fn if_rule(rule: &str) -> Option<(String, When)> {
-    let inner = rule.strip_prefix("Bash(")?.strip_suffix(')')?;
-    let prefix = inner.strip_suffix(":*")?;
-    if prefix.trim().is_empty() {
-        return None;
-    }
-    let pattern = format!("^{}(\\s|$)", regex_syntax::escape(prefix));
-    Some((
-        "Bash".to_owned(),
-        When::Matches {
-            pointer: "/command",
-            matches: pattern,
-        },
-    ))
 }
 
 /// A Claude Code header value with its `$NAME` and `${NAME}` references

@@ -1,0 +1,171 @@
+//! The simple commands of a command line as Claude Code's permission rules
+//! see them: every part of a list or pipeline (`&&`, `||`, `;`, `|`, `&`,
+//! newlines), every command substitution (`$(...)`, backquotes) and
+//! subshell, each with its leading `NAME=value` assignments and its process
+//! wrappers (`timeout 5`, `nice -n 2`, `nohup`, ... from [`super::wrappers`])
+//! removed. Source: Claude Code's permission documentation, *Bash* rules.
+
+use std::ops::Range;
+
+use super::Word;
+use super::words::{Token, tokens};
+use super::wrappers::{Wrapped, wrapped};
+
+/// Deepest nesting of command substitutions read (deeper ones are matched
+/// as written, inside their outer command).
+const MAX_DEPTH: usize = 8;
+
+/// The simple commands of `line`, each as its words (quotes removed)
+/// joined by one space: `FOO=1 timeout 5 git push && echo "$(rm -rf x)"`
+/// gives `git push`, `echo`, `rm -rf x`. A line that does not split (an
+/// unbalanced quote, a here-document) is one command, as written.
+pub fn sub_commands(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(line, 0, &mut out);
+    out
+}
+
+fn collect(line: &str, depth: usize, out: &mut Vec<String>) {
+    let spans = substitutions(line);
+    // The line with its substitutions cut out (their commands are
+    // collected on their own).
+    let mut outer = String::with_capacity(line.len());
+    let mut at = 0;
+    for (span, body) in spans {
+        outer.push_str(&line[at..span.start]);
+        if depth < MAX_DEPTH {
+            collect(&line[body], depth + 1, out);
+        }
+        at = span.end;
+    }
+    outer.push_str(&line[at..]);
+    let line = outer.as_str();
+    let Ok(tokens) = tokens(line, &|_| None) else {
+        out.push(line.trim().to_owned());
+        return;
+    };
+    let mut words: Vec<Word> = Vec::new();
+    for token in &tokens {
+        match token {
+            Token::Word { .. } => words.extend(Word::of(token)),
+            Token::Opaque(_) => {
+                out.push(line.trim().to_owned());
+                return;
+            }
+            Token::Separator | Token::Open | Token::Close | Token::Input => {
+                push_command(&words, out);
+                words.clear();
+            }
+        }
+    }
+    push_command(&words, out);
+}
+
+/// `words` without leading assignments and wrappers, joined; nothing when
+/// no command is left.
+fn push_command(words: &[Word], out: &mut Vec<String>) {
+    let mut rest = words;
+    loop {
+        while let Some((first, tail)) = rest.split_first() {
+            let assignment = first
+                .text
+                .split_once('=')
+                .is_some_and(|(name, _)| super::valid_env_name(name));
+            if !assignment {
+                break;
+            }
+            rest = tail;
+        }
+        let Some((program, args)) = rest.split_first() else {
+            return;
+        };
+        match wrapped(&program.text, args) {
+            Some(Wrapped::Command(inner)) if !inner.is_empty() => rest = inner,
+            _ => break,
+        }
+    }
+    let text: Vec<&str> = rest
+        .iter()
+        .map(|w| w.text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    if !text.is_empty() {
+        out.push(text.join(" "));
+    }
+}
+
+/// The command substitutions of `line` at its top level, `$(...)`
+/// (balanced, outside single quotes) and `` `...` ``: each as the byte
+/// range it spans and the range of its body.
+fn substitutions(line: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let (mut i, mut single) = (0, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if !single => i += 1,
+            b'\'' => single = !single,
+            b'$' if !single && bytes.get(i + 1) == Some(&b'(') => {
+                let start = i + 2;
+                let mut depth = 1usize;
+                let mut j = start;
+                while j < bytes.len() && depth > 0 {
+                    match bytes[j] {
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let end = if depth == 0 { j - 1 } else { j };
+                out.push((i..j, start..end));
+                i = j;
+                continue;
+            }
+            b'`' if !single => {
+                let start = i + 1;
+                let end = line[start..].find('`').map_or(line.len(), |n| start + n);
+                let next = (end + 1).min(line.len());
+                out.push((i..next, start..end));
+                i = next;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sub_commands;
+
+    #[test]
+    fn lists_pipelines_and_substitutions_split_into_simple_commands() {
+        let cases: &[(&str, &[&str])] = &[
+            ("git push origin main", &["git push origin main"]),
+            ("ls && git push", &["ls", "git push"]),
+            ("a || b; c | d |& e & f", &["a", "b", "c", "d", "e", "f"]),
+            ("a\nb", &["a", "b"]),
+            ("FOO=bar BAZ=1 git push", &["git push"]),
+            ("timeout 5 nice -n 2 nohup git push", &["git push"]),
+            (
+                "echo $(git push) `rm -rf x`",
+                &["git push", "rm -rf x", "echo"],
+            ),
+            (
+                "echo \"$(FOO=1 git push --force)\"",
+                &["git push --force", "echo"],
+            ),
+            ("echo '$(git push)'", &["echo $(git push)"]),
+            ("(cd x && git push)", &["cd x", "git push"]),
+            ("g'i't \"push\"", &["git push"]),
+            ("FOO=1", &[]),
+            ("echo 'unbalanced", &["echo 'unbalanced"]),
+        ];
+        for (line, want) in cases {
+            assert_eq!(sub_commands(line), *want, "{line}");
+        }
+    }
+}
