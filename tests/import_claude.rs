@@ -139,7 +139,7 @@ fn own_fixtures_import_and_check_clean() {
     for (file, expected) in [
         ("commented-settings.json", Some((5, 2))),
         ("mcp-and-sessions.json", Some((13, 7))),
-        ("plugin/hooks/hooks.json", Some((7, 4))),
+        ("plugin/hooks/hooks.json", Some((6, 5))),
         ("only-unmapped.json", None),
         ("plugin-unwrapped/hooks/hooks.json", Some((4, 1))),
     ] {
@@ -206,7 +206,7 @@ fn cli_exit_codes_and_outputs() {
     );
     let stderr = String::from_utf8(out.stderr).expect("UTF-8");
     assert!(
-        stderr.ends_with("(4 warning(s))\n") && stderr.contains("imported 7 hook(s)"),
+        stderr.ends_with("(5 warning(s))\n") && stderr.contains("imported 6 hook(s)"),
         "{stderr}"
     );
     let check = bin()

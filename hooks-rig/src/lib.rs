@@ -44,7 +44,7 @@
 //! | `on_outcome` (tool call) | `after_tool` | result rewrite → `OutcomeAction::Replace`; terminate → `OutcomeAction::stop` |
 //! | `on_outcome` (completion) | `after_completion` | terminate → `OutcomeAction::stop` |
 //! | `on_model_turn_finished` | `after_reasoning`, `after_assistant`, then (tool-free turn) `stop` | resume → `ModelTurnAction::Retry` with the reason as feedback, under our stop-resume cap (`loop_count` = resumes so far in this run); terminate → `Stop` |
-//! | `on_invalid_tool_call` | `invalid_tool_call` | `Fail`, `Retry { feedback }`, `Repair { tool_name }`; terminate → `Stop`; no hook decided → `None` (rig's own policy) |
+//! | `on_invalid_tool_call` | `invalid_tool_call` | `Fail`, `Retry { feedback }`, `Repair { tool_name }`, skip → `Skip { reason }`; a repair with corrected arguments → `Skip` whose reason (the call's result) names the tool and the arguments for the model to call (rig 0.44 repairs only a name, and a `Retry` needs a retry budget the agent may not have); terminate → `Stop`; no hook decided → `None` (rig's own policy) |
 //! | `on_text_delta`, `on_tool_call_delta` | `text_delta`, `tool_call_delta` | terminate → `ObservationAction::Stop` |
 //! | `on_run_settled` | `run_end` (reason `other`) or `run_error` | observe only (the run is over) |
 //! | `observes` | the phases above | a rig hook point is observed only when the stack has hooks for one of its phases |
@@ -603,9 +603,26 @@ impl rig::AgentHook for RigHooks {
                     feedback: feedback.to_string(),
                 })
             }
-            hooks_runtime::InvalidCallDecision::Repair { tool_name } => {
-                Some(rig::InvalidToolCallAction::Repair {
-                    tool_name: tool_name.to_string(),
+            hooks_runtime::InvalidCallDecision::Repair {
+                tool_name,
+                args: None,
+            } => Some(rig::InvalidToolCallAction::Repair {
+                tool_name: tool_name.to_string(),
+            }),
+            // rig 0.44 repairs only a tool's name (and retries need a budget
+            // the agent may not have): the call is skipped, its result
+            // naming the corrected call for the model to make.
+            hooks_runtime::InvalidCallDecision::Repair {
+                tool_name,
+                args: Some(args),
+            } => Some(rig::InvalidToolCallAction::Skip {
+                reason: format!(
+                    "not run: call the tool `{tool_name}` with these arguments instead: {args}"
+                ),
+            }),
+            hooks_runtime::InvalidCallDecision::Skip { reason } => {
+                Some(rig::InvalidToolCallAction::Skip {
+                    reason: reason.to_string(),
                 })
             }
             hooks_runtime::InvalidCallDecision::Terminate { reason } => {

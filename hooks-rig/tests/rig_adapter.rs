@@ -334,3 +334,44 @@ fn phases_with_no_rules_are_not_observed() {
     assert!(stop_only.observes(RigKind::ModelTurnFinished));
     assert!(!stop_only.observes(RigKind::ToolDispatch));
 }
+
+/// A hook on `invalid_tool_call` answering a call of a tool the agent does
+/// not have: a skip is rig's `Skip` (the model sees the reason as the
+/// call's result), a repair with corrected arguments is a skip whose result
+/// names them (rig 0.44 repairs only a tool's name).
+#[tokio::test]
+async fn an_invalid_call_is_skipped_or_its_repair_named_to_the_model() {
+    let dir = tempdir();
+    let config = |answer: &str| {
+        format!(
+            "version: 1\nhooks:\n  - id: recover\n    phase: invalid_tool_call\n    run: {{ argv: [printf, '%s', '{answer}'] }}\n"
+        )
+    };
+    let model = || {
+        MockCompletionModel::from_turns([
+            MockTurn::tool_call("call-1", "tuch", json!({"path": "a.txt"})),
+            MockTurn::text("done"),
+        ])
+    };
+
+    let skip = model();
+    let answer = r#"{"decision":"block","reason":"no such tool: use touch"}"#;
+    let output = run(&skip, hooks(&config(answer), dir.path()), dir.path(), 4).await;
+    assert_eq!(output.as_deref(), Ok("done"));
+    assert!(text(&skip.requests()[1]).contains("no such tool: use touch"));
+    assert!(
+        !dir.path().join("a.txt").exists(),
+        "a skipped call never runs"
+    );
+
+    let repair = model();
+    let answer = r#"{"decision":"repair","tool_name":"touch","rewrite_args":{"path":"b.txt"}}"#;
+    let output = run(&repair, hooks(&config(answer), dir.path()), dir.path(), 4).await;
+    assert_eq!(output.as_deref(), Ok("done"));
+    let next = text(&repair.requests()[1]);
+    assert!(
+        next.contains("call the tool `touch` with these arguments instead")
+            && next.contains("b.txt"),
+        "{next}"
+    );
+}

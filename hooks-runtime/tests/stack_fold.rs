@@ -443,9 +443,27 @@ async fn invalid_tool_call_continue_means_fail() {
         (
             Flow::Repair {
                 tool_name: "bash".into(),
+                args: None,
             },
             InvalidCallDecision::Repair {
                 tool_name: "bash".into(),
+                args: None,
+            },
+        ),
+        (
+            Flow::Repair {
+                tool_name: "bash".into(),
+                args: Some(serde_json::json!({"command": "ls"})),
+            },
+            InvalidCallDecision::Repair {
+                tool_name: "bash".into(),
+                args: Some(serde_json::json!({"command": "ls"})),
+            },
+        ),
+        (
+            Flow::skip("not a tool of this agent"),
+            InvalidCallDecision::Skip {
+                reason: "not a tool of this agent".into(),
             },
         ),
         (
@@ -463,6 +481,7 @@ async fn invalid_tool_call_continue_means_fail() {
                 "late",
                 FnHook::new(|_, _| Flow::Repair {
                     tool_name: "unreachable".into(),
+                    args: None,
                 }),
             );
         let decided = stack

@@ -126,6 +126,7 @@ fn sample_flow(kind: FlowKind) -> Flow {
         },
         FlowKind::Repair => Flow::Repair {
             tool_name: "bash".into(),
+            args: None,
         },
         FlowKind::Ask => Flow::ask("a"),
         FlowKind::Allow => Flow::Allow,

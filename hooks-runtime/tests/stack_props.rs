@@ -195,6 +195,7 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
         },
         FlowKind::Repair => Flow::Repair {
             tool_name: reason.into(),
+            args: None,
         },
         FlowKind::Ask => Flow::ask(reason),
         FlowKind::Allow => Flow::Allow,

@@ -510,7 +510,14 @@ pub const CAPABILITIES: [Capabilities; 22] = [
     },
     after(Phase::AfterToolBatch, SubjectKind::Batch),
     Capabilities {
-        flows: FlowSet::of(&[F::Continue, F::Terminate, F::Fail, F::Retry, F::Repair]),
+        flows: FlowSet::of(&[
+            F::Continue,
+            F::Terminate,
+            F::Fail,
+            F::Retry,
+            F::Repair,
+            F::Skip,
+        ]),
         mutating: true,
         ..observe(Phase::InvalidToolCall, SubjectKind::Text)
     },

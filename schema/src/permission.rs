@@ -73,6 +73,18 @@ pub fn tools_with_specifiers() -> String {
         .join(", ")
 }
 
+/// The tool names a rule applies to, when they can be listed (not for
+/// `mcp__server__*` or a whole server); `None` also for a rule that does
+/// not read. `Edit(...)` gives `Edit`, `Write`, `MultiEdit`,
+/// `NotebookEdit`.
+pub fn tool_names(rule: &str) -> Option<Vec<&'static str>> {
+    let tool = rule.trim().split('(').next()?;
+    match TOOLS.iter().find(|(t, ..)| *t == tool) {
+        Some((_, names, _)) => Some(names.to_vec()),
+        None => None,
+    }
+}
+
 /// Reads `rule`.
 ///
 /// # Errors

@@ -388,8 +388,13 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEve
         (Decision::InvalidCall(InvalidCallDecision::Retry { feedback }), f) => {
             f.applied("retry", Some(&feedback))
         }
-        (Decision::InvalidCall(InvalidCallDecision::Repair { tool_name }), f) => {
-            f.applied("repair", Some(&tool_name))
+        (Decision::InvalidCall(InvalidCallDecision::Repair { tool_name, args }), f) => {
+            let mut a = f.applied("repair", Some(&tool_name));
+            a.outcome.args = args;
+            a
+        }
+        (Decision::InvalidCall(InvalidCallDecision::Skip { reason }), f) => {
+            f.applied("skip", Some(&reason))
         }
         (Decision::Stop(decision), f) => stopped((decision, f)),
         (Decision::Compaction(CompactionDecision::Compact), f) => f.applied("compact", None),

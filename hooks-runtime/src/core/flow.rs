@@ -43,8 +43,9 @@ pub enum Flow {
     RewritePrompt(Text),
     /// After-phases: add `user`-role context items for the model's next turn.
     InjectContext(ContextList),
-    /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt.
-    /// The reason is what the model (or user) sees.
+    /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt;
+    /// `invalid_tool_call`: treat the call as skipped. The reason is what
+    /// the model (or user) sees.
     Skip {
         /// Shown to the model in place of the tool's result.
         reason: Text,
@@ -66,10 +67,17 @@ pub enum Flow {
         /// Shown to the model.
         feedback: Text,
     },
-    /// `invalid_tool_call`: run the call as a call of another tool.
+    /// `invalid_tool_call`: run the call as a call of `tool_name`, with
+    /// `args` in place of the model's arguments when given (serialized
+    /// `{"repair": {"tool_name": "read_file", "args": {...}}}`, `args`
+    /// omitted when `None`).
     Repair {
         /// The tool to run instead.
         tool_name: Text,
+        /// The corrected arguments (a JSON object); `None` keeps the
+        /// model's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        args: Option<Value>,
     },
     /// `before_tool`, `permission_request`: have the agent's approver
     /// decide on the call (a person, an approval service). Does not stop

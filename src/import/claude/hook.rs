@@ -177,6 +177,15 @@ impl Converter<'_> {
                 );
                 return;
             };
+            let names = rule.as_str().and_then(hooks_schema::permission::tool_names);
+            if names.is_some_and(|n| !n.iter().any(|t| tools.matches(t))) {
+                self.warn(
+                    path,
+                    Some("if"),
+                    format!("skipped: `if` filter {rule} names tools the group's matcher excludes, so the hook never runs"),
+                );
+                return;
+            }
             when_parts.push(When::Permission {
                 permission: rule.as_str().unwrap_or_default().to_owned(),
             });

@@ -218,10 +218,19 @@ pub enum InvalidCallDecision {
         /// Shown to the model.
         feedback: Text,
     },
-    /// Run the call as a call of this tool.
+    /// Run the call as a call of this tool, with these arguments when
+    /// given (`None`: the model's, parsed as the tool expects).
     Repair {
         /// The tool to run instead.
         tool_name: Text,
+        /// The corrected arguments (a JSON object), or `None`.
+        args: Option<Value>,
+    },
+    /// Do not run the call: answer it with this reason as its result, as
+    /// a `before_tool` block does (rig's `InvalidToolCallAction::Skip`).
+    Skip {
+        /// Shown to the model as the call's result.
+        reason: Text,
     },
     /// End the run.
     Terminate {
@@ -313,6 +322,7 @@ impl InvalidCallDecision {
             InvalidCallDecision::Fail => "fail",
             InvalidCallDecision::Retry { .. } => "retry",
             InvalidCallDecision::Repair { .. } => "repair",
+            InvalidCallDecision::Skip { .. } => "skip",
             InvalidCallDecision::Terminate { .. } => "terminate",
         }
     }
@@ -519,7 +529,10 @@ impl HookStack {
         let decision = match outcome.decision.take() {
             None | Some(Flow::Fail) => InvalidCallDecision::Fail,
             Some(Flow::Retry { feedback }) => InvalidCallDecision::Retry { feedback },
-            Some(Flow::Repair { tool_name }) => InvalidCallDecision::Repair { tool_name },
+            Some(Flow::Repair { tool_name, args }) => {
+                InvalidCallDecision::Repair { tool_name, args }
+            }
+            Some(Flow::Skip { reason }) => InvalidCallDecision::Skip { reason },
             Some(Flow::Terminate { reason }) => InvalidCallDecision::Terminate { reason },
             Some(other) => InvalidCallDecision::Terminate {
                 reason: unexpected(&other, Phase::InvalidToolCall),

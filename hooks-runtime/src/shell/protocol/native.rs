@@ -9,12 +9,12 @@
 //! | stdout field | phases | flow |
 //! | --- | --- | --- |
 //! | none, `{}`, `decision: continue` | all | `Continue` |
-//! | `decision: block` + `reason` | `before_tool`, `user_prompt` | `Skip {reason}` |
+//! | `decision: block` + `reason` | `before_tool`, `user_prompt`, `invalid_tool_call` | `Skip {reason}` |
 //! | `decision: terminate` + `reason` | all | `Terminate {reason}` |
 //! | `decision: resume` + `reason` | `stop` | `Resume {reason}` |
 //! | `decision: fail` | `invalid_tool_call` | `Fail` |
 //! | `decision: retry` + `feedback` | `invalid_tool_call` | `Retry {feedback}` |
-//! | `decision: repair` + `tool_name` | `invalid_tool_call` | `Repair {tool_name}` |
+//! | `decision: repair` + `tool_name` (+ `rewrite_args`, the corrected arguments) | `invalid_tool_call` | `Repair {tool_name, args}` |
 //! | `rewrite_args` (an object) | `before_tool` | `RewriteArgs` |
 //! | `rewrite_result` | `after_tool` | `RewriteResult` |
 //! | `rewrite_prompt` | `user_prompt` | `RewritePrompt` |
@@ -152,8 +152,11 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
             all.join(", ")
         ));
     }
+    // `repair` may carry the corrected arguments in `rewrite_args`.
+    let repaired_args = decision == OutputDecision::Repair && changes == ["rewrite_args"];
     if let Some(change) = changes.first()
         && decision != OutputDecision::Continue
+        && !repaired_args
     {
         return Err(format!(
             "`{change}` goes only with decision `continue`, not `{}`",
@@ -227,6 +230,7 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
         },
         OutputDecision::Repair => Flow::Repair {
             tool_name: out.tool_name.unwrap_or_default().into(),
+            args: out.rewrite_args,
         },
     };
     let kind: FlowKind = flow.kind();
@@ -280,6 +284,32 @@ mod tests {
             Flow::inject("c")
         );
         assert_eq!(to_flow(Phase::RunEnd, out("{}")).unwrap(), Flow::Continue);
+        // An invalid call is repaired with corrected arguments, or skipped.
+        assert_eq!(
+            to_flow(
+                Phase::InvalidToolCall,
+                out(r#"{"decision":"repair","tool_name":"read_file","rewrite_args":{"path":"a"}}"#)
+            )
+            .unwrap(),
+            Flow::Repair {
+                tool_name: "read_file".into(),
+                args: Some(serde_json::json!({"path": "a"})),
+            }
+        );
+        assert_eq!(
+            to_flow(
+                Phase::InvalidToolCall,
+                out(r#"{"decision":"block","reason":"not now"}"#)
+            )
+            .unwrap(),
+            Flow::skip("not now")
+        );
+        let err = to_flow(
+            Phase::InvalidToolCall,
+            out(r#"{"decision":"repair","tool_name":"t","rewrite_args":[1]}"#),
+        )
+        .unwrap_err();
+        assert!(err.contains("must be a JSON object"), "{err}");
     }
 
     #[test]
