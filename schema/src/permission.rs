@@ -79,10 +79,10 @@ pub fn tools_with_specifiers() -> String {
 /// `NotebookEdit`.
 pub fn tool_names(rule: &str) -> Option<Vec<&'static str>> {
     let tool = rule.trim().split('(').next()?;
-    match TOOLS.iter().find(|(t, ..)| *t == tool) {
-        Some((_, names, _)) => Some(names.to_vec()),
-        None => None,
-    }
+    TOOLS
+        .iter()
+        .find(|(t, ..)| *t == tool)
+        .map(|(_, names, _)| names.to_vec())
 }
 
 /// Reads `rule`.
