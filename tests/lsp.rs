@@ -168,6 +168,7 @@ fn hover_on_every_hook_and_run_key_shows_its_own_description() {
         "    mode: audit\n",
         "    enabled: true\n",
         "    show_in_tui: true\n",
+        "    parallel: true\n",
         "    run:\n",
         "      command: \"true\"\n",
         "      cwd: .\n",
@@ -194,6 +195,7 @@ fn hover_on_every_hook_and_run_key_shows_its_own_description() {
         "mode",
         "enabled",
         "show_in_tui",
+        "parallel",
         "run",
     ];
     let run_keys = ["command", "cwd", "timeout", "payload", "protocol"];

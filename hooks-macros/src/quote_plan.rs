@@ -153,7 +153,8 @@ macro_rules! quote_unit_enums {
 quote_structs! {
     Plan { source, rules, phases, index, tool_paths, tool_schemas, limits }
     Rule {
-        id, phase, enabled, mode, failure_policy, show_in_tui, include, exclude, when, action
+        id, phase, enabled, mode, failure_policy, show_in_tui, parallel, include, exclude, when,
+        action
     }
     ToolSet { names, dfa }
     RunSpec { program, cwd, pass, set, timeout_ms, payload, protocol, worker }

@@ -102,6 +102,14 @@ impl ActionKind {
     pub const fn allowed_on(self, phase: Phase) -> bool {
         phase.capabilities().actions.contains(self)
     }
+
+    /// Whether the action changes what the next hook of the event sees
+    /// (`rewrite`: the arguments or result, see [`FlowKind::chains`]). A
+    /// hook with such an action cannot be `parallel: true`: the hooks after
+    /// it must wait for its value.
+    pub const fn chains(self) -> bool {
+        matches!(self, ActionKind::Rewrite)
+    }
 }
 
 /// The variant of a runtime `Flow` (what one hook asks for after an event),
@@ -177,6 +185,21 @@ impl FlowKind {
             FlowKind::Ask => "ask",
             FlowKind::Allow => "allow",
         }
+    }
+
+    /// Whether a flow of this kind changes what the next hook of the event
+    /// sees: a rewrite of the arguments, the result or the prompt (the
+    /// hooks after it are judged on, and see, the rewritten value). The
+    /// other flows fold in declared order without feeding the hooks after
+    /// them (a `patch_request` merges into the request the agent sends, not
+    /// into the one the next hook sees), so hooks answering only with them
+    /// can run concurrently and fold to the same result: what the
+    /// `parallel` hook key relies on.
+    pub const fn chains(self) -> bool {
+        matches!(
+            self,
+            FlowKind::RewriteArgs | FlowKind::RewriteResult | FlowKind::RewritePrompt
+        )
     }
 
     /// Whether an event of phase `phase` can honour a flow of this kind

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use regex_automata::dfa::dense;
 use serde::{Deserialize, Serialize};
 
+use crate::capability::ActionKind;
 use crate::lazy::LazySet;
 use crate::limits::HttpProtocol;
 use crate::patch::RequestPatch;
@@ -539,17 +540,22 @@ impl ActionSpec {
 
     /// The action's config key.
     pub const fn name(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// The action's kind.
+    pub const fn kind(&self) -> ActionKind {
         match self {
-            ActionSpec::Run(_) => "run",
-            ActionSpec::Http(_) => "http",
-            ActionSpec::Block(_) => "block",
-            ActionSpec::Patch(_) => "patch",
-            ActionSpec::Rewrite(_) => "rewrite",
-            ActionSpec::Inject(_) => "inject",
-            ActionSpec::Terminate(_) => "terminate",
-            ActionSpec::Ask(_) => "ask",
-            ActionSpec::Allow(_) => "allow",
-            ActionSpec::Policy(_) => "policy",
+            ActionSpec::Run(_) => ActionKind::Run,
+            ActionSpec::Http(_) => ActionKind::Http,
+            ActionSpec::Block(_) => ActionKind::Block,
+            ActionSpec::Patch(_) => ActionKind::Patch,
+            ActionSpec::Rewrite(_) => ActionKind::Rewrite,
+            ActionSpec::Inject(_) => ActionKind::Inject,
+            ActionSpec::Terminate(_) => ActionKind::Terminate,
+            ActionSpec::Ask(_) => ActionKind::Ask,
+            ActionSpec::Allow(_) => ActionKind::Allow,
+            ActionSpec::Policy(_) => ActionKind::Policy,
         }
     }
 }
@@ -569,6 +575,12 @@ pub struct Rule {
     pub failure_policy: FailurePolicy,
     /// Whether activity events are emitted (`run` actions).
     pub show_in_tui: bool,
+    /// `parallel`: on a mutating phase, this rule and the matching rules
+    /// next to it that are `parallel` too start at once and fold in
+    /// declared order (the README's *Parallel hooks*); its answers must not
+    /// chain ([`FlowKind::chains`](crate::FlowKind::chains)). No effect on
+    /// an observe-only phase, whose rules always run concurrently.
+    pub parallel: bool,
     /// `include_tools`; `None` = every tool.
     pub include: Option<ToolSet>,
     /// `exclude_tools`; wins over `include`.

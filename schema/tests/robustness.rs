@@ -312,6 +312,11 @@ fn hook() -> impl Strategy<Value = Value> {
                 mix(vec![json!(true)], vec![], vec![json!(1)]),
             ),
             optional(
+                "parallel",
+                3,
+                mix(vec![json!(true), json!(false)], vec![], vec![json!("yes")]),
+            ),
+            optional(
                 "description",
                 2,
                 mix(vec![json!("d")], vec![], vec![json!(["d"]), json!(null)]),
@@ -320,12 +325,14 @@ fn hook() -> impl Strategy<Value = Value> {
         ),
     )
         .prop_map(
-            |((id, phase, inc, exc, when), actions, (fp, mode, en, tui, desc, extra))| {
+            |((id, phase, inc, exc, when), actions, (fp, mode, en, tui, par, desc, extra))| {
                 let mut m = Map::new();
-                for (k, v) in [id, phase, inc, exc, when, fp, mode, en, tui, desc, extra]
-                    .into_iter()
-                    .flatten()
-                    .chain(actions)
+                for (k, v) in [
+                    id, phase, inc, exc, when, fp, mode, en, tui, par, desc, extra,
+                ]
+                .into_iter()
+                .flatten()
+                .chain(actions)
                 {
                     m.insert(k, v);
                 }

@@ -42,6 +42,36 @@ pub struct Fold<'e> {
     rewrites: u32,
 }
 
+/// A copy of what the hooks of a fold rewrote so far ([`Fold::rewritten`]).
+#[derive(Debug)]
+pub(crate) struct Rewritten {
+    value: Option<Value>,
+    prompt: Option<Text>,
+}
+
+impl Rewritten {
+    /// `base` (the fold's [`Fold::unchained_event`]) as [`Fold::event`]
+    /// showed it when this copy was made.
+    pub(crate) fn event<'b>(&'b self, base: StepEvent<'b>) -> StepEvent<'b> {
+        chain(base, self.value.as_ref(), self.prompt.as_deref())
+    }
+}
+
+/// `event` with the rewritten `value` (arguments or result) or `prompt`.
+fn chain<'b>(
+    event: StepEvent<'b>,
+    value: Option<&'b Value>,
+    prompt: Option<&'b str>,
+) -> StepEvent<'b> {
+    if let Some(value) = value {
+        event.with_value(value)
+    } else if let Some(prompt) = prompt {
+        event.with_prompt(prompt)
+    } else {
+        event
+    }
+}
+
 impl<'e> Fold<'e> {
     /// A fold of `event` that no hook has answered yet. Does not allocate.
     pub fn new(event: StepEvent<'e>) -> Self {
@@ -68,12 +98,18 @@ impl<'e> Fold<'e> {
     /// The event as the next hook must see it: with the arguments, result or
     /// prompt rewritten by the hooks applied so far.
     pub fn event(&self) -> StepEvent<'_> {
-        if let Some(value) = &self.value {
-            self.event.with_value(value)
-        } else if let Some(prompt) = &self.prompt {
-            self.event.with_prompt(prompt)
-        } else {
-            self.event
+        chain(self.event, self.value.as_ref(), self.prompt.as_deref())
+    }
+
+    /// What [`Fold::event`] shows beyond [`Fold::unchained_event`] (the
+    /// arguments, result or prompt the hooks so far rewrote), copied, so
+    /// that the event the next hooks see outlives flows applied to the
+    /// fold: [`Rewritten::event`]. Allocates only when something was
+    /// rewritten.
+    pub(crate) fn rewritten(&self) -> Rewritten {
+        Rewritten {
+            value: self.value.clone(),
+            prompt: self.prompt.clone(),
         }
     }
 

@@ -56,7 +56,10 @@
 //!    into `Continue`;
 //! 4. flows fold exactly as in a [`HookStack`](crate::HookStack) (the same
 //!    [`Fold`](crate::Fold)): a rule sees the value rewritten by the rules
-//!    before it; `Skip` / `Terminate` stop. In a stack the table applies
+//!    before it; `Skip` / `Terminate` stop. Matching `parallel: true`
+//!    rules declared next to each other on a mutating phase start at once
+//!    and are applied in declared order, to the same result and records
+//!    ([`Table::fold`]). In a stack the table applies
 //!    its rules' flows to the stack's own fold ([`Table::fold_into`],
 //!    through [`AgentHook::fold_into`](crate::AgentHook::fold_into)): one
 //!    fold, passed down, so nothing is lost that a single flow cannot say
@@ -114,6 +117,7 @@
 mod action;
 mod contain;
 mod eval;
+mod group;
 #[cfg(feature = "load")]
 mod load;
 mod pass;

@@ -8,6 +8,7 @@ use std::time::Instant;
 use hooks_plan::Phase;
 
 use super::eval::facts;
+use super::group;
 use super::pass::{OnRun, Pass, Settled, declarative_report, in_process_flow};
 use super::table::Table;
 use crate::core::context::HookContext;
@@ -118,7 +119,13 @@ impl Table {
     ///
     /// On a mutating phase ([`Phase::is_mutating`](hooks_plan::Phase::is_mutating))
     /// rules run one after another, each seeing the value rewritten by the
-    /// rules before it, and a `Skip` / `Terminate` stops the rest. On an
+    /// rules before it, and a `Skip` / `Terminate` stops the rest; except
+    /// that matching rules declared next to each other with
+    /// `parallel: true` (a parallel group) start at once and their flows
+    /// are applied in declared order, with the outcome and records of
+    /// running them one by one: rules after one whose flow stops the fold
+    /// are killed and leave no record; a `parallel` rule's rewrite answer
+    /// is an `invalid_output` failure (the README's *Parallel hooks*). On an
     /// observe-only phase (`run_start`, deltas, `after_completion`,
     /// `after_reasoning`, `after_assistant`, `stream_finish`, `run_end`,
     /// `run_error`) the matching `run` rules run concurrently
@@ -196,8 +203,9 @@ impl Table {
 impl Pass<'_> {
     /// The rest of the pass from rule `i`, a rule to await: `run`, `http`
     /// and `policy` rules go through the shell hook pipeline on the bound
-    /// runtime, one after another on a mutating phase, concurrently on an
-    /// observe-only one ([`Table::fold`]). Ends the pass.
+    /// runtime, one after another (or a parallel group at once) on a
+    /// mutating phase, concurrently on an observe-only one
+    /// ([`Table::fold`]). Ends the pass.
     pub(super) async fn run(
         mut self,
         ctx: &HookContext,
@@ -215,7 +223,8 @@ impl Pass<'_> {
         self.finish(fold, step)
     }
 
-    /// [`Pass::run`] on a mutating phase.
+    /// [`Pass::run`] on a mutating phase: rule by rule, a parallel group
+    /// (`group.rs`) as one step.
     async fn run_serially(
         &mut self,
         rt: &Arc<ShellRuntime>,
@@ -226,6 +235,19 @@ impl Pass<'_> {
         loop {
             let step = match self.in_process(fold, i) {
                 Some(step) => step,
+                // A rule to await that begins a parallel group (declarative
+                // `parallel` rules before it were applied in their turn).
+                None if group::joins(&self.table.rules()[i as usize]) => {
+                    // Boxed: the group's state stays out of this future.
+                    let (step, after) = Box::pin(self.run_group(rt, ctx, fold, i)).await;
+                    match after {
+                        Some(next) => {
+                            i = next;
+                            continue;
+                        }
+                        None => return step,
+                    }
+                }
                 None => {
                     let current = fold.event();
                     // The paths dispatch resolved, while the arguments

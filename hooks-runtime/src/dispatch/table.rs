@@ -14,7 +14,7 @@ use crate::core::context::HookContext;
 use crate::core::event::StepEvent;
 use crate::core::id::HookId;
 use crate::shell::invoke::{
-    self, HookCache, Invocation, Pin, ShellHookSpec, ShellRuntime, ToolView,
+    self, Batch, Deferred, HookCache, Invocation, Pin, ShellHookSpec, ShellRuntime, ToolView,
 };
 use crate::shell::payload::{Resolved, ToolPathSettings};
 
@@ -224,23 +224,27 @@ impl Table {
         event: StepEvent<'_>,
         resolved: Option<&Resolved>,
     ) -> Option<Invocation> {
-        self.invoke_rule_in(index, shell, None, ctx, event, resolved)
-            .await
+        let batch = Batch::default();
+        let (invocation, _) = self
+            .invoke_rule_in(index, shell, batch, ctx, event, resolved)
+            .await?;
+        Some(invocation)
     }
 
-    /// [`Table::invoke_rule`] as one of a batch sharing the event's `slots`.
-    async fn invoke_rule_in(
+    /// [`Table::invoke_rule`] as one of the event's `batch` (sharing its
+    /// slots; in a parallel group, its records come back unwritten).
+    pub(crate) async fn invoke_rule_in(
         &self,
         index: usize,
         shell: &ShellRuntime,
-        slots: Option<&tokio::sync::Semaphore>,
+        batch: Batch<'_>,
         ctx: &HookContext,
         event: StepEvent<'_>,
         resolved: Option<&Resolved>,
-    ) -> Option<Invocation> {
+    ) -> Option<(Invocation, Deferred)> {
         let (spec, cache) = self.hook(index)?;
         let tools = self.tool_view(spec.phase, event.tool_name(), resolved);
-        Some(invoke::invoke(spec, cache, shell, tools, slots, ctx, event).await)
+        Some(invoke::invoke(spec, cache, shell, tools, batch, ctx, event).await)
     }
 
     /// [`Table::invoke_rule`] for each of `indices` on the same `event`,
@@ -260,15 +264,20 @@ impl Table {
         event: StepEvent<'_>,
     ) -> Vec<Invocation> {
         let slots = invoke::event_slots(shell.limits().max_concurrent_hooks_per_event);
+        let batch = Batch {
+            slots: Some(&slots),
+            group: false,
+        };
         let runs = indices
             .iter()
             .filter(|&&i| self.hook_spec(i).is_some())
-            .map(|&i| self.invoke_rule_in(i, shell, Some(&slots), ctx, event, None))
+            .map(|&i| self.invoke_rule_in(i, shell, batch, ctx, event, None))
             .collect();
         invoke::join_in_order(runs)
             .await
             .into_iter()
             .flatten()
+            .map(|(invocation, _)| invocation)
             .collect()
     }
 }

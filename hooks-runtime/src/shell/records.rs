@@ -252,7 +252,12 @@ impl RecordWriter {
     /// may remain). The failure is also counted ([`RecordWriter::failed_writes`])
     /// and kept ([`RecordWriter::last_error`]).
     pub fn write(&self, record: &Record, extra: &SecretSet) -> io::Result<()> {
-        let line = self.render(record, extra);
+        self.write_line(&self.render(record, extra))
+    }
+
+    /// Writes `line`, a record [`RecordWriter::render`] rendered, as
+    /// [`RecordWriter::write`] does.
+    pub(crate) fn write_line(&self, line: &str) -> io::Result<()> {
         let result = {
             let mut file = self
                 .inner

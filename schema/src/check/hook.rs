@@ -85,7 +85,7 @@ impl Checker<'_> {
             self.predicate(&child(p, "when"), w, phase, 0);
         }
         let actions = self.one_action(p, m, &what);
-        for action in actions {
+        for &action in &actions {
             let ap = child(p, action.as_str());
             if let Some(ph) = phase {
                 self.action_allowed(&ap, action, ph);
@@ -96,7 +96,33 @@ impl Checker<'_> {
             self.failure_policy(&child(p, "failure_policy"), f, phase);
         }
         self.enum_key(p, m, "mode", "mode", VOCABULARY.modes, "unknown-mode");
-        self.booleans(p, m, &["enabled", "show_in_tui"]);
+        self.booleans(p, m, &["enabled", "show_in_tui", "parallel"]);
+        self.parallel(p, m, &actions, &what);
+    }
+
+    /// `parallel: true` only on a hook whose action does not chain
+    /// ([`ActionKind::chains`]): the hooks after a rewrite must see its
+    /// value, so they cannot start before it ends.
+    fn parallel(&mut self, p: &str, m: &Map<String, Value>, actions: &[ActionKind], what: &str) {
+        if m.get("parallel") != Some(&Value::Bool(true)) {
+            return;
+        }
+        for action in actions.iter().filter(|a| a.chains()) {
+            self.report(
+                &child(p, "parallel"),
+                At::Value,
+                Layer::Schema,
+                "parallel-rewrite",
+                format!(
+                    "{what} cannot be `parallel: true`: its action `{}` rewrites what the hooks after it see, so they cannot start before it ends",
+                    action.as_str()
+                ),
+                Some(
+                    "remove `parallel`; only hooks that do not rewrite (gates, context, patches) can run at once"
+                        .to_owned(),
+                ),
+            );
+        }
     }
 
     fn hook_id(&mut self, p: &str, m: &Map<String, Value>) {

@@ -85,6 +85,10 @@ pub struct Hook {
     pub enabled: bool,
     /// Whether the hook emits activity events for a UI.
     pub show_in_tui: bool,
+    /// Whether the hook may run at once with the matching `parallel` hooks
+    /// next to it on a mutating phase (their flows still fold in declared
+    /// order); a hook whose action chains (`rewrite`) cannot be.
+    pub parallel: bool,
 }
 
 impl Hook {
@@ -194,6 +198,16 @@ struct RawHook {
     #[serde(default, skip_serializing_if = "is_false")]
     #[schemars(extend("default" = false))]
     show_in_tui: bool,
+    /// Run at once with the matching `parallel` hooks declared next to it
+    /// (one after another otherwise); their results still fold in declared
+    /// order, so the outcome is the one of running them one by one. Not
+    /// allowed with `rewrite` (the hooks after a rewrite must see its
+    /// value); a `run`, `http` or `policy` hook that answers with a rewrite
+    /// fails (`invalid_output`). No effect on observe-only phases, whose
+    /// hooks always run at once. Default `false`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
+    parallel: bool,
 }
 
 const fn yes() -> bool {
@@ -268,6 +282,7 @@ impl TryFrom<RawHook> for Hook {
             mode: raw.mode,
             enabled: raw.enabled,
             show_in_tui: raw.show_in_tui,
+            parallel: raw.parallel,
         })
     }
 }
@@ -295,6 +310,7 @@ impl From<Hook> for RawHook {
             mode: h.mode,
             enabled: h.enabled,
             show_in_tui: h.show_in_tui,
+            parallel: h.parallel,
         };
         match h.action {
             Action::Run(r) => raw.run = Some(r),

@@ -44,7 +44,8 @@ type PhaseTest = Box<dyn Fn(&Capabilities) -> bool>;
 /// The keys of a hook that filter tools (allowed where [`Capabilities::tool`]).
 pub(crate) const TOOL_FILTER_KEYS: [&str; 2] = ["include_tools", "exclude_tools"];
 
-/// Adds "exactly one action" and the per-phase rules to the hook schema.
+/// Adds "exactly one action", the per-phase rules and "no `parallel` beside
+/// a rewrite" to the hook schema.
 pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerator) {
     let one_of: Vec<Value> = ACTION_KEYS
         .iter()
@@ -52,7 +53,7 @@ pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerato
         .collect();
     // Each rule fires only for a *known* phase outside the allowed set, so an
     // unknown phase is reported once (by the `phase` enum), not once per rule.
-    let rules: Vec<Value> = phase_rules(generator)
+    let mut rules: Vec<Value> = phase_rules(generator)
         .into_iter()
         .map(|(key, then, allowed)| {
             let others: Vec<&str> = phases_where(|c| !allowed(c))
@@ -65,6 +66,13 @@ pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerato
             })
         })
         .collect();
+    // `parallel: true` beside an action that chains (`rewrite`).
+    for action in ActionKind::ALL.into_iter().filter(|a| a.chains()) {
+        rules.push(json!({
+            "if": {"required": [action.as_str()]},
+            "then": {"properties": {"parallel": {"const": false}}}
+        }));
+    }
     schema.insert("oneOf".into(), Value::Array(one_of));
     schema.insert("allOf".into(), Value::Array(rules));
 }

@@ -592,6 +592,7 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
         mode: hook.mode,
         failure_policy: config.failure_policy(hook),
         show_in_tui: hook.show_in_tui,
+        parallel: hook.parallel,
         include,
         exclude,
         when,

@@ -11,7 +11,7 @@ use hooks_plan::{PathDiagnostic, Phase};
 
 use super::cache::HookCache;
 use super::spec::HookTarget;
-use super::{Invocation, ShellHookSpec, ShellRuntime, ToolView};
+use super::{Deferred, Invocation, ShellHookSpec, ShellRuntime, ToolView};
 use crate::core::diagnostic::Diagnostic;
 use crate::core::flow::Text;
 use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
@@ -49,6 +49,11 @@ pub(super) struct Call<'a> {
     /// When the hook's timeout runs out, counted from [`Call::begin`]
     /// (waiting for a slot counts: see `slots.rs`).
     pub(super) deadline: tokio::time::Instant,
+    /// A member of a parallel group ([`Batch::group`](super::Batch::group)).
+    pub(super) group: bool,
+    /// The rendered record lines of a group member, kept for the caller
+    /// to write; `None` (records written at once) otherwise.
+    deferred: Option<Vec<String>>,
     start: Instant,
     tool: Option<&'a str>,
     hook_id: HookId,
@@ -81,12 +86,14 @@ pub(super) struct Settled {
 impl<'a> Call<'a> {
     /// Starts the clock and gathers what the steps share for `spec` (and
     /// its `cache`) on `rt` called with `event` (`tools`: its tool's
-    /// settings); returns the call with no diagnostics yet.
+    /// settings; `group`: a member of a parallel group); returns the call
+    /// with no diagnostics yet.
     pub(super) fn begin(
         spec: &'a ShellHookSpec,
         cache: &'a HookCache,
         rt: &'a ShellRuntime,
         tools: ToolView<'a>,
+        group: bool,
         ctx: &'a HookContext,
         event: &StepEvent<'a>,
     ) -> Self {
@@ -105,6 +112,8 @@ impl<'a> Call<'a> {
             path_diagnostics: Vec::new(),
             http: None,
             deadline: tokio::time::Instant::now() + spec.timeout,
+            group,
+            deferred: group.then(Vec::new),
             start,
             tool: event.tool_name(),
             hook_id: HookId::new(Arc::clone(&spec.id)).with_source(spec.config.clone()),
@@ -137,11 +146,12 @@ impl<'a> Call<'a> {
         });
     }
 
-    /// Stamps the elapsed time on the record, writes it, emits the
-    /// `Failed` or `Succeeded` activity event and returns the invocation
-    /// with its report (`verdict`, the failure, elapsed time, the record's
-    /// message and every diagnostic of the call).
-    pub(super) fn finish(mut self, settled: Settled, verdict: Verdict) -> Invocation {
+    /// Stamps the elapsed time on the record, writes it (or, in a group,
+    /// keeps it with the other lines for the caller), emits the `Failed` or
+    /// `Succeeded` activity event and returns the invocation with its
+    /// report (`verdict`, the failure, elapsed time, the record's message
+    /// and every diagnostic of the call) and the lines kept.
+    pub(super) fn finish(mut self, settled: Settled, verdict: Verdict) -> (Invocation, Deferred) {
         let Settled {
             flow,
             context,
@@ -155,6 +165,7 @@ impl<'a> Call<'a> {
             self.write(&Record::Hook(record.clone()));
         }
         self.emit_finished(&record);
+        let deferred = Deferred(self.deferred.take().unwrap_or_default());
         let report = HookReport {
             verdict,
             failure,
@@ -171,13 +182,14 @@ impl<'a> Call<'a> {
             output: self.output,
             hook: self.hook_id,
         };
-        Invocation {
+        let invocation = Invocation {
             flow,
             context,
             args,
             record,
             report,
-        }
+        };
+        (invocation, deferred)
     }
 
     /// Emits `Failed` (when the record has a failure kind) or `Succeeded`.
@@ -234,9 +246,14 @@ impl<'a> Call<'a> {
         redact_sensitive_text(text, &self.secrets).into_owned()
     }
 
-    /// Writes `record` when records are on; a failed write becomes a
-    /// (redacted) diagnostic.
+    /// Writes `record` when records are on (in a group: renders it and
+    /// keeps the line for the caller); a failed write becomes a (redacted)
+    /// diagnostic.
     pub(super) fn write(&mut self, record: &Record) {
+        if let (Some(writer), Some(lines)) = (&self.rt.records, &mut self.deferred) {
+            lines.push(writer.render(record, &self.secrets));
+            return;
+        }
         if let Some(writer) = &self.rt.records
             && let Err(err) = writer.write(record, &self.secrets)
         {

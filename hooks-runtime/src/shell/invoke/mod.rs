@@ -189,7 +189,13 @@ impl ShellHook {
             resolved: None,
         };
         let rt = &self.runtime;
-        invoke(&self.spec, &self.cache, rt, tools, slots, ctx, event).await
+        let batch = Batch {
+            slots,
+            group: false,
+        };
+        invoke(&self.spec, &self.cache, rt, tools, batch, ctx, event)
+            .await
+            .0
     }
 
     /// The runtime the hook is bound to.
@@ -213,10 +219,58 @@ pub(crate) struct ToolView<'a> {
     pub(crate) resolved: Option<&'a crate::shell::payload::Resolved>,
 }
 
+/// How one invocation takes part in its event's hooks.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Batch<'a> {
+    /// The event's slots when the invocation is one of a concurrent batch
+    /// (`slots.rs`).
+    pub(crate) slots: Option<&'a tokio::sync::Semaphore>,
+    /// A member of a parallel group of a mutating phase (a table's rules
+    /// with `parallel: true`, started at once and folded in declared
+    /// order): an answer that chains ([`FlowKind::chains`](hooks_plan::FlowKind::chains),
+    /// or new arguments beside a grant) is an `invalid_output` failure,
+    /// and the records are rendered but not written: the caller writes
+    /// them ([`Deferred::write`]) when it folds the invocation, in declared
+    /// order, or drops them with an invocation a decision before it made
+    /// moot.
+    pub(crate) group: bool,
+}
+
+/// The record lines of an invocation in a parallel group
+/// ([`Batch::group`]), rendered (redacted with the hook's secrets) and
+/// not yet written; empty (and unallocated) for any other invocation.
+#[derive(Debug, Default)]
+pub(crate) struct Deferred(Vec<String>);
+
+impl Deferred {
+    /// Writes the lines, in order, to `rt`'s records file; a line that
+    /// cannot be written becomes a (redacted) diagnostic of `invocation`'s
+    /// report, as a record the invocation writes itself does.
+    pub(crate) fn write(self, rt: &ShellRuntime, invocation: &mut Invocation) {
+        let Some(writer) = &rt.records else {
+            return;
+        };
+        for line in self.0 {
+            if let Err(err) = writer.write_line(&line) {
+                let message = writer.lost_records_message(&err);
+                let message = crate::shell::redact::redact_sensitive_text(&message, &rt.secrets);
+                invocation
+                    .report
+                    .diagnostics
+                    .push(crate::core::diagnostic::Diagnostic::Hook {
+                        hook: invocation.report.hook.clone(),
+                        message: message.into_owned(),
+                    });
+            }
+        }
+    }
+}
+
 /// [`ShellHook::invoke`] of `spec` on `runtime`, with `tools` for the
 /// event's tool: what a dispatch table calls with the spec (and the
-/// `cache` beside it) it built once for a rule. `slots`: the event's
-/// slots when the invocation is one of a concurrent batch (`slots.rs`).
+/// `cache` beside it) it built once for a rule. `batch`: how it takes part
+/// in the event's hooks; the records of a group member come back unwritten
+/// (the [`Deferred`] lines; empty otherwise).
 ///
 /// # Cancel safety
 ///
@@ -226,22 +280,22 @@ pub(crate) async fn invoke(
     cache: &HookCache,
     runtime: &ShellRuntime,
     tools: ToolView<'_>,
-    slots: Option<&tokio::sync::Semaphore>,
+    batch: Batch<'_>,
     ctx: &HookContext,
     event: StepEvent<'_>,
-) -> Invocation {
-    let call = Call::begin(spec, cache, runtime, tools, ctx, &event);
+) -> (Invocation, Deferred) {
+    let call = Call::begin(spec, cache, runtime, tools, batch.group, ctx, &event);
     if event.kind() != spec.phase {
-        return call.not_observed();
+        return (call.not_observed(), Deferred::default());
     }
     let action = spec.target.action_name();
     let config = spec.config.as_deref().unwrap_or_default();
     let span = telemetry::hook_span(config, event.kind(), &spec.id, action);
-    let invocation = run(call, event, slots).instrument(span.clone()).await;
+    let (invocation, deferred) = run(call, event, batch.slots).instrument(span.clone()).await;
     // The record's message is redacted with the hook's secrets.
     let message = invocation.record.message.as_deref();
     telemetry::finish(&span, &invocation.report, invocation.flow.kind(), message);
-    invocation
+    (invocation, deferred)
 }
 
 /// [`invoke`] on an event of the spec's phase, in its span: payload, then
@@ -255,7 +309,7 @@ async fn run<'a>(
     mut call: Call<'a>,
     event: StepEvent<'_>,
     slots: Option<&'a tokio::sync::Semaphore>,
-) -> Invocation {
+) -> (Invocation, Deferred) {
     call.emit_started();
     let taken = match call.check_script() {
         Err((kind, detail)) => Err(Outcome::Failed(kind, detail)),
@@ -304,7 +358,7 @@ async fn run<'a>(
                     crate::PolicyEvalError::FeatureOff.to_string(),
                 ),
             };
-            call.check_rewrite(call.note_memory_limit(outcome))
+            call.check_rewrite(call.refuse_chaining(call.note_memory_limit(outcome)))
         }
     };
     let outcome = call.cap_context(outcome);

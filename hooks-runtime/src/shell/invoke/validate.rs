@@ -122,6 +122,37 @@ impl RewriteSchema {
 }
 
 impl Call<'_> {
+    /// In a parallel group ([`Call::group`]), a decided flow that chains
+    /// (a rewrite of the arguments, result or prompt, see
+    /// [`FlowKind::chains`](hooks_plan::FlowKind::chains)), or new
+    /// arguments beside a grant, becomes an `invalid_output` failure (the
+    /// failure policy applies next): the hooks started with it cannot see
+    /// the value. Anything else is returned unchanged.
+    pub(super) fn refuse_chaining(&self, outcome: Outcome) -> Outcome {
+        let Outcome::Decided(decision) = &outcome else {
+            return outcome;
+        };
+        if !self.group {
+            return outcome;
+        }
+        let kind = decision.flow.kind();
+        let what = if kind.chains() {
+            kind.as_str()
+        } else if decision.args.is_some() {
+            "updated arguments"
+        } else {
+            return outcome;
+        };
+        Outcome::Failed(
+            FailureKind::InvalidOutput,
+            format!(
+                "hook `{}` is `parallel: true` and cannot answer with {what}: \
+                 the hooks run at once with it would not see the new value",
+                self.spec.id
+            ),
+        )
+    }
+
     /// A decided `rewrite_args` / `rewrite_result` whose value does not fit
     /// the spec's rewrite schema becomes an `invalid_output` failure (the
     /// failure policy applies next); anything else is returned unchanged.
