@@ -143,7 +143,7 @@ pub use crate::core::stack::{DuplicateHookId, HookStack};
 
 // What a Rust hook answers with, and how answers merge.
 pub use crate::core::diagnostic::Diagnostic;
-pub use crate::core::flow::{ContextItem, ContextList, Flow, FlowKind, Role, Text};
+pub use crate::core::flow::{ContextItem, ContextList, EnvVars, Flow, FlowKind, Role, Text};
 pub use crate::core::fold::Fold;
 pub use crate::core::hook::{AgentHook, FnHook, FoldStep, HookFuture};
 pub use crate::core::id::HookId;

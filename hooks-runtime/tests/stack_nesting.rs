@@ -130,6 +130,7 @@ fn sample_flow(kind: FlowKind) -> Flow {
         },
         FlowKind::Ask => Flow::ask("a"),
         FlowKind::Allow => Flow::Allow,
+        FlowKind::SetEnv => Flow::SetEnv([("A".to_owned(), "1".to_owned())].into()),
     }
 }
 

@@ -199,6 +199,11 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
         },
         FlowKind::Ask => Flow::ask(reason),
         FlowKind::Allow => Flow::Allow,
+        FlowKind::SetEnv => Flow::SetEnv(
+            (0..bits.pick(3))
+                .map(|i| (format!("V{i}"), bits.text()))
+                .collect(),
+        ),
     }
 }
 

@@ -146,11 +146,13 @@ pub enum FlowKind {
     Ask,
     /// Grant the permission without asking.
     Allow,
+    /// Set environment variables for the run's later tool calls.
+    SetEnv,
 }
 
 impl FlowKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FlowKind; 14] = [
+    pub const ALL: [FlowKind; 15] = [
         FlowKind::Continue,
         FlowKind::PatchRequest,
         FlowKind::RewriteArgs,
@@ -165,12 +167,14 @@ impl FlowKind {
         FlowKind::Repair,
         FlowKind::Ask,
         FlowKind::Allow,
+        FlowKind::SetEnv,
     ];
 
     /// The snake_case name used in diagnostics, records and the native output protocol.
     pub const fn as_str(self) -> &'static str {
         match self {
             FlowKind::Continue => "continue",
+            FlowKind::SetEnv => "set_env",
             FlowKind::PatchRequest => "patch_request",
             FlowKind::RewriteArgs => "rewrite_args",
             FlowKind::RewriteResult => "rewrite_result",
@@ -231,6 +235,7 @@ impl FlowKind {
             FlowKind::RewritePrompt => "rewrite_prompt",
             FlowKind::PatchRequest => "patch",
             FlowKind::InjectContext => "context_items",
+            FlowKind::SetEnv => "env",
         }
     }
 }
@@ -451,7 +456,10 @@ const fn resumable(phase: Phase) -> Capabilities {
 /// What each phase allows, indexed by phase in [`Phase::ALL`] order (see
 /// [`Phase::capabilities`]).
 pub const CAPABILITIES: [Capabilities; 22] = [
-    with_context(observe(Phase::RunStart, SubjectKind::Nothing)),
+    Capabilities {
+        flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate, F::SetEnv]),
+        ..with_context(observe(Phase::RunStart, SubjectKind::Nothing))
+    },
     Capabilities {
         flows: FlowSet::of(&[F::Continue, F::RewritePrompt, F::Skip, F::Terminate]),
         mutating: true,

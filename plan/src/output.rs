@@ -57,6 +57,12 @@ pub struct HookOutput {
     /// With `repair` (`invalid_tool_call` only): the tool the call is meant for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
+    /// `run_start` only: environment variables (name to value) for the
+    /// run's later tool calls, as Claude Code's `CLAUDE_ENV_FILE` sets them
+    /// for its SessionStart hooks; the agent gets them in the decision.
+    /// Names are `[A-Za-z_][A-Za-z0-9_]*`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 /// A hook's decision, selecting a flow.

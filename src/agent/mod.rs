@@ -118,6 +118,10 @@ pub struct Answer {
     pub stderr: String,
     /// A command hook's exit code: 0, or 2 (see [`Answer`]).
     pub exit_code: u8,
+    /// Environment variables the hooks set for the agent's later tool
+    /// calls (`run_start`, [`Decided::env`]); the `hook` command appends
+    /// them to Claude Code's `CLAUDE_ENV_FILE`. Never printed.
+    pub env: hooks_runtime::EnvVars,
 }
 
 impl Answer {
@@ -129,6 +133,7 @@ impl Answer {
             stdout,
             stderr: String::new(),
             exit_code: 0,
+            env: hooks_runtime::EnvVars::new(),
         }
     }
 
@@ -140,6 +145,7 @@ impl Answer {
             stdout: String::new(),
             stderr: redact(message),
             exit_code: 2,
+            env: hooks_runtime::EnvVars::new(),
         }
     }
 }
@@ -328,12 +334,14 @@ impl Engine {
     /// process group and answers nothing.
     pub async fn decide(&self, request: &Request) -> Answer {
         let decided = decide(&self.stack, &request.ctx, &request.event).await;
-        match request.agent {
+        let mut answer = match request.agent {
             Agent::Claude => claude::answer(request, &decided),
             Agent::Codex => codex::answer(request, &decided),
             Agent::Gemini => gemini::answer(request, &decided),
             Agent::Copilot => copilot::answer(request, &decided),
-        }
+        };
+        answer.env = decided.env;
+        answer
     }
 
     /// [`Engine::read`] then [`Engine::decide`]: the answer to one
@@ -445,6 +453,7 @@ fn wrap<D, E>(decided: Decided<D>, wrap: impl FnOnce(D) -> E) -> Decided<E> {
     let Decided {
         decision,
         context,
+        env,
         provenance,
         diagnostics,
         reports,
@@ -452,6 +461,7 @@ fn wrap<D, E>(decided: Decided<D>, wrap: impl FnOnce(D) -> E) -> Decided<E> {
     Decided {
         decision: wrap(decision),
         context,
+        env,
         provenance,
         diagnostics,
         reports,

@@ -263,6 +263,10 @@ pub(crate) struct Outcome {
     pub(crate) prompt: Option<String>,
     /// Context items for the model's next turn.
     pub(crate) context: ContextList,
+    /// The names of the environment variables hooks set (run_start); the
+    /// values are never printed, they may be secrets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) env: Vec<String>,
     /// Which hook set or rewrote what.
     pub(crate) provenance: ProvenanceList,
     /// Conflicts and fail-closed reasons.
@@ -283,6 +287,7 @@ pub(crate) struct Applied {
 struct Extras {
     phase: StepEventKind,
     context: ContextList,
+    env: Vec<String>,
     provenance: ProvenanceList,
     diagnostics: Vec<Diagnostic>,
     reports: ReportList,
@@ -292,6 +297,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
     let Decided {
         decision,
         context,
+        env,
         provenance,
         diagnostics,
         reports,
@@ -301,6 +307,7 @@ fn split<D>(phase: StepEventKind, decided: Decided<D>) -> (D, Extras) {
         Extras {
             phase,
             context,
+            env: env.into_keys().collect(),
             provenance,
             diagnostics,
             reports,
@@ -322,6 +329,7 @@ impl Extras {
                 result: None,
                 prompt: None,
                 context: self.context,
+                env: self.env,
                 provenance: self.provenance,
                 diagnostics: self.diagnostics,
                 reports: self.reports,

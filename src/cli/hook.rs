@@ -101,7 +101,10 @@ pub(crate) fn run(
         engine
     };
     let code = match run_interruptible(&runtime, cancels, engine.decide(&request)) {
-        Ok(Ran::Done(answer)) => print(&answer),
+        Ok(Ran::Done(mut answer)) => {
+            export_env(&mut answer);
+            print(&answer)
+        }
         Ok(Ran::Interrupted(i)) => {
             if let Some(answer) = &i.partial {
                 print(answer);
@@ -132,6 +135,48 @@ fn project_dir(agent: Agent) -> Option<PathBuf> {
         .filter_map(std::env::var_os)
         .map(PathBuf::from)
         .find(|dir| dir.is_dir())
+}
+
+/// Claude Code's environment file: a SessionStart hook appends `export
+/// NAME=VALUE` lines to it and Claude Code sources it before each Bash
+/// command (its hooks reference, *SessionStart*).
+const CLAUDE_ENV_FILE: &str = "CLAUDE_ENV_FILE";
+
+/// Appends the variables the hooks set ([`Answer::env`]) to the agent's
+/// `CLAUDE_ENV_FILE` as `export NAME='VALUE'` lines (quoted for `sh` by
+/// `shlex`). Without the variable (an agent other than Claude Code, a
+/// non-SessionStart event), or when the file cannot be written, a line on
+/// stderr names the variables that were not exported (never the values).
+fn export_env(answer: &mut Answer) {
+    if answer.env.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = answer.env.keys().map(String::as_str).collect();
+    let names = names.join(", ");
+    let written = std::env::var_os(CLAUDE_ENV_FILE)
+        .ok_or_else(|| format!("{CLAUDE_ENV_FILE} is not set"))
+        .and_then(|path| {
+            let mut lines = String::new();
+            for (name, value) in &answer.env {
+                let quoted = shlex::try_quote(value)
+                    .map_err(|_| format!("the value of `{name}` holds a NUL byte"))?;
+                lines.push_str(&format!("export {name}={quoted}\n"));
+            }
+            std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&path)
+                .and_then(|mut file| file.write_all(lines.as_bytes()))
+                .map_err(|e| format!("cannot append to {CLAUDE_ENV_FILE}: {e}"))
+        });
+    if let Err(why) = written {
+        let line = format!("agent-hooks: hooks set {names}, not exported: {why}");
+        if answer.stderr.is_empty() {
+            answer.stderr = line;
+        } else {
+            answer.stderr = format!("{}\n{line}", answer.stderr);
+        }
+    }
 }
 
 /// Prints `answer` (its texts are redacted already) and returns its exit

@@ -98,6 +98,7 @@ pub(crate) fn hook_with(
         // environment running the tests says.
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("GEMINI_PROJECT_DIR")
+        .env_remove("CLAUDE_ENV_FILE")
         .arg("hook")
         .args(args)
         .args(configs)

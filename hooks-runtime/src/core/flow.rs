@@ -90,7 +90,15 @@ pub enum Flow {
     /// `permission_request`: grant the permission without asking. Does not
     /// stop the fold: a later hook's `Ask` or `Skip` wins over it.
     Allow,
+    /// `run_start`: environment variables (name to value) for the run's
+    /// later tool calls, as Claude Code's `CLAUDE_ENV_FILE` sets them.
+    /// Merged in declared order (a later hook's value of a name wins);
+    /// the agent gets them in [`Decided::env`](crate::Decided::env).
+    SetEnv(EnvVars),
 }
+
+/// Environment variables a hook sets: name to value, sorted by name.
+pub type EnvVars = std::collections::BTreeMap<String, String>;
 
 impl Flow {
     /// The flow's kind (its variant, without data).
@@ -110,6 +118,7 @@ impl Flow {
             Flow::Repair { .. } => FlowKind::Repair,
             Flow::Ask { .. } => FlowKind::Ask,
             Flow::Allow => FlowKind::Allow,
+            Flow::SetEnv(_) => FlowKind::SetEnv,
         }
     }
 

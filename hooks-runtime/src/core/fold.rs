@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::StepEvent;
-use crate::core::flow::{ContextList, Flow, FlowKind, Text};
+use crate::core::flow::{ContextList, EnvVars, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::merge::PatchMerge;
 use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome};
@@ -32,6 +32,7 @@ pub struct Fold<'e> {
     value: Option<Value>,
     prompt: Option<Text>,
     context: ContextList,
+    env: EnvVars,
     decision: Option<Flow>,
     /// The strongest `Ask` / `Allow` so far (they do not stop the fold).
     permission: Option<Flow>,
@@ -81,6 +82,7 @@ impl<'e> Fold<'e> {
             value: None,
             prompt: None,
             context: ContextList::new(),
+            env: EnvVars::new(),
             decision: None,
             permission: None,
             provenance: ProvenanceList::new(),
@@ -232,6 +234,17 @@ impl<'e> Fold<'e> {
                     self.context.extend(items.iter().cloned());
                 }
             }
+            Flow::SetEnv(vars) => {
+                if !vars.is_empty() {
+                    self.record(
+                        hook,
+                        Change::SetEnv {
+                            names: vars.keys().cloned().collect(),
+                        },
+                    );
+                    self.env.extend(vars);
+                }
+            }
             answer @ (Flow::Ask { .. } | Flow::Allow) => {
                 self.record(hook, Change::Decided(kind));
                 self.answer(answer);
@@ -332,6 +345,7 @@ impl<'e> Fold<'e> {
             result,
             prompt: self.prompt,
             context: self.context,
+            env: self.env,
             provenance: self.provenance,
             diagnostics: self.diagnostics,
             reports: self.reports,

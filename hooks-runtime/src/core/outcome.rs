@@ -7,7 +7,7 @@ use serde_json::Value;
 use smallvec::SmallVec;
 
 use crate::core::diagnostic::Diagnostic;
-use crate::core::flow::{ContextList, Flow, FlowKind, Text};
+use crate::core::flow::{ContextList, EnvVars, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::patch::{PatchField, RequestPatch};
 use crate::core::report::ReportList;
@@ -58,6 +58,9 @@ pub struct StackOutcome {
     pub prompt: Option<Text>,
     /// After-phases: the context items injected, in order.
     pub context: ContextList,
+    /// `run_start`: the environment variables hooks set (a later hook's
+    /// value of a name wins); empty elsewhere.
+    pub env: EnvVars,
     /// Which hook set or rewrote what, in order.
     pub provenance: ProvenanceList,
     /// Conflicts, fail-closed reasons and the consulted hooks' own
@@ -78,6 +81,7 @@ impl StackOutcome {
             && self.result.is_none()
             && self.prompt.is_none()
             && self.context.is_empty()
+            && self.env.is_empty()
             && self.diagnostics.is_empty()
     }
 
@@ -172,6 +176,12 @@ pub enum Change {
     InjectedContext {
         /// How many items.
         items: usize,
+    },
+    /// Set environment variables (`run_start`): their names (the values
+    /// are never recorded).
+    SetEnv {
+        /// The names, sorted.
+        names: Vec<String>,
     },
     /// Stopped the stack with a decision of this kind.
     Decided(FlowKind),

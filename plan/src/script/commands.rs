@@ -94,6 +94,64 @@ fn push_command(words: &[Word], out: &mut Vec<String>) {
     }
 }
 
+/// The variables an environment file sets, in order: each line `export
+/// NAME=VALUE` or `NAME=VALUE` (several per line allowed), quotes removed
+/// and `$NAME` / `${NAME}` expanded from the variables set earlier in the
+/// file, then `var` (the agent's environment). What cannot be read that
+/// way — another command, a value with a command substitution or an
+/// unknown variable, an unbalanced quote — is skipped and named in the
+/// second list (line numbers from 1). The format of Claude Code's
+/// `CLAUDE_ENV_FILE`, which Claude Code sources in its shell.
+pub fn env_assignments(
+    text: &str,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<(String, String)>, Vec<String>) {
+    let (mut set, mut skipped): (Vec<(String, String)>, Vec<String>) = (Vec::new(), Vec::new());
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let lookup = |name: &str| {
+            set.iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .or_else(|| var(name))
+        };
+        let Ok(tokens) = tokens(line, &lookup) else {
+            skipped.push(format!("line {}: unbalanced quotes", n + 1));
+            continue;
+        };
+        let mut words = tokens.iter().filter_map(|t| match t {
+            Token::Word { text, exact } => Some((text, *exact)),
+            _ => None,
+        });
+        let mut first = words.next();
+        if first.is_some_and(|(w, _)| w == "export") {
+            first = words.next();
+        }
+        let line_set: Option<Vec<(String, String)>> = first
+            .into_iter()
+            .chain(words)
+            .map(|(word, exact)| {
+                let (name, value) = word.split_once('=')?;
+                (exact && super::valid_env_name(name)).then(|| (name.to_owned(), value.to_owned()))
+            })
+            .collect();
+        match line_set {
+            Some(pairs) if tokens.iter().all(|t| matches!(t, Token::Word { .. })) => {
+                set.extend(pairs);
+            }
+            _ => skipped.push(format!(
+                "line {}: not `export NAME=VALUE` with a known value",
+                n + 1
+            )),
+        }
+    }
+    (set, skipped)
+}
+
 /// The command substitutions of `line` at its top level, `$(...)`
 /// (balanced, outside single quotes) and `` `...` ``: each as the byte
 /// range it spans and the range of its body.
@@ -140,6 +198,25 @@ fn substitutions(line: &str) -> Vec<(Range<usize>, Range<usize>)> {
 #[cfg(test)]
 mod tests {
     use super::sub_commands;
+
+    #[test]
+    fn env_files_read_as_a_shell_would_set_them() {
+        let text = "export A=1\nB='two words'\n# a comment\n\nexport C=\"$A-$HOME\" D=${B}\nexport E=$(date)\nrm -rf x\nexport F=\"unclosed\n";
+        let (set, skipped) =
+            super::env_assignments(text, &|n| (n == "HOME").then(|| "/h".to_owned()));
+        let set: Vec<(&str, &str)> = set.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(
+            set,
+            [
+                ("A", "1"),
+                ("B", "two words"),
+                ("C", "1-/h"),
+                ("D", "two words")
+            ]
+        );
+        assert_eq!(skipped.len(), 3, "{skipped:?}");
+        assert!(skipped[0].starts_with("line 6"), "{skipped:?}");
+    }
 
     #[test]
     fn lists_pipelines_and_substitutions_split_into_simple_commands() {

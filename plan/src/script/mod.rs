@@ -14,7 +14,7 @@ mod interp;
 mod words;
 mod wrappers;
 
-pub use commands::sub_commands;
+pub use commands::{env_assignments, sub_commands};
 use words::Token;
 
 /// How deep `sh -c '…'` inside `sh -c '…'` is followed.

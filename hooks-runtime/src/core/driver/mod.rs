@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::core::context::HookContext;
 use crate::core::diagnostic::Diagnostic;
 use crate::core::event::{StepEvent, ToolOutcome};
-use crate::core::flow::{ContextList, Flow, Text};
+use crate::core::flow::{ContextList, EnvVars, Flow, Text};
 use crate::core::fold::Fold;
 use crate::core::outcome::{ProvenanceList, StackOutcome};
 use crate::core::patch::RequestPatch;
@@ -50,6 +50,12 @@ pub struct Decided<D> {
     /// tool results; other after-phases: for the model's next turn). Empty
     /// elsewhere. The agent adds them whatever the decision.
     pub context: ContextList,
+    /// `run_start`: environment variables (name to value) the hooks set
+    /// for the run's later tool calls (Claude Code's `CLAUDE_ENV_FILE`, the
+    /// native `env` field); the agent sets them in its tools'
+    /// environment whatever the decision. Empty elsewhere. Values are
+    /// never recorded; they may be secrets.
+    pub env: EnvVars,
     /// Which hook set or rewrote what, in order.
     pub provenance: ProvenanceList,
     /// Conflicts, fail-closed reasons and the consulted hooks' own
@@ -66,6 +72,7 @@ impl<D> Decided<D> {
         Decided {
             decision,
             context: std::mem::take(&mut outcome.context),
+            env: std::mem::take(&mut outcome.env),
             provenance: outcome.provenance,
             diagnostics: outcome.diagnostics,
             reports: outcome.reports,

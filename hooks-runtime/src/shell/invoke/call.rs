@@ -51,6 +51,10 @@ pub(super) struct Call<'a> {
     pub(super) deadline: tokio::time::Instant,
     /// A member of a parallel group ([`Batch::group`](super::Batch::group)).
     pub(super) group: bool,
+    /// What the hook wrote into its `CLAUDE_ENV_FILE`, once it ran.
+    pub(super) env_set: crate::EnvVars,
+    /// The lines of that file that could not be read (no values).
+    pub(super) env_notes: Vec<String>,
     /// The rendered record lines of a group member, kept for the caller
     /// to write; `None` (records written at once) otherwise.
     deferred: Option<Vec<String>>,
@@ -79,6 +83,8 @@ pub(super) struct Settled {
     pub(super) context: ContextList,
     /// New arguments applied before `flow` ([`Invocation::args`]).
     pub(super) args: Option<serde_json::Value>,
+    /// Environment variables set before `flow` ([`Invocation::env`]).
+    pub(super) env: crate::EnvVars,
     pub(super) record: HookRecord,
     pub(super) failure: Option<HookFailure>,
 }
@@ -113,6 +119,8 @@ impl<'a> Call<'a> {
             http: None,
             deadline: tokio::time::Instant::now() + spec.timeout,
             group,
+            env_set: crate::EnvVars::new(),
+            env_notes: Vec::new(),
             deferred: group.then(Vec::new),
             start,
             tool: event.tool_name(),
@@ -133,6 +141,7 @@ impl<'a> Call<'a> {
             flow: Flow::Continue,
             context: ContextList::new(),
             args: None,
+            env: crate::EnvVars::new(),
             record: self.record(RecordStatus::Ok),
             report: HookReport::new(self.hook_id),
         }
@@ -156,6 +165,7 @@ impl<'a> Call<'a> {
             flow,
             context,
             args,
+            env,
             mut record,
             failure,
         } = settled;
@@ -186,6 +196,7 @@ impl<'a> Call<'a> {
             flow,
             context,
             args,
+            env,
             record,
             report,
         };

@@ -98,10 +98,11 @@ impl Call<'_> {
             .collect();
         self.diagnostics.extend(notes);
         let record_notes: Vec<String> = decision.notes.iter().map(|m| self.redact(m)).collect();
-        let (flow, context, args) = (
+        let (flow, context, args, env) = (
             decision.flow,
             ContextList::from_vec(decision.context),
             decision.args,
+            decision.env,
         );
         let status = if flow.is_continue() {
             RecordStatus::Ok
@@ -114,10 +115,16 @@ impl Call<'_> {
         // (`redact_flow`); the message is cut after that.
         record.message = flow_reason(&flow).map(|r| truncate_outside_markers(r, MESSAGE_MAX_CHARS));
         record.notes = record_notes;
+        if record.message.is_none() && !env.is_empty() {
+            // The names only: the values may be secrets.
+            let names: Vec<&str> = env.keys().map(String::as_str).collect();
+            record.message = Some(format!("env: {}", names.join(", ")));
+        }
         Settled {
             flow,
             context,
             args,
+            env,
             record,
             failure: None,
         }
@@ -146,6 +153,7 @@ impl Call<'_> {
             flow: applied.flow,
             context: ContextList::new(),
             args: None,
+            env: crate::EnvVars::new(),
             record,
             failure: Some(HookFailure {
                 kind,
@@ -162,6 +170,7 @@ impl Call<'_> {
             flow,
             mut context,
             mut args,
+            mut env,
             mut record,
             failure,
         } = settled;
@@ -169,6 +178,7 @@ impl Call<'_> {
         if self.spec.mode == Mode::Audit {
             context.clear();
             args = None;
+            env.clear();
         }
         let verdict = match &would_be {
             Some(would) => Verdict::Audited(would.kind()),
@@ -183,6 +193,7 @@ impl Call<'_> {
             flow,
             context,
             args,
+            env,
             record,
             failure,
         };

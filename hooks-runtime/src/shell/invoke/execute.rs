@@ -143,6 +143,7 @@ impl Call<'_> {
     ) -> ExecOutcome {
         let stdin = built.document;
         let spill = built.spill;
+        let env_file = self.env_file(process);
         let out = match process.worker {
             Some(size) => {
                 let deadline = self.deadline;
@@ -152,7 +153,7 @@ impl Call<'_> {
                 let cap = self.rt.limits.stdout_cap;
                 pool.request(&self.rt.executor, &stdin, deadline, cap).await
             }
-            None if spill.is_none() => {
+            None if spill.is_none() && env_file.is_none() => {
                 // The command is built once and respawned.
                 let launch = Launch {
                     stdin: Some(&stdin),
@@ -167,12 +168,22 @@ impl Call<'_> {
                     .await
             }
             None => {
-                // The payload-ref file's path is in the environment.
-                let req = self.exec_request(process, stdin, spill.as_ref());
+                // The payload-ref file's (and the env file's) path is in
+                // the environment.
+                let mut req = self.exec_request(process, stdin, spill.as_ref());
+                if let Some(file) = &env_file {
+                    req.env.set.push((
+                        super::env_file::CLAUDE_ENV_FILE.to_owned(),
+                        file.path().to_string_lossy().into_owned(),
+                    ));
+                }
                 self.rt.executor.run(&req, &self.rt.cancel).await
             }
         };
         self.output = Some(OutputSizes::from(&out));
+        if let Some(file) = env_file {
+            self.read_env_file(file);
+        }
         if let Some(spill) = spill {
             self.remove_spill(spill);
         }

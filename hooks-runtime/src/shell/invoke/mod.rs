@@ -24,6 +24,7 @@ mod batch;
 mod cache;
 mod call;
 mod decide;
+mod env_file;
 mod execute;
 #[cfg(feature = "http")]
 mod http;
@@ -75,6 +76,10 @@ pub struct Invocation {
     /// `updatedInput`: `flow` is then `Allow`); `None` otherwise, and in
     /// audit mode.
     pub args: Option<serde_json::Value>,
+    /// Environment variables to set before acting on `flow` (as a
+    /// `SetEnv`; `run_start` only: the native `env` field, a Claude Code
+    /// script's `CLAUDE_ENV_FILE`); empty otherwise, and in audit mode.
+    pub env: crate::EnvVars,
     /// The record written for it.
     pub record: HookRecord,
     /// What the invocation decided, its failure (kind and policy), elapsed
@@ -86,7 +91,8 @@ pub struct Invocation {
 impl Invocation {
     /// Applies the invocation to `fold`: its context items
     /// ([`Invocation::context`]) first, then its new arguments
-    /// ([`Invocation::args`]), then its flow with its report.
+    /// ([`Invocation::args`]), its environment variables
+    /// ([`Invocation::env`]), then its flow with its report.
     /// Returns `ControlFlow::Break` when the fold is stopped (by this
     /// invocation or an earlier one).
     pub fn fold_into(self, fold: &mut Fold<'_>) -> ControlFlow<()> {
@@ -102,6 +108,12 @@ impl Invocation {
         if let Some(args) = self.args {
             let hook = self.report.hook.clone();
             if fold.apply(&hook, Flow::RewriteArgs(args)).is_break() {
+                return ControlFlow::Break(());
+            }
+        }
+        if !self.env.is_empty() {
+            let hook = self.report.hook.clone();
+            if fold.apply(&hook, Flow::SetEnv(self.env)).is_break() {
                 return ControlFlow::Break(());
             }
         }
@@ -324,7 +336,12 @@ async fn run<'a>(
                 Target::Process(process) => match call.build_payload(&event, &Json) {
                     Ok(built) => {
                         let out = call.spawn(process, built).await;
-                        call.read_exit(&event, process, out)
+                        let mut outcome = call.read_exit(&event, process, out);
+                        if let Outcome::Decided(decision) = &mut outcome {
+                            decision.env.append(&mut call.env_set);
+                            decision.notes.append(&mut call.env_notes);
+                        }
+                        outcome
                     }
                     Err(outcome) => *outcome,
                 },

@@ -56,6 +56,76 @@ impl Drop for SpillFile {
     }
 }
 
+impl SpillFile {
+    /// Reads the file back (at most `cap` bytes), opened relative to its
+    /// directory without following a symlink: what a hook wrote into a file
+    /// it was handed (Claude Code's `CLAUDE_ENV_FILE`).
+    ///
+    /// # Errors
+    ///
+    /// The I/O error of opening or reading it.
+    pub(crate) fn read_back(&self, cap: u64) -> io::Result<Vec<u8>> {
+        use std::io::Read as _;
+        let Some((dir, name)) = &self.entry else {
+            return Ok(Vec::new());
+        };
+        let fd = rustix::fs::openat(
+            dir,
+            name.as_os_str(),
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let mut bytes = Vec::new();
+        std::fs::File::from(fd).take(cap).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+}
+
+/// Creates an empty file (mode 0600) in the session directory `dir` for a
+/// hook to write into, named `{prefix}-{pid}-{hook}-{n}{suffix}`, as safely
+/// as a payload-ref file.
+///
+/// # Errors
+///
+/// [`PayloadError::Spill`] when the directory is unsafe or the file cannot
+/// be created.
+pub(crate) fn create_hook_file(
+    dir: &Path,
+    root: &Path,
+    hook_id: &str,
+    prefix: &str,
+    suffix: &str,
+) -> Result<SpillFile, PayloadError> {
+    let err = |source| PayloadError::Spill {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    let checked = check_session_dir(dir, root)?;
+    let root = root.canonicalize().map_err(err)?;
+    let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = format!(
+        "{prefix}-{}-{}-{n}{suffix}",
+        std::process::id(),
+        safe_name(hook_id)
+    );
+    create_spill(&root, &checked, name.as_ref(), &[]).map_err(err)
+}
+
+/// `id` with every character but ASCII letters, digits, `-` and `_`
+/// replaced by `_`, at most 64 characters: part of a file name.
+fn safe_name(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 pub(super) fn write_spill(
@@ -70,18 +140,7 @@ pub(super) fn write_spill(
     let checked = check_session_dir(dir, input.root)?;
     let root = input.root.canonicalize().map_err(err)?;
     let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let safe_id: String = input
-        .hook_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect();
+    let safe_id = safe_name(input.hook_id);
     let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
     create_spill(&root, &checked, name.as_ref(), bytes).map_err(err)
 }

@@ -52,6 +52,10 @@ pub(crate) struct ProtocolDecision {
     /// `updatedInput`: the call is granted with the new input). `None`
     /// otherwise.
     pub args: Option<Value>,
+    /// Environment variables to set beside the flow (`run_start`: the
+    /// native `env` field, a Claude Code script's `CLAUDE_ENV_FILE`);
+    /// empty otherwise.
+    pub env: crate::EnvVars,
     /// Messages for the operator that are not failures (Claude Code's
     /// `systemMessage`, an exit 2 on an event that cannot be denied).
     /// Unredacted: callers pass them through redaction before showing them.

@@ -20,6 +20,7 @@
 //! | `rewrite_prompt` | `user_prompt` | `RewritePrompt` |
 //! | `patch` | `before_completion` | `PatchRequest` |
 //! | `context_items` | after-phases | `InjectContext` |
+//! | `env` (beside any of the above) | `run_start` | `SetEnv` |
 //!
 //! Anything else — an unknown field, a field on a phase not listed for it,
 //! two of the change fields together, a change field with a decision other
@@ -113,10 +114,39 @@ fn read_object(
     let Some(map) = map else {
         return Ok(ProtocolDecision::default());
     };
-    let output: HookOutput = serde_json::from_value(Value::Object(map))
+    let mut output: HookOutput = serde_json::from_value(Value::Object(map))
         .map_err(|e| ProtocolFailure::invalid(format!("invalid output object: {e}"), None))?;
+    let env = std::mem::take(&mut output.env);
     let flow = to_flow(phase, output).map_err(|d| ProtocolFailure::invalid(d, None))?;
-    Ok(ProtocolDecision::flow(flow))
+    let mut decision = ProtocolDecision::flow(flow);
+    decision.env = read_env(phase, env).map_err(|d| ProtocolFailure::invalid(d, None))?;
+    Ok(decision)
+}
+
+/// The `env` field of an output on `phase`: allowed where `SetEnv` is
+/// honoured, with names a shell accepts.
+///
+/// # Errors
+///
+/// What is wrong with the field, for an `invalid_output` failure.
+pub(crate) fn read_env(
+    phase: Phase,
+    env: std::collections::BTreeMap<String, String>,
+) -> Result<crate::EnvVars, String> {
+    if env.is_empty() {
+        return Ok(env);
+    }
+    if !FlowKind::SetEnv.honoured_on(phase) {
+        return Err(format!(
+            "`env` is not allowed on `{phase}`; only on `run_start`"
+        ));
+    }
+    if let Some(bad) = env.keys().find(|k| !hooks_plan::script::valid_env_name(k)) {
+        return Err(format!(
+            "`env` name `{bad}` is not a variable name (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    Ok(env)
 }
 
 /// Maps a well-formed output object to a flow for `phase`, checking the
@@ -310,6 +340,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("must be a JSON object"), "{err}");
+        // `env` beside context on run_start; a bad name is refused.
+        let map = serde_json::from_str(
+            r#"{"env":{"API_BASE":"http://x"},"context_items":[{"role":"user","content":"c"}]}"#,
+        )
+        .unwrap();
+        let read = read_object(Phase::RunStart, Some(map)).unwrap();
+        assert_eq!(read.flow, Flow::inject("c"));
+        assert_eq!(
+            read.env.get("API_BASE").map(String::as_str),
+            Some("http://x")
+        );
+        let map = serde_json::from_str(r#"{"env":{"1X":"v"}}"#).unwrap();
+        let err = read_object(Phase::RunStart, Some(map)).unwrap_err();
+        assert!(err.detail.contains("not a variable name"), "{err:?}");
     }
 
     #[test]
@@ -379,6 +423,7 @@ mod tests {
             FlowKind::RewritePrompt => r#"{"rewrite_prompt":"p"}"#,
             FlowKind::PatchRequest => r#"{"patch":{"temperature":0.5}}"#,
             FlowKind::InjectContext => r#"{"context_items":[{"role":"user","content":"c"}]}"#,
+            FlowKind::SetEnv => r#"{"env":{"A":"1"}}"#,
         }
     }
 
@@ -389,6 +434,13 @@ mod tests {
         for phase in Phase::ALL {
             let caps = phase.capabilities();
             for kind in FlowKind::ALL {
+                if kind == FlowKind::SetEnv {
+                    // Beside any flow: read with the object, not by `to_flow`.
+                    let map = serde_json::from_str(asking_for(kind)).unwrap();
+                    let read = read_object(phase, Some(map));
+                    assert_eq!(read.is_ok(), caps.flows.contains(kind), "{phase} {kind}");
+                    continue;
+                }
                 let result = to_flow(phase, out(asking_for(kind)));
                 assert_eq!(result.is_ok(), caps.flows.contains(kind), "{phase} {kind}");
                 match result {
