@@ -198,6 +198,7 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
         },
         FlowKind::Ask => Flow::ask(reason),
         FlowKind::Allow => Flow::Allow,
+        FlowKind::SelectModel => Flow::SelectModel(reason.into()),
     }
 }
 

@@ -524,6 +524,8 @@ pub enum ActionSpec {
     Allow(Option<Text>),
     /// `policy`: a Rego policy evaluated in process on the payload.
     Policy(PolicySpec),
+    /// `select_model: {model}`: the agent switches to this model instead.
+    SelectModel(Text),
 }
 
 impl ActionSpec {
@@ -550,6 +552,7 @@ impl ActionSpec {
             ActionSpec::Ask(_) => "ask",
             ActionSpec::Allow(_) => "allow",
             ActionSpec::Policy(_) => "policy",
+            ActionSpec::SelectModel(_) => "select_model",
         }
     }
 }

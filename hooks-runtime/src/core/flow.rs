@@ -43,8 +43,10 @@ pub enum Flow {
     RewritePrompt(Text),
     /// After-phases: add `user`-role context items for the model's next turn.
     InjectContext(ContextList),
-    /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt.
-    /// The reason is what the model (or user) sees.
+    /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt;
+    /// `before_compaction`: do not compact; `before_model_select`: do not
+    /// switch (keep the current model). The reason is what the model (or
+    /// user) sees.
     Skip {
         /// Shown to the model in place of the tool's result.
         reason: Text,
@@ -82,6 +84,10 @@ pub enum Flow {
     /// `permission_request`: grant the permission without asking. Does not
     /// stop the fold: a later hook's `Ask` or `Skip` wins over it.
     Allow,
+    /// `before_model_select`: switch to this model instead (the name the
+    /// agent knows it by); later hooks see it as the selection's `to`. A
+    /// later hook's `Skip` (keep the current model) wins over it.
+    SelectModel(Text),
 }
 
 impl Flow {
@@ -102,6 +108,7 @@ impl Flow {
             Flow::Repair { .. } => FlowKind::Repair,
             Flow::Ask { .. } => FlowKind::Ask,
             Flow::Allow => FlowKind::Allow,
+            Flow::SelectModel(_) => FlowKind::SelectModel,
         }
     }
 

@@ -8,7 +8,7 @@ use hooks_plan::Phase;
 use serde_json::Value;
 
 use crate::core::diagnostic::Diagnostic;
-use crate::core::event::StepEvent;
+use crate::core::event::{StepEvent, reselect};
 use crate::core::flow::{ContextList, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::merge::PatchMerge;
@@ -31,6 +31,8 @@ pub struct Fold<'e> {
     patch: PatchMerge,
     value: Option<Value>,
     prompt: Option<Text>,
+    /// `before_model_select`: the model the hooks chose so far.
+    model: Option<Text>,
     context: ContextList,
     decision: Option<Flow>,
     /// The strongest `Ask` / `Allow` so far (they do not stop the fold).
@@ -50,6 +52,7 @@ impl<'e> Fold<'e> {
             patch: PatchMerge::default(),
             value: None,
             prompt: None,
+            model: None,
             context: ContextList::new(),
             decision: None,
             permission: None,
@@ -65,8 +68,8 @@ impl<'e> Fold<'e> {
         self.event.kind()
     }
 
-    /// The event as the next hook must see it: with the arguments, result or
-    /// prompt rewritten by the hooks applied so far.
+    /// The event as the next hook must see it: with the arguments, result,
+    /// prompt or model selection rewritten by the hooks applied so far.
     pub fn event(&self) -> StepEvent<'_> {
         if let Some(value) = &self.value {
             self.event.with_value(value)
@@ -190,6 +193,15 @@ impl<'e> Fold<'e> {
                 self.rewrites = self.rewrites.wrapping_add(1);
                 self.record(hook, Change::Rewrote(kind));
             }
+            Flow::SelectModel(model) => {
+                // Later hooks see the chosen model as the selection's `to`.
+                if let StepEvent::BeforeModelSelect { selection } = self.event() {
+                    self.value = Some(reselect(selection, &model));
+                }
+                self.model = Some(model);
+                self.rewrites = self.rewrites.wrapping_add(1);
+                self.record(hook, Change::Rewrote(kind));
+            }
             Flow::InjectContext(items) => {
                 if !items.is_empty() {
                     self.record(hook, Change::InjectedContext { items: items.len() });
@@ -295,6 +307,7 @@ impl<'e> Fold<'e> {
             args,
             result,
             prompt: self.prompt,
+            model: self.model,
             context: self.context,
             provenance: self.provenance,
             diagnostics: self.diagnostics,

@@ -44,7 +44,8 @@ fn redact_items(items: &mut Cow<'static, [ContextItem]>, secrets: &SecretSet) {
 ///
 /// Not redacted: `RewriteArgs` (the arguments go to the tool, which may
 /// legitimately need a value the hook was given; they are never recorded),
-/// `Repair`'s tool name and a patch's tool names (names, not free text).
+/// `Repair`'s tool name, a selected model and a patch's tool names and
+/// model (names, not free text).
 /// A rewritten prompt is redacted whole, so a secret the user typed in the
 /// original prompt is redacted too once a hook rewrites it.
 pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
@@ -89,6 +90,7 @@ pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
         other @ (Flow::Continue
         | Flow::Fail
         | Flow::Allow
+        | Flow::SelectModel(_)
         | Flow::RewriteArgs(_)
         | Flow::Repair { .. }) => other,
     }

@@ -9,7 +9,7 @@
 //! | stdout field | phases | flow |
 //! | --- | --- | --- |
 //! | none, `{}`, `decision: continue` | all | `Continue` |
-//! | `decision: block` + `reason` | `before_tool`, `user_prompt` | `Skip {reason}` |
+//! | `decision: block` + `reason` | `before_tool`, `permission_request`, `user_prompt`, `before_compaction`, `before_model_select` | `Skip {reason}` |
 //! | `decision: terminate` + `reason` | all | `Terminate {reason}` |
 //! | `decision: resume` + `reason` | `stop` | `Resume {reason}` |
 //! | `decision: fail` | `invalid_tool_call` | `Fail` |
@@ -20,6 +20,7 @@
 //! | `rewrite_prompt` | `user_prompt` | `RewritePrompt` |
 //! | `patch` | `before_completion` | `PatchRequest` |
 //! | `context_items` | after-phases | `InjectContext` |
+//! | `model` | `before_model_select` | `SelectModel` |
 //!
 //! Anything else — an unknown field, a field on a phase not listed for it,
 //! two of the change fields together, a change field with a decision other
@@ -134,6 +135,7 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
         (FlowKind::RewritePrompt, out.rewrite_prompt.is_some()),
         (FlowKind::PatchRequest, out.patch.is_some()),
         (FlowKind::InjectContext, !out.context_items.is_empty()),
+        (FlowKind::SelectModel, out.model.is_some()),
     ];
     let changes: Vec<&str> = present
         .iter()
@@ -212,6 +214,8 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
                     .map(|i| ContextItem::user(i.content))
                     .collect::<Vec<_>>();
                 Flow::InjectContext(items.into())
+            } else if let Some(model) = out.model {
+                Flow::SelectModel(model.into())
             } else {
                 Flow::Continue
             }
@@ -306,7 +310,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err,
-            "`rewrite_result` and `context_items` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`"
+            "`rewrite_result` and `context_items` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`, `model`"
         );
         let err = to_flow(Phase::AfterTool, out(r#"{"rewrite_args":{}}"#)).unwrap_err();
         assert!(
@@ -349,6 +353,7 @@ mod tests {
             FlowKind::RewritePrompt => r#"{"rewrite_prompt":"p"}"#,
             FlowKind::PatchRequest => r#"{"patch":{"temperature":0.5}}"#,
             FlowKind::InjectContext => r#"{"context_items":[{"role":"user","content":"c"}]}"#,
+            FlowKind::SelectModel => r#"{"model":"m"}"#,
         }
     }
 
