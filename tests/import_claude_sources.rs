@@ -280,7 +280,7 @@ fn vscode_hook_files_import_with_their_own_shape_and_defaults() {
 }
 
 /// Every event of the event table in Claude Code's hooks reference.
-const CLAUDE_CODE_EVENTS: [&str; 31] = [
+const CLAUDE_CODE_EVENTS: [&str; 33] = [
     "SessionStart",
     "Setup",
     "UserPromptSubmit",
@@ -309,6 +309,8 @@ const CLAUDE_CODE_EVENTS: [&str; 31] = [
     "WorktreeRemove",
     "PreCompact",
     "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "Elicitation",
     "ElicitationResult",
     "SessionEnd",
@@ -407,4 +409,37 @@ fn new_events_map_onto_their_phases_and_label_matchers_become_when() {
     let permission = &config.hooks[0];
     assert_eq!(permission.include_tools.len(), 2);
     assert_eq!(permission.failure_policy, Some(FailurePolicy::Block));
+}
+
+/// `PreModelSwitch` / `PostModelSwitch` become `before_model_select` /
+/// `after_model_select`; their matcher (the model switched to) becomes a
+/// `when` on the selection's `/to`, and the converted config checks.
+#[test]
+fn model_switch_events_map_onto_the_model_selection_phases() {
+    let text = settings(
+        r#"{
+  "PreModelSwitch": [{"matcher": "claude-opus-4-1|opus", "hooks": [{"type": "command", "command": "gate.sh"}]}],
+  "PostModelSwitch": [{"hooks": [{"type": "command", "command": "note.sh"}]}]
+}"#,
+    );
+    let import = import_str(&text, "s.json").expect("imports");
+    assert!(import.warnings.is_empty(), "{:?}", import.warnings);
+    let config = load(&import.to_yaml(), "s.json");
+    let got: Vec<(Phase, serde_json::Value)> = config
+        .hooks
+        .iter()
+        .map(|h| (h.phase, serde_json::to_value(&h.when).expect("serializes")))
+        .collect();
+    let eq = |v: &str| serde_json::json!({"pointer": "/to", "equals": v});
+    assert_eq!(
+        got,
+        [
+            (
+                Phase::BeforeModelSelect,
+                serde_json::json!({"any": [eq("claude-opus-4-1"), eq("opus")]})
+            ),
+            (Phase::AfterModelSelect, serde_json::Value::Null),
+        ]
+    );
+    assert_eq!(config.hooks[0].failure_policy, Some(FailurePolicy::Warn));
 }

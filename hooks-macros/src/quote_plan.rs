@@ -162,7 +162,7 @@ quote_structs! {
     PolicySpec { query, modules, digest, timeout_ms }
     PolicyModule { path, source }
     RequestPatch {
-        preamble, temperature, max_tokens, tool_choice, history, active_tools,
+        model, preamble, temperature, max_tokens, tool_choice, history, active_tools,
         additional_params, extra_context
     }
     ContextItem { role, content }
@@ -182,7 +182,7 @@ quote_structs! {
 quote_enums! {
     ActionSpec {
         Run(v), Http(v), Block(v), Patch(v), Rewrite(v), Inject(v), Terminate(v), Ask(v),
-        Allow(v), Policy(v)
+        Allow(v), Policy(v), SelectModel(v)
     }
     ProgramSpec { Shell(v), Exec(v) }
     ToolChoice { Auto, None, Required, Tool(v) }

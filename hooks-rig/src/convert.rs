@@ -52,7 +52,8 @@ pub(crate) fn documents(items: &[ContextItem], prefix: &str) -> Vec<Document> {
 }
 
 /// Our request patch as rig's; `history` is the request's history (for
-/// `keep_last`).
+/// `keep_last`). A patch's `model` has no place in rig's patch: rig
+/// selects models in `on_model_select`, where the adapter applies it.
 pub(crate) fn request_patch(
     ours: &RequestPatch,
     history: &[Message],

@@ -39,7 +39,8 @@
 //! | rig hook point | our phases | our decision → rig action |
 //! | --- | --- | --- |
 //! | `on_run_start` | `run_start`, then `user_prompt` | prompt rewrite → `RunStartAction::Rewrite`; skip, terminate → `Stop`; `run_start` context → the first request |
-//! | `on_completion_call` | `before_completion` | request patch → `CompletionCallAction::Patch` (preamble, temperature, max tokens, tool choice, active tools, additional params, extra context as documents, history: `keep_last` or a replacement list); context injected by earlier phases → extra context documents of this request; terminate → `Stop` |
+//! | `on_completion_call` | `before_completion` | request patch → `CompletionCallAction::Patch` (preamble, temperature, max tokens, tool choice, active tools, additional params, extra context as documents, history: `keep_last` or a replacement list; `model` → the selection below); context injected by earlier phases → extra context documents of this request; terminate → `Stop` |
+//! | `on_completion_call`, then `on_model_select` | `before_model_select`, then (the model changes) `after_model_select` | a chosen model (`select_model`, or the patch's `model`) → `ModelSelectionAction::Select` of that label; block → `Select` of the model in use (the previous call's, else rig's default); terminate → `CompletionCallAction::Stop`; `after_model_select` context → this request |
 //! | `on_dispatch` (tool call) | `before_tool`; on `ask`: `permission_request`, then the [`Approver`] | skip → `Deny` with the reason as the tool result the model sees; args rewrite → `Patch`; ask → allowed by a `permission_request` hook or the approver, else denied (fail closed, no approver: denied); terminate → `Deny` with a `Cancelled` report (the run stops) |
 //! | `on_outcome` (tool call) | `after_tool` | result rewrite → `OutcomeAction::Replace`; terminate → `OutcomeAction::stop` |
 //! | `on_outcome` (completion) | `after_completion` | terminate → `OutcomeAction::stop` |
@@ -53,8 +54,28 @@
 //! documents of the next completion request (rig patches are per turn: the
 //! context is not repeated in later requests).
 //!
+//! # Model selection
+//!
+//! rig selects the model of every model call in `on_model_select`, after
+//! the completion-call hooks; that hook is synchronous and must not block,
+//! so no shell or http hook can run in it. The adapter therefore folds
+//! `before_model_select` at the end of `on_completion_call` (the same
+//! step, just before) and only hands the decision to rig in
+//! `on_model_select`. The selection the hooks see is `{"from", "to",
+//! "source": "call"}`: `from` the model of the previous call (rig's
+//! default before the first), `to` the model the call goes to unless a
+//! hook chooses another (the patch's `model`, else rig's default). Labels
+//! are rig's `ModelRef`s: a chosen model must be registered on the agent
+//! (`AgentBuilder::model_route`), else rig fails the run. rig's default
+//! model label is learned at its first selection; name it with
+//! [`RigHooks::with_model`] for the first call's hooks to see it.
+//! `after_model_select` fires when the call's model (as far as our hooks
+//! chose it) differs from the previous call's. A rig hook registered after
+//! ours can still select another model: the adapter's `from` is then what
+//! it chose, not what ran.
+//!
 //! What rig has and we do not map (left to rig, never observed):
-//! model selection (`on_model_select`), reasoning deltas
+//! reasoning deltas
 //! (`on_reasoning_delta`), and the dispatch of non-tool effects (embedding,
 //! reranking, memory, retrieval, custom).
 //!
@@ -72,7 +93,9 @@
 //! transcript or metrics). Its text is redacted
 //! ([`hooks_runtime::redact_sensitive_text`]).
 
+mod ask;
 mod convert;
+mod model;
 mod state;
 
 use std::fmt;
@@ -80,8 +103,8 @@ use std::sync::Arc;
 
 use hooks_runtime::AgentHook as _;
 use hooks_runtime::{
-    Approver, ContextList, Decided, HookStack, Observed, PermissionDecision, ReportList, SecretSet,
-    StepEvent, StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
+    Approver, ContextList, Decided, HookStack, Observed, ReportList, SecretSet, StepEvent,
+    StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
 };
 use rig_agent::agent as rig;
 use rig_core::effect::{EffectKind, Outcome};
@@ -122,6 +145,7 @@ pub struct RigHooks {
     approver: Option<Arc<dyn Approver>>,
     applied: Option<Arc<AppliedFn>>,
     secrets: Arc<SecretSet>,
+    default_model: Arc<model::DefaultModel>,
 }
 
 impl fmt::Debug for RigHooks {
@@ -142,6 +166,7 @@ impl RigHooks {
             approver: None,
             applied: None,
             secrets: Arc::new(SecretSet::new()),
+            default_model: Arc::default(),
         }
     }
 
@@ -256,7 +281,11 @@ fn phases_of(kind: rig::StepEventKind) -> &'static [Phase] {
         K::TextDelta => &[Phase::TextDelta],
         K::ToolCallDelta => &[Phase::ToolCallDelta],
         // Completion calls also deliver the context of the phases above.
-        K::CompletionCall => &[Phase::BeforeCompletion],
+        K::CompletionCall => &[
+            Phase::BeforeCompletion,
+            Phase::BeforeModelSelect,
+            Phase::AfterModelSelect,
+        ],
         _ => &[],
     }
 }
@@ -319,6 +348,7 @@ impl rig::AgentHook for RigHooks {
         let turn = run.turn(ctx);
         let mut patch = rig::RequestPatch::new();
         let mut label = String::new();
+        let mut requested = None;
         if self.stack.observes(Phase::BeforeCompletion) {
             let request = request_json(event.prompt, event.history, event.turn);
             let decided = self.stack.before_completion(&turn, &request).await;
@@ -331,6 +361,7 @@ impl rig::AgentHook for RigHooks {
                                 label = format!("patch: {}", fields.join(", "));
                             }
                             patch = converted;
+                            requested = ours.model.as_deref().map(str::to_owned);
                         }
                         Err(ConvertError(why)) => {
                             let reason =
@@ -360,6 +391,11 @@ impl rig::AgentHook for RigHooks {
             }
             self.report(Phase::BeforeCompletion, None, &label, &decided);
         }
+        if self.selects(requested.as_deref())
+            && let Some(reason) = self.select_model(&run, &turn, requested.as_deref()).await
+        {
+            return rig::CompletionCallAction::stop(reason);
+        }
         let pending = run.take_context();
         if !pending.is_empty() {
             patch = patch.extra_context(convert::documents(&pending, "hook-context"));
@@ -369,6 +405,14 @@ impl rig::AgentHook for RigHooks {
         } else {
             rig::CompletionCallAction::patch(patch)
         }
+    }
+
+    fn on_model_select(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::ModelSelection<'_>,
+    ) -> rig::ModelSelectionAction {
+        self.model_action(&RunState::of(ctx), &event)
     }
 
     async fn on_dispatch(
@@ -704,69 +748,5 @@ impl rig::AgentHook for RigHooks {
     fn observes(&self, kind: rig::StepEventKind) -> bool {
         let context = kind == rig::StepEventKind::CompletionCall && self.any(&CONTEXT_PHASES);
         context || self.any(phases_of(kind))
-    }
-}
-
-impl RigHooks {
-    /// A `before_tool` hook asked: `permission_request` hooks answer first,
-    /// then the approver (none: denied). Returns the rewritten arguments to
-    /// run with, or the rig action that keeps the tool from running.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one call site, all borrowed parts of one event"
-    )]
-    async fn ask(
-        &self,
-        run: &RunState,
-        turn: &hooks_runtime::HookContext,
-        name: &str,
-        call_id: &str,
-        original: &Value,
-        asked: Value,
-        reason: &str,
-    ) -> (Result<Option<Value>, rig::DispatchAction>, String) {
-        let call = ToolCall {
-            tool_name: name,
-            call_id,
-            args: &asked,
-        };
-        let mut decided = self
-            .stack
-            .permission_request(turn, call, &Value::Null)
-            .await;
-        run.push_context(&decided.context);
-        if let PermissionDecision::Ask { reason: None, args } = decided.decision {
-            // No permission hook decided: the approver sees the asking hook's reason.
-            decided.decision = PermissionDecision::Ask {
-                reason: Some(hooks_runtime::Text::from(reason.to_owned())),
-                args,
-            };
-        }
-        let approver = self.approver.as_deref();
-        let decided = decided.resolve(turn, call, approver).await;
-        let result = match &decided.decision {
-            PermissionDecision::Allow { args } => {
-                let args = args.clone().into_owned();
-                let label = format!("ask → allow, proceed with {args}");
-                (Ok((&args != original).then_some(args)), label)
-            }
-            PermissionDecision::Deny { reason }
-            | PermissionDecision::Ask {
-                reason: Some(reason),
-                ..
-            } => (
-                Err(rig::DispatchAction::skip(reason.to_string())),
-                format!("ask → deny: {reason}"),
-            ),
-            PermissionDecision::Ask { reason: None, .. } => (
-                Err(rig::DispatchAction::skip(reason.to_owned())),
-                format!("ask → deny: {reason}"),
-            ),
-            PermissionDecision::Terminate { reason } => {
-                (Err(cancel(reason)), format!("ask → stop: {reason}"))
-            }
-        };
-        self.report(Phase::PermissionRequest, Some(name), &result.1, &decided);
-        result
     }
 }

@@ -21,6 +21,21 @@ pub(crate) struct RunState {
     originals: Mutex<HashMap<EffectId, Value>>,
     /// Tool dispatches the adapter denied (no `after_tool` follows them).
     denied: Mutex<HashSet<EffectId>>,
+    /// The model selection our hooks made for the coming model call
+    /// (folded in `on_completion_call`, applied in `on_model_select`).
+    choice: Mutex<Option<ModelChoice>>,
+    /// The model the previous call went to, as far as the adapter knows.
+    previous_model: Mutex<Option<Arc<str>>>,
+}
+
+/// What our hooks chose for a model call.
+#[derive(Debug, Clone)]
+pub(crate) enum ModelChoice {
+    /// This model (a `select_model`, or a `before_completion` patch's
+    /// `model`).
+    Select(Arc<str>),
+    /// The model in use: a hook blocked the switch.
+    Keep,
 }
 
 /// The scratchpad entry.
@@ -45,6 +60,8 @@ impl RunState {
             resumes: AtomicU32::new(0),
             originals: Mutex::new(HashMap::new()),
             denied: Mutex::new(HashSet::new()),
+            choice: Mutex::new(None),
+            previous_model: Mutex::new(None),
         });
         ctx.scratchpad().insert(Slot(Arc::clone(&state)));
         state
@@ -88,5 +105,21 @@ impl RunState {
 
     pub(crate) fn take_denied(&self, id: EffectId) -> bool {
         lock(&self.denied).remove(&id)
+    }
+
+    pub(crate) fn set_choice(&self, choice: Option<ModelChoice>) {
+        *lock(&self.choice) = choice;
+    }
+
+    pub(crate) fn take_choice(&self) -> Option<ModelChoice> {
+        lock(&self.choice).take()
+    }
+
+    pub(crate) fn previous_model(&self) -> Option<Arc<str>> {
+        lock(&self.previous_model).clone()
+    }
+
+    pub(crate) fn set_previous_model(&self, model: Arc<str>) {
+        *lock(&self.previous_model) = Some(model);
     }
 }

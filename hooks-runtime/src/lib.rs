@@ -132,9 +132,10 @@ pub use crate::core::approval::{Approval, ApprovalFuture, ApprovalRequest, Appro
 pub use crate::core::context::{HookContext, Scratchpad};
 pub use crate::core::driver::{
     AfterToolDecision, CompactionDecision, CompletionDecision, Decided, InvalidCallDecision,
-    Observed, PermissionDecision, PromptDecision, StopDecision, ToolCall, ToolDecision,
+    ModelDecision, Observed, PermissionDecision, PromptDecision, StopDecision, ToolCall,
+    ToolDecision,
 };
-pub use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
+pub use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome, model_selection};
 pub use crate::core::owned::OwnedEvent;
 pub use crate::core::report::{
     FailureKind, HookFailure, HookReport, OutputSizes, ReportList, StreamSize, Verdict,

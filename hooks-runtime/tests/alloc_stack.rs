@@ -89,6 +89,8 @@ fn events<'a>(
         StepEvent::RUN_START,
         StepEvent::UserPrompt { prompt: "hello" },
         StepEvent::BeforeCompletion { request },
+        StepEvent::BeforeModelSelect { selection: request },
+        StepEvent::AfterModelSelect { selection: request },
         StepEvent::AfterCompletion { response: request },
         StepEvent::TextDelta { delta: "tok" },
         StepEvent::ToolCallDelta {

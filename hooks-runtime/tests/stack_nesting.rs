@@ -26,6 +26,8 @@ fn with_events(f: &mut dyn FnMut(StepEvent<'_>)) {
             Phase::RunStart => StepEvent::RUN_START,
             Phase::UserPrompt => StepEvent::UserPrompt { prompt: "p" },
             Phase::BeforeCompletion => StepEvent::BeforeCompletion { request: &value },
+            Phase::BeforeModelSelect => StepEvent::BeforeModelSelect { selection: &value },
+            Phase::AfterModelSelect => StepEvent::AfterModelSelect { selection: &value },
             Phase::AfterCompletion => StepEvent::AfterCompletion { response: &value },
             Phase::TextDelta => StepEvent::TextDelta { delta: "d" },
             Phase::ToolCallDelta => StepEvent::ToolCallDelta {
@@ -131,6 +133,7 @@ fn sample_flow(kind: FlowKind) -> Flow {
         FlowKind::Ask => Flow::ask("a"),
         FlowKind::Allow => Flow::Allow,
         FlowKind::SetEnv => Flow::SetEnv([("A".to_owned(), "1".to_owned())].into()),
+        FlowKind::SelectModel => Flow::SelectModel("m".into()),
     }
 }
 

@@ -204,6 +204,7 @@ fn flow_of(kind: FlowKind, bits: &mut Bits, specific_tools: bool, tag: &str) -> 
                 .map(|i| (format!("V{i}"), bits.text()))
                 .collect(),
         ),
+        FlowKind::SelectModel => Flow::SelectModel(reason.into()),
     }
 }
 

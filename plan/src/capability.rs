@@ -15,6 +15,8 @@
 //! | `run_start` | `inject` | `inject_context` | no | no | nothing | no |
 //! | `user_prompt` | — | `rewrite_prompt`, `skip` | no | no | the prompt (text) | no |
 //! | `before_completion` | `patch` | `patch_request` | no | no | the request | no |
+//! | `before_model_select` | `block`, `select_model` | `select_model`, `skip` | no | yes (the default) | the selection (`{from, to, source}`) | no |
+//! | `after_model_select` | `inject` | `inject_context` | no | no | the selection (`{from, to, source}`) | no |
 //! | `after_completion` | `inject` | `inject_context` | no | no | the response | no |
 //! | `text_delta`, `tool_call_delta` | — | — | no | no | the delta (text) | no |
 //! | `stream_finish` | — | — | no | no | the response | no |
@@ -60,11 +62,13 @@ pub enum ActionKind {
     Ask,
     /// `allow`: grant a permission request.
     Allow,
+    /// `select_model`: choose the model the agent switches to.
+    SelectModel,
 }
 
 impl ActionKind {
     /// Every action, in the order used by messages.
-    pub const ALL: [ActionKind; 10] = [
+    pub const ALL: [ActionKind; 11] = [
         ActionKind::Run,
         ActionKind::Http,
         ActionKind::Policy,
@@ -75,6 +79,7 @@ impl ActionKind {
         ActionKind::Terminate,
         ActionKind::Ask,
         ActionKind::Allow,
+        ActionKind::SelectModel,
     ];
 
     /// The config key, e.g. `block`.
@@ -90,6 +95,7 @@ impl ActionKind {
             ActionKind::Ask => "ask",
             ActionKind::Allow => "allow",
             ActionKind::Policy => "policy",
+            ActionKind::SelectModel => "select_model",
         }
     }
 
@@ -148,11 +154,13 @@ pub enum FlowKind {
     Allow,
     /// Set environment variables for the run's later tool calls.
     SetEnv,
+    /// Use this model (instead of the one the agent was switching to).
+    SelectModel,
 }
 
 impl FlowKind {
     /// Every kind, in declaration order.
-    pub const ALL: [FlowKind; 15] = [
+    pub const ALL: [FlowKind; 16] = [
         FlowKind::Continue,
         FlowKind::PatchRequest,
         FlowKind::RewriteArgs,
@@ -168,6 +176,7 @@ impl FlowKind {
         FlowKind::Ask,
         FlowKind::Allow,
         FlowKind::SetEnv,
+        FlowKind::SelectModel,
     ];
 
     /// The snake_case name used in diagnostics, records and the native output protocol.
@@ -188,6 +197,7 @@ impl FlowKind {
             FlowKind::Repair => "repair",
             FlowKind::Ask => "ask",
             FlowKind::Allow => "allow",
+            FlowKind::SelectModel => "select_model",
         }
     }
 
@@ -236,6 +246,7 @@ impl FlowKind {
             FlowKind::PatchRequest => "patch",
             FlowKind::InjectContext => "context_items",
             FlowKind::SetEnv => "env",
+            FlowKind::SelectModel => "model",
         }
     }
 }
@@ -265,6 +276,10 @@ pub enum SubjectKind {
     /// The calls of a tool batch: a JSON array of `{tool_name, tool_input,
     /// tool_use_id, tool_response}`.
     Batch,
+    /// A model selection: a JSON object `{from, to, source}` (the model in
+    /// use, the one the agent switches to, and why), plus what else the
+    /// agent reports about it.
+    Selection,
 }
 
 impl SubjectKind {
@@ -279,6 +294,7 @@ impl SubjectKind {
             SubjectKind::Request => "request",
             SubjectKind::Response => "response",
             SubjectKind::Batch => "batch",
+            SubjectKind::Selection => "selection",
         }
     }
 }
@@ -360,7 +376,8 @@ pub struct Capabilities {
     pub mutating: bool,
     /// The failure policy a hook gets when neither it nor `defaults` names one.
     pub default_failure_policy: FailurePolicy,
-    /// Whether failure policy `block` (skip the tool call) is allowed.
+    /// Whether failure policy `block` (skip the tool call, keep the current
+    /// model) is allowed.
     pub block_policy: bool,
     /// What `when` pointers address.
     pub subject: SubjectKind,
@@ -455,7 +472,7 @@ const fn resumable(phase: Phase) -> Capabilities {
 
 /// What each phase allows, indexed by phase in [`Phase::ALL`] order (see
 /// [`Phase::capabilities`]).
-pub const CAPABILITIES: [Capabilities; 22] = [
+pub const CAPABILITIES: [Capabilities; 24] = [
     Capabilities {
         flows: FlowSet::of(&[F::Continue, F::InjectContext, F::Terminate, F::SetEnv]),
         ..with_context(observe(Phase::RunStart, SubjectKind::Nothing))
@@ -471,6 +488,24 @@ pub const CAPABILITIES: [Capabilities; 22] = [
         mutating: true,
         ..observe(Phase::BeforeCompletion, SubjectKind::Request)
     },
+    // A gate on the model, not on a tool call: fail closed (a failing hook
+    // keeps the current model, as a timed-out `PreModelSwitch` hook does).
+    Capabilities {
+        actions: ActionSet::of(&[
+            A::Run,
+            A::Http,
+            A::Policy,
+            A::Block,
+            A::Terminate,
+            A::SelectModel,
+        ]),
+        flows: FlowSet::of(&[F::Continue, F::Skip, F::Terminate, F::SelectModel]),
+        mutating: true,
+        default_failure_policy: FailurePolicy::Block,
+        block_policy: true,
+        ..observe(Phase::BeforeModelSelect, SubjectKind::Selection)
+    },
+    after(Phase::AfterModelSelect, SubjectKind::Selection),
     after(Phase::AfterCompletion, SubjectKind::Response),
     observe(Phase::TextDelta, SubjectKind::Text),
     observe(Phase::ToolCallDelta, SubjectKind::Text),
@@ -631,7 +666,12 @@ mod tests {
         // An action's effect must be a flow the phase honours.
         for caps in &CAPABILITIES {
             let f = |k| caps.flows.contains(k);
-            assert_eq!(caps.actions.contains(A::Block), f(F::Skip) && caps.tool);
+            // `block` skips a tool call, or keeps the current model.
+            assert_eq!(
+                caps.actions.contains(A::Block),
+                f(F::Skip) && (caps.tool || caps.subject == SubjectKind::Selection)
+            );
+            assert_eq!(caps.actions.contains(A::SelectModel), f(F::SelectModel));
             assert_eq!(caps.actions.contains(A::Patch), f(F::PatchRequest));
             assert_eq!(caps.actions.contains(A::Inject), f(F::InjectContext));
             assert_eq!(caps.actions.contains(A::Ask), f(F::Ask));
@@ -656,7 +696,7 @@ mod tests {
     fn phase_sets_are_described_in_words() {
         assert_eq!(
             describe_phases(|c| c.block_policy),
-            "`before_tool`, `permission_request`"
+            "`before_model_select`, `before_tool`, `permission_request`"
         );
         assert_eq!(
             describe_phases(|c| c.tool),
@@ -664,7 +704,7 @@ mod tests {
         );
         assert_eq!(
             describe_phases(|c| c.after),
-            "after-phases (`after_completion`, `after_reasoning`, `after_assistant`, `after_tool`, `after_tool_batch`)"
+            "after-phases (`after_model_select`, `after_completion`, `after_reasoning`, `after_assistant`, `after_tool`, `after_tool_batch`)"
         );
     }
 

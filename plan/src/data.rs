@@ -525,6 +525,8 @@ pub enum ActionSpec {
     Allow(Option<Text>),
     /// `policy`: a Rego policy evaluated in process on the payload.
     Policy(PolicySpec),
+    /// `select_model: {model}`: the agent switches to this model instead.
+    SelectModel(Text),
 }
 
 impl ActionSpec {
@@ -556,6 +558,7 @@ impl ActionSpec {
             ActionSpec::Ask(_) => ActionKind::Ask,
             ActionSpec::Allow(_) => ActionKind::Allow,
             ActionSpec::Policy(_) => ActionKind::Policy,
+            ActionSpec::SelectModel(_) => ActionKind::SelectModel,
         }
     }
 }

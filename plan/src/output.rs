@@ -20,7 +20,7 @@ pub const OUTPUT_SCHEMA_ID: &str = "https://agent-hooks.invalid/schema/output-v1
 /// `decision` selects the flow; the rewrite fields, `patch` and
 /// `context_items` change what happens next and go only with `continue` (or
 /// no `decision`). At most one of `rewrite_args`, `rewrite_result`,
-/// `rewrite_prompt`, `patch` and `context_items` may be present.
+/// `rewrite_prompt`, `patch`, `context_items` and `model` may be present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(title = "agent-hooks hook output v1")]
@@ -63,6 +63,11 @@ pub struct HookOutput {
     /// Names are `[A-Za-z_][A-Za-z0-9_]*`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub env: std::collections::BTreeMap<String, String>,
+    /// `before_model_select` only: the model to switch to instead (later
+    /// hooks see it as the selection's `to`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub model: Option<String>,
 }
 
 /// A hook's decision, selecting a flow.
@@ -71,7 +76,10 @@ pub struct HookOutput {
 pub enum OutputDecision {
     /// Go on (optionally with the rewrite, patch or context items given).
     Continue,
-    /// `before_tool`, `permission_request`: the tool does not run (deny); `reason` is what the model sees.
+    /// `before_tool`, `permission_request`: the tool does not run (deny);
+    /// `reason` is what the model sees. `user_prompt`: the prompt is
+    /// dropped; `before_compaction`: no compaction; `before_model_select`:
+    /// the agent keeps its current model.
     Block,
     /// End the run; `reason` says why.
     Terminate,
@@ -114,6 +122,9 @@ impl OutputDecision {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutputPatch {
+    /// The model the request goes to, replacing the request's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// The new system preamble, replacing the old one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preamble: Option<String>,

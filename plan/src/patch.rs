@@ -22,7 +22,7 @@ pub const HISTORY_KEYS: [&str; 3] = ["messages", "chat_history", "history"];
 ///
 /// | field | merge rule |
 /// | --- | --- |
-/// | `preamble`, `temperature`, `max_tokens`, `tool_choice`, `history` | last writer wins; a diagnostic (the runtime's `Diagnostic::Conflict`) when two hooks set it differently |
+/// | `model`, `preamble`, `temperature`, `max_tokens`, `tool_choice`, `history` | last writer wins; a diagnostic (the runtime's `Diagnostic::Conflict`) when two hooks set it differently |
 /// | `active_tools` | set intersection (narrowing composes as narrowing); a diagnostic (`Diagnostic::EmptyActiveTools`) when it becomes empty |
 /// | `additional_params` | shallow JSON object merge, later keys win |
 /// | `extra_context` | appended in order |
@@ -47,6 +47,14 @@ pub const HISTORY_KEYS: [&str; 3] = ["messages", "chat_history", "history"];
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestPatch {
+    /// The model the request goes to, replacing the request's (the
+    /// provider's model name, or the label the agent registered it under:
+    /// rig's `ModelRef`). The agent applies it as it selects models: a
+    /// provider JSON request gets it as its `model`
+    /// ([`RequestPatch::apply_model`]); the rig adapter selects it in
+    /// `on_model_select`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<Text>,
     /// The system preamble, replacing the request's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preamble: Option<Text>,
@@ -80,7 +88,8 @@ pub struct RequestPatch {
 impl RequestPatch {
     /// Whether the patch changes nothing (every field unset or empty).
     pub fn is_empty(&self) -> bool {
-        self.preamble.is_none()
+        self.model.is_none()
+            && self.preamble.is_none()
             && self.temperature.is_none()
             && self.max_tokens.is_none()
             && self.tool_choice.is_none()
@@ -104,9 +113,23 @@ impl RequestPatch {
             .filter(move |field| self.sets(*field))
     }
 
+    /// Sets the request's `model` (a provider JSON request object) to the
+    /// patch's, when the patch sets one. Returns whether the request
+    /// changed; a request that is not an object is left as is.
+    pub fn apply_model(&self, request: &mut Value) -> bool {
+        match (&self.model, request.as_object_mut()) {
+            (Some(model), Some(object)) => {
+                let new = Value::from(&**model);
+                object.insert("model".to_owned(), new.clone()) != Some(new)
+            }
+            _ => false,
+        }
+    }
+
     /// Whether this patch sets `field`.
     pub fn sets(&self, field: PatchField) -> bool {
         match field {
+            PatchField::Model => self.model.is_some(),
             PatchField::Preamble => self.preamble.is_some(),
             PatchField::Temperature => self.temperature.is_some(),
             PatchField::MaxTokens => self.max_tokens.is_some(),
@@ -313,6 +336,8 @@ impl History {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PatchField {
+    /// `model` (last writer wins).
+    Model,
     /// `preamble` (last writer wins).
     Preamble,
     /// `temperature` (last writer wins).
@@ -333,7 +358,8 @@ pub enum PatchField {
 
 impl PatchField {
     /// Every field, in declaration order.
-    pub const ALL: [PatchField; 8] = [
+    pub const ALL: [PatchField; 9] = [
+        PatchField::Model,
         PatchField::Preamble,
         PatchField::Temperature,
         PatchField::MaxTokens,
@@ -347,6 +373,7 @@ impl PatchField {
     /// The field's name in the patch's JSON form.
     pub const fn as_str(self) -> &'static str {
         match self {
+            PatchField::Model => "model",
             PatchField::Preamble => "preamble",
             PatchField::Temperature => "temperature",
             PatchField::MaxTokens => "max_tokens",
@@ -479,6 +506,18 @@ mod tests {
             err.to_string().contains("unknown field `max_token`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_patch_sets_the_requests_model() {
+        let patch: RequestPatch =
+            serde_json::from_value(serde_json::json!({"model": "claude-haiku-4-5"})).expect("de");
+        assert_eq!(patch.fields().collect::<Vec<_>>(), [PatchField::Model]);
+        let mut request = serde_json::json!({"model": "claude-opus-4-1", "messages": []});
+        assert!(patch.apply_model(&mut request));
+        assert_eq!(request["model"], "claude-haiku-4-5");
+        assert!(!patch.apply_model(&mut request), "already that model");
+        assert!(!RequestPatch::default().apply_model(&mut request));
     }
 
     #[test]

@@ -79,7 +79,9 @@ pub struct Payload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// Other event data of the phase (for example the model's text on
-    /// `after_assistant`, the error on `run_error`), as a JSON object.
+    /// `after_assistant`, the error on `run_error`, the model selection
+    /// `{from, to, source, ...}` as `selection` on `before_model_select`
+    /// and `after_model_select`), as a JSON object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
     /// Paths the tool call affects, taken from its arguments at the config's

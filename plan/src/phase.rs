@@ -18,6 +18,13 @@ pub enum Phase {
     UserPrompt,
     /// A completion request is about to be sent to the model; hooks may patch it.
     BeforeCompletion,
+    /// The agent is about to select or switch the model (Claude Code
+    /// `PreModelSwitch`, rig `on_model_select`); hooks may block the switch
+    /// or choose the model.
+    BeforeModelSelect,
+    /// The agent switched to another model (Claude Code `PostModelSwitch`);
+    /// hooks may inject context.
+    AfterModelSelect,
     /// The model answered a completion request.
     AfterCompletion,
     /// A streamed text fragment arrived (high frequency).
@@ -60,10 +67,12 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in the order of a run (and of the README's phase table).
-    pub const ALL: [Phase; 22] = [
+    pub const ALL: [Phase; 24] = [
         Phase::RunStart,
         Phase::UserPrompt,
         Phase::BeforeCompletion,
+        Phase::BeforeModelSelect,
+        Phase::AfterModelSelect,
         Phase::AfterCompletion,
         Phase::TextDelta,
         Phase::ToolCallDelta,
@@ -100,6 +109,8 @@ impl Phase {
             Phase::RunStart => "run_start",
             Phase::UserPrompt => "user_prompt",
             Phase::BeforeCompletion => "before_completion",
+            Phase::BeforeModelSelect => "before_model_select",
+            Phase::AfterModelSelect => "after_model_select",
             Phase::AfterCompletion => "after_completion",
             Phase::TextDelta => "text_delta",
             Phase::ToolCallDelta => "tool_call_delta",
@@ -170,7 +181,8 @@ impl Phase {
     }
 
     /// The failure policy a hook of this phase gets when it names none:
-    /// `block` for `before_tool` (fail closed where a hook gates), `warn`
+    /// `block` for the gates (`before_tool`, `permission_request`,
+    /// `before_model_select`: fail closed where a hook gates), `warn`
     /// elsewhere ([`Capabilities::default_failure_policy`](crate::Capabilities::default_failure_policy)).
     pub const fn default_failure_policy(self) -> FailurePolicy {
         self.capabilities().default_failure_policy
@@ -186,9 +198,11 @@ impl Phase {
 /// of each wins. `PostToolUse` and `PostToolUseFailure` are both
 /// `after_tool` (a tool that succeeded, one that failed); `SessionEnd` is
 /// `run_end`, and also what `run_error` is called.
-pub const CLAUDE_CODE_EVENTS: [(&str, Phase); 15] = [
+pub const CLAUDE_CODE_EVENTS: [(&str, Phase); 17] = [
     ("SessionStart", Phase::RunStart),
     ("UserPromptSubmit", Phase::UserPrompt),
+    ("PreModelSwitch", Phase::BeforeModelSelect),
+    ("PostModelSwitch", Phase::AfterModelSelect),
     ("PreToolUse", Phase::BeforeTool),
     ("PermissionRequest", Phase::PermissionRequest),
     ("PostToolUse", Phase::AfterTool),
@@ -224,7 +238,9 @@ pub enum FailurePolicy {
     Ignore,
     /// Continue, record the failure and emit a visible diagnostic.
     Warn,
-    /// Skip the tool call (fail closed). Allowed only on `before_tool` and `permission_request`.
+    /// Skip the tool call, or keep the current model (fail closed). Allowed
+    /// only on the gates: `before_tool`, `permission_request` and
+    /// `before_model_select`.
     Block,
     /// Terminate the run.
     Fail,
@@ -356,6 +372,14 @@ mod tests {
             Some(Phase::AfterTool)
         );
         assert_eq!(Phase::from_claude_event("TaskCreated"), None);
+        assert_eq!(
+            Phase::from_claude_event("PreModelSwitch"),
+            Some(Phase::BeforeModelSelect)
+        );
+        assert_eq!(
+            Phase::AfterModelSelect.claude_event(),
+            Some("PostModelSwitch")
+        );
     }
 
     #[test]

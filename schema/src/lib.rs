@@ -80,7 +80,8 @@ pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HeaderTemplateError,
     HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN,
     PointerSubject, Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run,
-    SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
+    SelectModel, SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
+    header_parts,
 };
 pub use dfa_cache::use_compile_cache;
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};

@@ -21,7 +21,10 @@
 //! | `Stop`, `SubagentStop` | resume (keep working) | `decision: "block"` + `reason` |
 //! | | capped, stop | `{}` (a cap's diagnostic in `systemMessage`) |
 //! | `PreCompact` | skip | `decision: "block"` + `reason` |
-//! | context items | on `SessionStart`, `SubagentStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch` | `hookSpecificOutput.additionalContext`, items joined by blank lines; elsewhere dropped with a note |
+//! | `PreModelSwitch` | select the requested model (`to_model`) | `{}`: the switch goes ahead |
+//! | | block | `permissionDecision: "deny"` + `permissionDecisionReason`: the model is not switched |
+//! | | select another model | `permissionDecision: "deny"` with a reason naming the hooks' model: Claude Code takes no model from a hook, and denying keeps the requested model from being used (fail closed) |
+//! | context items | on `SessionStart`, `SubagentStart`, `UserPromptSubmit`, `PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PostToolBatch`, `PostModelSwitch` | `hookSpecificOutput.additionalContext`, items joined by blank lines; elsewhere dropped with a note |
 //! | diagnostics | any | `systemMessage` (shown to the user), one per line |
 //!
 //! `hookSpecificOutput` always carries `hookEventName`, the input's event
@@ -31,7 +34,7 @@
 use std::borrow::Cow;
 
 use hooks_runtime::{
-    CompactionDecision, CompletionDecision, Decided, OwnedEvent, PermissionDecision,
+    CompactionDecision, CompletionDecision, Decided, ModelDecision, OwnedEvent, PermissionDecision,
     PromptDecision, StopDecision, ToolDecision,
 };
 use hooks_schema::Phase;
@@ -41,7 +44,7 @@ use super::{Answer, Decision, Request, redact};
 
 /// Claude Code's events whose `hookSpecificOutput` takes
 /// `additionalContext`.
-pub const CONTEXT_EVENTS: [&str; 7] = [
+pub const CONTEXT_EVENTS: [&str; 8] = [
     "SessionStart",
     "SubagentStart",
     "UserPromptSubmit",
@@ -49,6 +52,7 @@ pub const CONTEXT_EVENTS: [&str; 7] = [
     "PostToolUse",
     "PostToolUseFailure",
     "PostToolBatch",
+    "PostModelSwitch",
 ];
 
 /// An output object being built.
@@ -89,7 +93,8 @@ impl<'a> Output<'a> {
         self.top("reason", redact(reason));
     }
 
-    /// PreToolUse's `permissionDecision` with its reason.
+    /// PreToolUse's and PreModelSwitch's `permissionDecision` with its
+    /// reason.
     fn permission(&mut self, decision: &str, reason: Option<&str>) {
         self.specific("permissionDecision", decision);
         if let Some(reason) = reason {
@@ -249,6 +254,23 @@ pub fn answer(request: &Request, decided: &Decided<Decision<'_>>) -> Answer {
             CompactionDecision::Skip { reason } => out.block(reason),
             CompactionDecision::Terminate { reason } => out.terminate(reason),
         },
+        Decision::Model(d) => match d {
+            ModelDecision::Select { model } => {
+                let requested = request.event.as_step().selected_model();
+                if requested.is_some_and(|to| to != model.as_ref()) {
+                    let reason = format!(
+                        "the hooks chose model `{model}` instead of `{}`; Claude Code takes no model from a hook, so the switch is denied (switch to `{model}` instead)",
+                        requested.unwrap_or_default()
+                    );
+                    out.permission("deny", Some(&reason));
+                }
+            }
+            ModelDecision::Block { reason } => out.permission("deny", Some(reason)),
+            ModelDecision::Terminate { reason } => {
+                out.terminate(reason);
+                out.permission("deny", Some(reason));
+            }
+        },
         Decision::Completion(CompletionDecision::Terminate { reason }) => out.terminate(reason),
         Decision::Observed(d) => {
             if let Some(reason) = &d.terminate {
@@ -288,7 +310,7 @@ fn prompt_context(out: &mut Output<'_>, old: &str, new: &str) {
 /// `error` on stderr when the input names no event (not JSON, no
 /// `hook_event_name`); otherwise fail-closed JSON where the event gates
 /// something (PreToolUse: deny; PermissionRequest: deny; UserPromptSubmit:
-/// block) and `systemMessage` with `error` on every event.
+/// block; PreModelSwitch: deny) and `systemMessage` with `error` on every event.
 pub fn error_answer(payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
     let text = payload.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(payload);
     let value: Option<Value> = serde_json::from_slice(text).ok();
@@ -317,6 +339,7 @@ pub fn error_answer(payload: &[u8], error: &dyn std::fmt::Display) -> Answer {
             json!({"behavior": "deny", "message": redact(&message)}),
         ),
         Phase::UserPrompt => out.block(&message),
+        Phase::BeforeModelSelect => out.permission("deny", Some(&message)),
         _ => {}
     }
     out.messages.push(message);

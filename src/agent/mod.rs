@@ -39,9 +39,9 @@ use std::sync::Arc;
 use hooks_runtime::state::SessionStore;
 use hooks_runtime::{
     AfterToolDecision, CompactionDecision, CompletionDecision, Decided, Dispatcher, Executor,
-    HookContext, HookStack, InvalidCallDecision, Observed, OwnedEvent, PermissionDecision,
-    PromptDecision, RecordWriter, ShellRuntime, StepEvent, StopDecision, Table, TableRef, ToolCall,
-    ToolDecision,
+    HookContext, HookStack, InvalidCallDecision, ModelDecision, Observed, OwnedEvent,
+    PermissionDecision, PromptDecision, RecordWriter, ShellRuntime, StepEvent, StopDecision, Table,
+    TableRef, ToolCall, ToolDecision,
 };
 use serde_json::Value;
 
@@ -444,6 +444,8 @@ pub enum Decision<'a> {
     Stop(StopDecision),
     /// `before_compaction`.
     Compaction(CompactionDecision),
+    /// `before_model_select`.
+    Model(ModelDecision<'a>),
     /// Every other phase.
     Observed(Observed),
 }
@@ -532,6 +534,10 @@ pub async fn decide<'a>(
         StepEvent::Stop { .. } | StepEvent::SubagentStop { .. } => {
             wrap(stack.stop_event(ctx, step).await, Decision::Stop)
         }
+        StepEvent::BeforeModelSelect { selection } => wrap(
+            stack.before_model_select(ctx, selection).await,
+            Decision::Model,
+        ),
         StepEvent::BeforeCompaction {
             trigger,
             instructions,

@@ -14,9 +14,10 @@ use std::sync::Arc;
 use agent_hooks::agent::{Decision, decide};
 use hooks_runtime::{
     CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
-    HookContext, HookReport, HookStack, InvalidCallDecision, OwnedEvent, PermissionDecision,
-    PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, SessionDir,
-    ShellRuntime, StepEventKind, StopDecision, Table, TableRef, ToolDecision,
+    HookContext, HookReport, HookStack, InvalidCallDecision, ModelDecision, OwnedEvent,
+    PermissionDecision, PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch,
+    SecretSet, SessionDir, ShellRuntime, StepEventKind, StopDecision, Table, TableRef,
+    ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -240,7 +241,8 @@ impl RecordsTail {
 #[derive(Debug, Serialize)]
 pub(crate) struct Verdict {
     /// `run`, `skip`, `terminate` (before_tool); `submit`, `drop`
-    /// (user_prompt); `stop`, `resume` (stop);
+    /// (user_prompt); `stop`, `resume` (stop); `select` (the model, as
+    /// reason), `block` (before_model_select);
     /// `fail`, `retry`, `repair` (invalid_tool_call); `continue` elsewhere.
     pub(crate) decision: &'static str,
     /// The reason, feedback or tool of the decision, if any.
@@ -261,6 +263,9 @@ pub(crate) struct Outcome {
     pub(crate) result: Option<Value>,
     /// The prompt, when hooks rewrote it (user_prompt).
     pub(crate) prompt: Option<String>,
+    /// The model, when hooks chose another one (before_model_select).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) model: Option<String>,
     /// Context items for the model's next turn.
     pub(crate) context: ContextList,
     /// The names of the environment variables hooks set (run_start); the
@@ -328,6 +333,7 @@ impl Extras {
                 args: None,
                 result: None,
                 prompt: None,
+                model: None,
                 context: self.context,
                 env: self.env,
                 provenance: self.provenance,
@@ -409,6 +415,12 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEve
         (Decision::Compaction(CompactionDecision::Skip { reason }), f) => {
             f.applied("skip", Some(&reason))
         }
+        (Decision::Model(ModelDecision::Select { model }), f) => {
+            let mut a = f.applied("select", Some(&model));
+            a.outcome.model = rewritten(model);
+            a
+        }
+        (Decision::Model(ModelDecision::Block { reason }), f) => f.applied("block", Some(&reason)),
         (Decision::Observed(decision), f) => match &decision.terminate {
             Some(reason) => f.applied("terminate", Some(reason)),
             None => f.applied("continue", None),
@@ -419,7 +431,8 @@ pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEve
             | Decision::Tool(ToolDecision::Terminate { reason })
             | Decision::Permission(PermissionDecision::Terminate { reason })
             | Decision::InvalidCall(InvalidCallDecision::Terminate { reason })
-            | Decision::Compaction(CompactionDecision::Terminate { reason }),
+            | Decision::Compaction(CompactionDecision::Terminate { reason })
+            | Decision::Model(ModelDecision::Terminate { reason }),
             f,
         ) => f.applied("terminate", Some(&reason)),
     }

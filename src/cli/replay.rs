@@ -373,12 +373,12 @@ fn tally(summary: &mut Summary, applied: &Applied, bound: &Bound) {
         *summary.failed_counts.entry(key).or_default() += 1;
     }
     match applied.verdict.decision {
-        "skip" | "drop" => summary.blocked += 1,
+        "skip" | "drop" | "block" => summary.blocked += 1,
         "terminate" => summary.terminated += 1,
         "resume" => summary.resumed += 1,
         _ => {}
     }
-    if o.args.is_some() || o.result.is_some() || o.prompt.is_some() {
+    if o.args.is_some() || o.result.is_some() || o.prompt.is_some() || o.model.is_some() {
         summary.rewritten += 1;
     }
     if !o.patch.is_empty() {

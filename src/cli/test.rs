@@ -212,6 +212,9 @@ fn print_outcome(out: &mut String, o: &Outcome, shell_diagnostics: &[String]) {
     if let Some(prompt) = &o.prompt {
         out.push_str(&format!("rewritten prompt: {prompt:?}\n"));
     }
+    if let Some(model) = &o.model {
+        out.push_str(&format!("selected model: {model}\n"));
+    }
     if !o.patch.is_empty() {
         let patch = serde_json::to_value(&o.patch).unwrap_or_default();
         out.push_str(&format!("patch: {}\n", json(&patch)));

@@ -47,6 +47,31 @@ pub enum StepEvent<'a> {
         /// The request as the agent is about to send it (provider JSON form).
         request: &'a Value,
     },
+    /// The agent is about to select or switch the model (Claude Code
+    /// `PreModelSwitch`; rig's `on_model_select`, before every model
+    /// call). Hooks may keep the current model
+    /// ([`Flow::Skip`](crate::Flow::Skip)) or choose another one
+    /// ([`Flow::SelectModel`](crate::Flow::SelectModel)).
+    BeforeModelSelect {
+        /// The selection, as rewritten by the hooks before this one: a JSON
+        /// object `{"from": ..., "to": ..., "source": ...}`: `from` the
+        /// model in use (`null` when there is none yet), `to` the model the
+        /// agent is switching to, `source` what asked for it (Claude Code's
+        /// `source`, e.g. `user` or `sdk`; the rig adapter's `call`), plus
+        /// whatever else the agent reports (Claude Code's cache estimate:
+        /// `context_tokens`, `prompt_cache_warm`, `cache_ttl`,
+        /// `estimated_cache_write_usd`, ...), passed through. What `when`
+        /// pointers address (`/to`, `/from`, ...).
+        selection: &'a Value,
+    },
+    /// The agent switched to another model (Claude Code `PostModelSwitch`;
+    /// the rig adapter: the model of a call differs from the previous
+    /// call's). Hooks may inject context.
+    AfterModelSelect {
+        /// The selection made, in [`StepEvent::BeforeModelSelect`]'s shape:
+        /// `to` is the model now in use.
+        selection: &'a Value,
+    },
     /// The model answered a completion request.
     AfterCompletion {
         /// The model's response (provider JSON form).
@@ -251,6 +276,8 @@ impl<'a> StepEvent<'a> {
             StepEvent::RunStart { .. } => Phase::RunStart,
             StepEvent::UserPrompt { .. } => Phase::UserPrompt,
             StepEvent::BeforeCompletion { .. } => Phase::BeforeCompletion,
+            StepEvent::BeforeModelSelect { .. } => Phase::BeforeModelSelect,
+            StepEvent::AfterModelSelect { .. } => Phase::AfterModelSelect,
             StepEvent::AfterCompletion { .. } => Phase::AfterCompletion,
             StepEvent::TextDelta { .. } => Phase::TextDelta,
             StepEvent::ToolCallDelta { .. } => Phase::ToolCallDelta,
@@ -300,7 +327,8 @@ impl<'a> StepEvent<'a> {
 
     /// The event with its chained value replaced: the arguments of a
     /// `before_tool` or `permission_request` event, the result of an
-    /// `after_tool` event. Other events are returned unchanged.
+    /// `after_tool` event, the selection of a `before_model_select` event.
+    /// Other events are returned unchanged.
     pub(crate) fn with_value<'b>(self, value: &'b Value) -> StepEvent<'b>
     where
         'a: 'b,
@@ -341,7 +369,20 @@ impl<'a> StepEvent<'a> {
                 outcome,
                 duration_ms,
             },
+            StepEvent::BeforeModelSelect { .. } => {
+                StepEvent::BeforeModelSelect { selection: value }
+            }
             other => other,
+        }
+    }
+
+    /// The model a `before_model_select` or `after_model_select` event's
+    /// selection switches to (its `to`, when a string); `None` elsewhere.
+    pub fn selected_model(&self) -> Option<&'a str> {
+        match *self {
+            StepEvent::BeforeModelSelect { selection }
+            | StepEvent::AfterModelSelect { selection } => selection.get("to")?.as_str(),
+            _ => None,
         }
     }
 
@@ -356,6 +397,26 @@ impl<'a> StepEvent<'a> {
             other => other,
         }
     }
+}
+
+/// The selection of a [`StepEvent::BeforeModelSelect`] or
+/// [`StepEvent::AfterModelSelect`] event: `{"from": from, "to": to,
+/// "source": source}`, `from` `null` when `None` (allocates the object).
+pub fn model_selection(from: Option<&str>, to: &str, source: &str) -> Value {
+    serde_json::json!({ "from": from, "to": to, "source": source })
+}
+
+/// `selection` with its `to` replaced by `model` (a selection that is not
+/// an object becomes `{"to": model}`).
+pub(crate) fn reselect(selection: &Value, model: &str) -> Value {
+    let mut selection = match selection {
+        Value::Object(_) => selection.clone(),
+        _ => Value::Object(serde_json::Map::new()),
+    };
+    if let Some(object) = selection.as_object_mut() {
+        object.insert("to".to_owned(), Value::from(model));
+    }
+    selection
 }
 
 /// Why a tool call failed, as carried by [`ToolOutcome::Failed`].

@@ -44,8 +44,9 @@ pub enum Flow {
     /// After-phases: add `user`-role context items for the model's next turn.
     InjectContext(ContextList),
     /// `before_tool`: do not run the tool; `user_prompt`: drop the prompt;
-    /// `invalid_tool_call`: treat the call as skipped. The reason is what
-    /// the model (or user) sees.
+    /// `invalid_tool_call`: treat the call as skipped; `before_compaction`:
+    /// do not compact; `before_model_select`: do not switch (keep the
+    /// current model). The reason is what the model (or user) sees.
     Skip {
         /// Shown to the model in place of the tool's result.
         reason: Text,
@@ -95,6 +96,10 @@ pub enum Flow {
     /// Merged in declared order (a later hook's value of a name wins);
     /// the agent gets them in [`Decided::env`](crate::Decided::env).
     SetEnv(EnvVars),
+    /// `before_model_select`: switch to this model instead (the name the
+    /// agent knows it by); later hooks see it as the selection's `to`. A
+    /// later hook's `Skip` (keep the current model) wins over it.
+    SelectModel(Text),
 }
 
 /// Environment variables a hook sets: name to value, sorted by name.
@@ -119,6 +124,7 @@ impl Flow {
             Flow::Ask { .. } => FlowKind::Ask,
             Flow::Allow => FlowKind::Allow,
             Flow::SetEnv(_) => FlowKind::SetEnv,
+            Flow::SelectModel(_) => FlowKind::SelectModel,
         }
     }
 

@@ -8,7 +8,7 @@ use hooks_plan::Phase;
 use serde_json::Value;
 
 use crate::core::diagnostic::Diagnostic;
-use crate::core::event::StepEvent;
+use crate::core::event::{StepEvent, reselect};
 use crate::core::flow::{ContextList, EnvVars, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::merge::PatchMerge;
@@ -31,6 +31,8 @@ pub struct Fold<'e> {
     patch: PatchMerge,
     value: Option<Value>,
     prompt: Option<Text>,
+    /// `before_model_select`: the model the hooks chose so far.
+    model: Option<Text>,
     context: ContextList,
     env: EnvVars,
     decision: Option<Flow>,
@@ -81,6 +83,7 @@ impl<'e> Fold<'e> {
             patch: PatchMerge::default(),
             value: None,
             prompt: None,
+            model: None,
             context: ContextList::new(),
             env: EnvVars::new(),
             decision: None,
@@ -97,8 +100,8 @@ impl<'e> Fold<'e> {
         self.event.kind()
     }
 
-    /// The event as the next hook must see it: with the arguments, result or
-    /// prompt rewritten by the hooks applied so far.
+    /// The event as the next hook must see it: with the arguments, result,
+    /// prompt or model selection rewritten by the hooks applied so far.
     pub fn event(&self) -> StepEvent<'_> {
         chain(self.event, self.value.as_ref(), self.prompt.as_deref())
     }
@@ -228,6 +231,15 @@ impl<'e> Fold<'e> {
                 self.rewrites = self.rewrites.wrapping_add(1);
                 self.record(hook, Change::Rewrote(kind));
             }
+            Flow::SelectModel(model) => {
+                // Later hooks see the chosen model as the selection's `to`.
+                if let StepEvent::BeforeModelSelect { selection } = self.event() {
+                    self.value = Some(reselect(selection, &model));
+                }
+                self.model = Some(model);
+                self.rewrites = self.rewrites.wrapping_add(1);
+                self.record(hook, Change::Rewrote(kind));
+            }
             Flow::InjectContext(items) => {
                 if !items.is_empty() {
                     self.record(hook, Change::InjectedContext { items: items.len() });
@@ -344,6 +356,7 @@ impl<'e> Fold<'e> {
             args,
             result,
             prompt: self.prompt,
+            model: self.model,
             context: self.context,
             env: self.env,
             provenance: self.provenance,

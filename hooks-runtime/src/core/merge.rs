@@ -14,7 +14,7 @@ use crate::core::patch::{PatchField, RequestPatch, ToolChoice};
 pub(crate) struct PatchMerge {
     pub(crate) patch: RequestPatch,
     /// Last hook that set each last-writer-wins field, by `PatchField as usize`.
-    setters: [Option<HookId>; 5],
+    setters: [Option<HookId>; 6],
 }
 
 fn slot(field: PatchField) -> usize {
@@ -23,7 +23,8 @@ fn slot(field: PatchField) -> usize {
         PatchField::Temperature => 1,
         PatchField::MaxTokens => 2,
         PatchField::ToolChoice => 3,
-        _ => 4,
+        PatchField::Model => 4,
+        _ => 5,
     }
 }
 
@@ -51,6 +52,7 @@ impl PatchMerge {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let RequestPatch {
+            model,
             preamble,
             temperature,
             max_tokens,
@@ -70,7 +72,7 @@ impl PatchMerge {
         };
         let mut lww = |field: PatchField,
                        differs: bool,
-                       setters: &mut [Option<HookId>; 5],
+                       setters: &mut [Option<HookId>; 6],
                        record: &mut dyn FnMut(&HookId, Change)| {
             let hook = who(field);
             let previous = setters[slot(field)].replace(hook.clone());
@@ -85,6 +87,11 @@ impl PatchMerge {
             }
             record(&hook, Change::SetField(field));
         };
+        if let Some(value) = model {
+            let differs = self.patch.model.as_ref() != Some(&value);
+            lww(PatchField::Model, differs, &mut self.setters, &mut record);
+            self.patch.model = Some(value);
+        }
         if let Some(value) = preamble {
             let differs = self.patch.preamble.as_ref() != Some(&value);
             lww(

@@ -56,6 +56,10 @@ pub struct StackOutcome {
     pub result: Option<Value>,
     /// `user_prompt`: the prompt as rewritten; `None` when no hook rewrote it.
     pub prompt: Option<Text>,
+    /// `before_model_select`: the model the hooks chose (the last
+    /// [`Flow::SelectModel`] in declared order; kept when a later hook
+    /// skipped, which the decision says); `None` when no hook chose one.
+    pub model: Option<Text>,
     /// After-phases: the context items injected, in order.
     pub context: ContextList,
     /// `run_start`: the environment variables hooks set (a later hook's
@@ -80,6 +84,7 @@ impl StackOutcome {
             && self.args.is_none()
             && self.result.is_none()
             && self.prompt.is_none()
+            && self.model.is_none()
             && self.context.is_empty()
             && self.env.is_empty()
             && self.diagnostics.is_empty()
@@ -112,6 +117,8 @@ impl StackOutcome {
             Flow::RewriteResult(result)
         } else if let Some(prompt) = self.prompt {
             Flow::RewritePrompt(prompt)
+        } else if let Some(model) = self.model {
+            Flow::SelectModel(model)
         } else if !self.context.is_empty() {
             Flow::InjectContext(self.context)
         } else {

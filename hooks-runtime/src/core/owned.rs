@@ -24,6 +24,7 @@ use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 /// {"phase":"run_start","source":"resume","model":"claude-sonnet-4-5"}
 /// {"phase":"user_prompt","prompt":"fix the tests"}
 /// {"phase":"before_completion","request":{"messages":[]}}
+/// {"phase":"before_model_select","selection":{"from":"claude-haiku-4-5","to":"claude-opus-4-1","source":"user"}}
 /// {"phase":"after_completion","response":{}}
 /// {"phase":"after_reasoning","reasoning":"..."}
 /// {"phase":"after_assistant","text":"done"}
@@ -45,7 +46,7 @@ use crate::core::event::{StepEvent, StepEventKind, ToolFailure, ToolOutcome};
 /// The tool's name is `tool_name`, as in the payload hooks receive; the
 /// older spelling `tool` is read too (and written as `tool_name`).
 /// `call_id` defaults to `""`; `args`, `result`, `request` and `response`
-/// default to `null`; text fields default to `""`. On `after_tool`,
+/// and `selection` default to `null`; text fields default to `""`. On `after_tool`,
 /// `outcome` is `success` (default), `timeout`, `not_found`, `denied` or
 /// `error`, and `original_args` (the arguments before any `before_tool`
 /// rewrite) defaults to `args`. The streaming phases (`text_delta` with
@@ -82,6 +83,18 @@ pub enum OwnedEvent {
         /// The request (provider JSON form).
         #[serde(default)]
         request: Value,
+    },
+    /// `before_model_select` ([`StepEvent::BeforeModelSelect`]).
+    BeforeModelSelect {
+        /// The selection (`{from, to, source}` and what else the agent says).
+        #[serde(default)]
+        selection: Value,
+    },
+    /// `after_model_select` ([`StepEvent::AfterModelSelect`]).
+    AfterModelSelect {
+        /// The selection made.
+        #[serde(default)]
+        selection: Value,
     },
     /// `after_completion` ([`StepEvent::AfterCompletion`]).
     AfterCompletion {
@@ -349,6 +362,10 @@ impl OwnedEvent {
             OwnedEvent::RunStart { source, model } => StepEvent::RunStart { source, model },
             OwnedEvent::UserPrompt { prompt } => StepEvent::UserPrompt { prompt },
             OwnedEvent::BeforeCompletion { request } => StepEvent::BeforeCompletion { request },
+            OwnedEvent::BeforeModelSelect { selection } => {
+                StepEvent::BeforeModelSelect { selection }
+            }
+            OwnedEvent::AfterModelSelect { selection } => StepEvent::AfterModelSelect { selection },
             OwnedEvent::AfterCompletion { response } => StepEvent::AfterCompletion { response },
             OwnedEvent::TextDelta { delta } => StepEvent::TextDelta { delta },
             OwnedEvent::ToolCallDelta {
@@ -500,6 +517,12 @@ impl From<StepEvent<'_>> for OwnedEvent {
             },
             StepEvent::AfterCompletion { response } => OwnedEvent::AfterCompletion {
                 response: response.clone(),
+            },
+            StepEvent::BeforeModelSelect { selection } => OwnedEvent::BeforeModelSelect {
+                selection: selection.clone(),
+            },
+            StepEvent::AfterModelSelect { selection } => OwnedEvent::AfterModelSelect {
+                selection: selection.clone(),
             },
             StepEvent::TextDelta { delta } => OwnedEvent::TextDelta { delta: s(delta) },
             StepEvent::ToolCallDelta {

@@ -11,6 +11,9 @@ pub fn subject<'a>(event: &StepEvent<'a>) -> Subject<'a> {
         StepEvent::RunStart { .. } => Subject::None,
         StepEvent::UserPrompt { prompt } => Subject::Text(prompt),
         StepEvent::BeforeCompletion { request } => Subject::Json(request),
+        StepEvent::BeforeModelSelect { selection } | StepEvent::AfterModelSelect { selection } => {
+            Subject::Json(selection)
+        }
         StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
             Subject::Json(response)
         }
@@ -71,18 +74,25 @@ mod tests {
         use hooks_plan::Subject as Addressed;
         use hooks_plan::SubjectKind as Subject;
         let role = |r: &str| serde_json::json!({ "role": r });
-        let (args, result, request, response, batch) = (
+        let (args, result, request, response, batch, selection) = (
             role("args"),
             role("result"),
             role("request"),
             role("response"),
             role("batch"),
+            role("selection"),
         );
         let outcome = ToolOutcome::Success;
         let events = [
             StepEvent::RUN_START,
             StepEvent::UserPrompt { prompt: "t" },
             StepEvent::BeforeCompletion { request: &request },
+            StepEvent::BeforeModelSelect {
+                selection: &selection,
+            },
+            StepEvent::AfterModelSelect {
+                selection: &selection,
+            },
             StepEvent::AfterCompletion {
                 response: &response,
             },
@@ -174,6 +184,7 @@ mod tests {
                 Subject::Request => json_role("request"),
                 Subject::Response => json_role("response"),
                 Subject::Batch => json_role("batch"),
+                Subject::Selection => json_role("selection"),
             };
             assert!(agrees, "{phase}: {:?}", subject(&event));
         }

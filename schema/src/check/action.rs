@@ -23,6 +23,7 @@ impl Checker<'_> {
             ActionKind::Rewrite => self.rewrite(ap, body),
             ActionKind::Allow => self.grant(ap, body),
             ActionKind::Policy => self.policy(ap, body),
+            ActionKind::SelectModel => self.reason(ap, body, VOCABULARY.select_model, action),
         }
     }
 
@@ -75,6 +76,9 @@ impl Checker<'_> {
                 ),
                 None,
             );
+        }
+        if let Some(x) = m.get("model") {
+            self.nonempty_string(&child(p, "model"), x);
         }
         if let Some(x) = m.get("preamble") {
             self.string(&child(p, "preamble"), x);

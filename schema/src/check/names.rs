@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::catalogue::ToolEntry;
 use crate::config::{
     Config, Defaults, Env, Grant, HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, Policy,
-    Predicate, Reason, RegexPattern, RequestPatch, Run, SpecificTools, ToolChoiceMode,
+    Predicate, Reason, RegexPattern, RequestPatch, Run, SelectModel, SpecificTools, ToolChoiceMode,
     ToolSettings,
 };
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Protocol};
@@ -94,6 +94,7 @@ pub(crate) struct Vocabulary {
     pub(crate) reason: &'static [&'static str],
     pub(crate) grant: &'static [&'static str],
     pub(crate) inject: &'static [&'static str],
+    pub(crate) select_model: &'static [&'static str],
     pub(crate) failure_policies: &'static [&'static str],
     pub(crate) modes: &'static [&'static str],
     pub(crate) payloads: &'static [&'static str],
@@ -219,6 +220,7 @@ pub(crate) static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         reason: names_of::<Reason>(),
         grant: names_of::<Grant>(),
         inject: names_of::<Inject>(),
+        select_model: names_of::<SelectModel>(),
         failure_policies: names_of::<FailurePolicy>(),
         modes: names_of::<Mode>(),
         payloads: names_of::<PayloadMode>(),

@@ -105,6 +105,7 @@ fn the_checker_accepts_exactly_the_schemas_keys() {
             "Reason" => v.reason,
             "Grant" => v.grant,
             "Inject" => v.inject,
+            "SelectModel" => v.select_model,
             "Policy" => v.policy,
             other => panic!("object definition `{other}` has no key list in the checker"),
         };
@@ -218,6 +219,7 @@ fn schema_and_checker_enforce_the_capability_table() {
         ActionKind::Rewrite => json!([{"op": "remove", "pointer": "/x"}]),
         ActionKind::Inject => json!({"content": "c"}),
         ActionKind::Policy => json!({"rego": ["p.rego"], "query": "data.p.decision"}),
+        ActionKind::SelectModel => json!({"model": "m"}),
     };
     let run = json!({"command": "x"});
     for caps in &CAPABILITIES {

@@ -1,6 +1,6 @@
 //! What a hook does: the [`Action`] enum and the values of its action keys
 //! (`run`, `block`, `patch`, `rewrite`, `inject`, `terminate`, `ask`,
-//! `allow`; `http` in [`super::http`], `policy` in [`Policy`](super::Policy)'s
+//! `allow`, `select_model`; `http` in [`super::http`], `policy` in [`Policy`](super::Policy)'s
 //! module).
 
 use std::borrow::Cow;
@@ -34,7 +34,8 @@ pub enum Action {
     Run(Run),
     /// POST the payload to a URL and interpret the response body.
     Http(Http),
-    /// Do not run the tool (deny); `before_tool` and `permission_request` only.
+    /// Do not run the tool (deny), or do not switch the model; `before_tool`,
+    /// `permission_request` and `before_model_select` only.
     Block(Reason),
     /// Patch the completion request; `before_completion` only.
     Patch(RequestPatch),
@@ -52,6 +53,8 @@ pub enum Action {
     /// Evaluate a Rego policy in process and interpret its value like a
     /// native `run` hook's output.
     Policy(super::Policy),
+    /// Switch to this model instead; `before_model_select` only.
+    SelectModel(SelectModel),
 }
 
 impl Action {
@@ -68,11 +71,12 @@ impl Action {
             Action::Ask(_) => ActionKind::Ask,
             Action::Allow(_) => ActionKind::Allow,
             Action::Policy(_) => ActionKind::Policy,
+            Action::SelectModel(_) => ActionKind::SelectModel,
         }
     }
 
     /// The action's config key: `run`, `http`, `block`, `patch`, `rewrite`,
-    /// `inject`, `terminate`, `ask`, `allow` or `policy`.
+    /// `inject`, `terminate`, `ask`, `allow`, `policy` or `select_model`.
     pub const fn name(&self) -> &'static str {
         self.kind().as_str()
     }
@@ -103,6 +107,18 @@ pub struct Grant {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
     pub reason: Option<String>,
+}
+
+/// `select_model: {model: "..."}`: the model the agent switches to
+/// instead of the one it was switching to (`before_model_select`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectModel {
+    /// The model: the name the agent knows it by (Claude Code's model
+    /// names and aliases, a provider's model name, or the label a rig agent
+    /// registered it under).
+    #[schemars(length(min = 1), example = "claude-sonnet-4-5")]
+    pub model: String,
 }
 
 /// `{content: "..."}`: a `user`-role context item to add after the event.
@@ -350,6 +366,11 @@ impl RewriteOp {
 #[serde(deny_unknown_fields)]
 #[schemars(extend("minProperties" = 1))]
 pub struct RequestPatch {
+    /// Send the request to this model (the provider's model name, or the
+    /// label a rig agent registered it under).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1), example = "claude-haiku-4-5")]
+    pub model: Option<String>,
     /// Replace the system preamble.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preamble: Option<String>,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{
     Action, Grant, Http, HttpProtocol, Inject, Policy, Predicate, Reason, RequestPatch, RewriteOp,
-    Run, is_default,
+    Run, SelectModel, is_default,
 };
 use crate::phase::{FailurePolicy, Mode, Phase};
 
@@ -152,7 +152,9 @@ struct RawHook {
     /// `run` hook's stdout (`protocol: native`, `claude` or `opa`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     http: Option<Http>,
-    /// Action (`before_tool`, `permission_request`): do not run the tool (deny); the reason is what the model sees.
+    /// Action (`before_tool`, `permission_request`, `before_model_select`):
+    /// do not run the tool (deny; the reason is what the model sees), or do
+    /// not switch the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     block: Option<Reason>,
     /// Action (`before_completion` only): patch the completion request.
@@ -181,8 +183,12 @@ struct RawHook {
     /// its value is read like a `run` hook's stdout object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     policy: Option<Policy>,
+    /// Action (`before_model_select` only): switch to this model instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    select_model: Option<SelectModel>,
     /// What happens when the hook *fails* (not when it decides). Default:
-    /// `block` on `before_tool` and `permission_request`, `warn` elsewhere; `block` only there.
+    /// `block` on the gates (`before_tool`, `permission_request`,
+    /// `before_model_select`), `warn` elsewhere; `block` only there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     failure_policy: Option<FailurePolicy>,
     /// `enforce` (default): the decision takes effect; `audit`: decide and
@@ -262,6 +268,9 @@ impl TryFrom<RawHook> for Hook {
         if let Some(p) = raw.policy {
             actions.push(Action::Policy(p));
         }
+        if let Some(m) = raw.select_model {
+            actions.push(Action::SelectModel(m));
+        }
         if actions.len() != 1 {
             return Err(format!(
                 "hook `{}` must have exactly one action, found {}",
@@ -306,6 +315,7 @@ impl From<Hook> for RawHook {
             ask: None,
             allow: None,
             policy: None,
+            select_model: None,
             failure_policy: h.failure_policy,
             mode: h.mode,
             enabled: h.enabled,
@@ -323,6 +333,7 @@ impl From<Hook> for RawHook {
             Action::Ask(r) => raw.ask = Some(r),
             Action::Allow(g) => raw.allow = Some(g),
             Action::Policy(p) => raw.policy = Some(p),
+            Action::SelectModel(m) => raw.select_model = Some(m),
         }
         raw
     }

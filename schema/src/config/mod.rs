@@ -42,7 +42,7 @@ pub use hooks_plan::Limits;
 
 pub use action::{
     ACTION_KEYS, Action, Env, Grant, HistoryPatch, Inject, Program, Reason, RequestPatch,
-    RewriteOp, Run, SpecificTools, ToolChoice, ToolChoiceMode,
+    RewriteOp, Run, SelectModel, SpecificTools, ToolChoice, ToolChoiceMode,
 };
 pub use hook::{Hook, RegexPattern, ToolPattern};
 #[cfg(feature = "http")]

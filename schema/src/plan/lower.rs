@@ -446,6 +446,7 @@ fn permission(rule: &str, cache: &mut DfaCache) -> Result<PermissionRule, String
 /// sorted order.
 fn patch(p: &crate::config::RequestPatch) -> RequestPatch {
     RequestPatch {
+        model: p.model.as_deref().map(owned),
         preamble: p.preamble.as_deref().map(owned),
         temperature: p.temperature,
         max_tokens: p.max_tokens,
@@ -489,6 +490,7 @@ fn action(
         Action::Terminate(r) => ActionSpec::Terminate(owned(&r.reason)),
         Action::Ask(r) => ActionSpec::Ask(owned(&r.reason)),
         Action::Allow(g) => ActionSpec::Allow(g.reason.as_deref().map(owned)),
+        Action::SelectModel(m) => ActionSpec::SelectModel(owned(&m.model)),
         Action::Inject(i) => {
             ActionSpec::Inject(List::Owned(vec![ContextItem::user(owned(&i.content))]))
         }

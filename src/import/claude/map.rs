@@ -22,9 +22,10 @@ pub(super) enum EventKind {
     /// An event without a matcher.
     Plain(&'static str),
     /// An event whose matcher filters a label (notification type, agent
-    /// type, compaction trigger) that the phase's `when` pointer `""`
-    /// addresses.
-    Labeled(&'static str),
+    /// type, compaction trigger, the model switched to) that the phase's
+    /// `when` pointer (the second field: `""`, or `/to` in a model
+    /// selection) addresses.
+    Labeled(&'static str, &'static str),
     /// `SessionStart`: `run_start`, for matchers accepting the `startup` source.
     SessionStart,
     /// `SessionEnd`: `run_end`, for matchers accepting every end reason.
@@ -58,7 +59,11 @@ pub(super) fn event_kind(name: &str) -> EventKind {
             | Phase::SubagentStart
             | Phase::SubagentStop
             | Phase::BeforeCompaction
-            | Phase::AfterCompaction => EventKind::Labeled(phase.as_str()),
+            | Phase::AfterCompaction => EventKind::Labeled(phase.as_str(), ""),
+            // The matcher filters the model switched to (`to_model`).
+            Phase::BeforeModelSelect | Phase::AfterModelSelect => {
+                EventKind::Labeled(phase.as_str(), "/to")
+            }
             _ => EventKind::Plain(phase.as_str()),
         };
     }
@@ -94,9 +99,6 @@ pub(super) fn event_kind(name: &str) -> EventKind {
         "Elicitation" | "ElicitationResult" => EventKind::Unmapped(
             "it answers MCP servers' requests for user input, which agent-hooks does not relay",
         ),
-        "PreModelSwitch" | "PostModelSwitch" => {
-            EventKind::Unmapped("agent-hooks has no equivalent phase")
-        }
         _ => EventKind::Unknown,
     }
 }
@@ -345,8 +347,8 @@ impl<'o> Converter<'o> {
                 }
             }
             EventKind::Plain(phase) => (*phase, ToolMatch::All, None, String::new()),
-            EventKind::Labeled(phase) => {
-                let Some(when) = label_when(&claude) else {
+            EventKind::Labeled(phase, pointer) => {
+                let Some(when) = label_when(&claude, pointer) else {
                     self.warn(
                         path,
                         Some("matcher"),
@@ -491,13 +493,14 @@ pub(super) struct HookCtx<'a> {
     pub(super) entry_matcher: bool,
 }
 
-/// A label matcher (notification type, agent type, compaction trigger) as a
-/// `when` on the pointer `""`, which addresses that label: none for a
+/// A label matcher (notification type, agent type, compaction trigger, the
+/// model switched to) as a `when` on `pointer`, which addresses that label
+/// (`""`, or `/to` in a model selection): none for a
 /// match-all matcher, `equals` for exact names (Claude Code's exact set:
 /// letters, digits, `_`, `-`, spaces, `,` and `|`; names separated by `|`
 /// or `,`), else `matches`, which searches like Claude Code's
 /// `RegExp.test`. `None` for a regex Rust's `regex` cannot compile.
-fn label_when(matcher: &str) -> Option<Option<When>> {
+fn label_when(matcher: &str, pointer: &'static str) -> Option<Option<When>> {
     if matcher.is_empty() || matcher == "*" {
         return Some(None);
     }
@@ -510,7 +513,7 @@ fn label_when(matcher: &str) -> Option<Option<When>> {
             .filter(|n| !n.is_empty())
         {
             let leaf = When::Equals {
-                pointer: "",
+                pointer,
                 equals: name.to_owned(),
             };
             if !names.contains(&leaf) {
@@ -525,7 +528,7 @@ fn label_when(matcher: &str) -> Option<Option<When>> {
     }
     hooks_schema::check_regex(matcher).ok()?;
     Some(Some(When::Matches {
-        pointer: "",
+        pointer,
         matches: matcher.to_owned(),
     }))
 }

@@ -57,13 +57,14 @@
 //! | `Notification` | `notification`, the matcher (notification type) as a `when` on pointer `""` |
 //! | `SubagentStart`, `SubagentStop` | `subagent_start`, `subagent_stop`, the matcher (agent type) as a `when` on `""` |
 //! | `PreCompact`, `PostCompact` | `before_compaction`, `after_compaction`, the matcher (trigger) as a `when` on `""` |
+//! | `PreModelSwitch`, `PostModelSwitch` | `before_model_select`, `after_model_select`, the matcher (the model switched to) as a `when` on `/to` |
 //! | every other event (`Setup`, `TeammateIdle`, `ConfigChange`, ...) | skipped, with a warning giving the reason |
 //!
-//! A label matcher (the last three rows) of exact names (letters, digits,
+//! A label matcher (the last four rows) of exact names (letters, digits,
 //! `_`, `-`, spaces, separated by `|` or `,`) becomes `{pointer: "", equals:
-//! NAME}` (an `any` of them for several); any other matcher becomes
-//! `{pointer: "", matches: MATCHER}`, which searches the label as Claude
-//! Code's regular expression does. `docs/import-claude.md` in the
+//! NAME}` (`/to` for the model events; an `any` of them for several); any
+//! other matcher becomes `{pointer: "", matches: MATCHER}`, which searches
+//! the label as Claude Code's regular expression does. `docs/import-claude.md` in the
 //! repository lists every Claude Code event.
 //!
 //! Every converted hook is `run: {command, timeout, protocol: claude}` with

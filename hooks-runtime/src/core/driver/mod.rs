@@ -24,8 +24,10 @@ use crate::core::patch::RequestPatch;
 use crate::core::report::ReportList;
 use crate::core::stack::HookStack;
 
+mod model;
 mod stop;
 
+pub use model::ModelDecision;
 pub use stop::StopDecision;
 
 /// A decision plus the context, provenance, diagnostics and per-hook
@@ -35,7 +37,7 @@ pub use stop::StopDecision;
 /// [`HookStack::permission_request`], [`HookStack::after_tool`],
 /// [`HookStack::invalid_tool_call`], [`HookStack::stop`],
 /// [`HookStack::subagent_stop`], [`HookStack::before_compaction`],
-/// [`HookStack::observe`]) return, so an agent loop applies a typed
+/// [`HookStack::before_model_select`], [`HookStack::observe`]) return, so an agent loop applies a typed
 /// decision and never matches raw [`Flow`] values.
 ///
 /// None of those methods fails (see [`HookStack`]'s `# Errors`), and all
@@ -618,7 +620,8 @@ impl HookStack {
         Decided::new(decision, outcome)
     }
 
-    /// Folds any other event (`run_start`, `after_completion`, deltas,
+    /// Folds any other event (`run_start`, `after_model_select`,
+    /// `after_completion`, deltas,
     /// `stream_finish`, `after_reasoning`, `after_assistant`,
     /// `after_tool_batch`, `notification`, `subagent_start`,
     /// `after_compaction`, `run_end`, `run_error`): hooks may only inject
@@ -648,6 +651,8 @@ impl HookStack {
                 Some("rewrite_result")
             } else if outcome.prompt.is_some() {
                 Some("rewrite_prompt")
+            } else if outcome.model.is_some() {
+                Some("select_model")
             } else {
                 None
             };

@@ -44,9 +44,10 @@ fn redact_items(items: &mut Cow<'static, [ContextItem]>, secrets: &SecretSet) {
 ///
 /// Not redacted: `RewriteArgs` (the arguments go to the tool, which may
 /// legitimately need a value the hook was given; they are never recorded),
-/// `Repair`'s tool name and a patch's tool names (names, not free text),
-/// `SetEnv`'s values (they go to the agent's tools like rewritten
-/// arguments; records name the variables, never their values).
+/// `Repair`'s tool name, a selected model and a patch's tool names and
+/// model (names, not free text), `SetEnv`'s values (they go to the agent's
+/// tools like rewritten arguments; records name the variables, never their
+/// values).
 /// A rewritten prompt is redacted whole, so a secret the user typed in the
 /// original prompt is redacted too once a hook rewrites it.
 pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
@@ -91,6 +92,7 @@ pub(super) fn redact_flow(flow: Flow, secrets: &SecretSet) -> Flow {
         other @ (Flow::Continue
         | Flow::Fail
         | Flow::Allow
+        | Flow::SelectModel(_)
         | Flow::RewriteArgs(_)
         | Flow::SetEnv(_)
         | Flow::Repair { .. }) => other,

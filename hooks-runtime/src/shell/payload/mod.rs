@@ -299,6 +299,12 @@ pub(crate) fn build_as<'e, R: Render>(
                 prep(request, "/data/request").into_owned(),
             );
         }
+        StepEvent::BeforeModelSelect { selection } | StepEvent::AfterModelSelect { selection } => {
+            data.insert(
+                "selection".into(),
+                prep(selection, "/data/selection").into_owned(),
+            );
+        }
         StepEvent::AfterCompletion { response } | StepEvent::StreamFinish { response } => {
             data.insert(
                 "response".into(),

@@ -282,11 +282,12 @@ pub(crate) fn captured_text(captured: &Captured) -> String {
 /// | `user_prompt` | `Skip {reason}`: the prompt is dropped | UserPromptSubmit: erases the prompt |
 /// | `stop`, `subagent_stop` | `Resume {reason}`: keep working | Stop, SubagentStop: blocks stopping |
 /// | `before_compaction` | `Skip {reason}`: no compaction | PreCompact: blocks compaction |
+/// | `before_model_select` | `Skip {reason}`: the model is not switched | PreModelSwitch: blocks the switch |
 /// | `after_tool_batch` | `Terminate {reason}` | PostToolBatch: stops the agentic loop |
 /// | after-phases that take context | `InjectContext([user: reason])` | PostToolUse: stderr shown to the model |
 /// | `invalid_tool_call` | `Fail` | — |
 /// | `before_completion` | `Terminate {reason}`: the request is not sent | — |
-/// | others (`run_start`, `permission_request`, `notification`, `subagent_start`, `after_compaction`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | PermissionRequest: exit 2 is not honoured; SessionStart, SessionEnd and the others: shown to the user only |
+/// | others (`run_start`, `permission_request`, `notification`, `subagent_start`, `after_model_select`, `after_compaction`, deltas, `stream_finish`, `run_end`, `run_error`) | `Continue` plus a diagnostic: nothing to deny | PermissionRequest: exit 2 is not honoured; SessionStart, PostModelSwitch, SessionEnd and the others: shown to the user only |
 pub(crate) fn exit2_flow(
     phase: Phase,
     json_reason: Option<String>,
@@ -300,12 +301,16 @@ pub(crate) fn exit2_flow(
         text
     };
     match phase {
-        Phase::BeforeTool | Phase::UserPrompt | Phase::BeforeCompaction => {
-            ProtocolDecision::flow(Flow::skip(reason))
-        }
+        Phase::BeforeTool
+        | Phase::UserPrompt
+        | Phase::BeforeCompaction
+        | Phase::BeforeModelSelect => ProtocolDecision::flow(Flow::skip(reason)),
         Phase::Stop | Phase::SubagentStop => ProtocolDecision::flow(Flow::resume(reason)),
         Phase::AfterToolBatch => ProtocolDecision::flow(Flow::terminate(reason)),
-        p if p.is_after_phase() && FlowKind::InjectContext.honoured_on(p) => {
+        p if p.is_after_phase()
+            && p != Phase::AfterModelSelect
+            && FlowKind::InjectContext.honoured_on(p) =>
+        {
             ProtocolDecision::flow(Flow::InjectContext(vec![ContextItem::user(reason)].into()))
         }
         Phase::InvalidToolCall => ProtocolDecision::flow(Flow::Fail),

@@ -9,7 +9,7 @@
 //! | stdout field | phases | flow |
 //! | --- | --- | --- |
 //! | none, `{}`, `decision: continue` | all | `Continue` |
-//! | `decision: block` + `reason` | `before_tool`, `user_prompt`, `invalid_tool_call` | `Skip {reason}` |
+//! | `decision: block` + `reason` | `before_tool`, `permission_request`, `user_prompt`, `invalid_tool_call`, `before_compaction`, `before_model_select` | `Skip {reason}` |
 //! | `decision: terminate` + `reason` | all | `Terminate {reason}` |
 //! | `decision: resume` + `reason` | `stop` | `Resume {reason}` |
 //! | `decision: fail` | `invalid_tool_call` | `Fail` |
@@ -21,6 +21,7 @@
 //! | `patch` | `before_completion` | `PatchRequest` |
 //! | `context_items` | after-phases | `InjectContext` |
 //! | `env` (beside any of the above) | `run_start` | `SetEnv` |
+//! | `model` | `before_model_select` | `SelectModel` |
 //!
 //! Anything else — an unknown field, a field on a phase not listed for it,
 //! two of the change fields together, a change field with a decision other
@@ -164,6 +165,7 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
         (FlowKind::RewritePrompt, out.rewrite_prompt.is_some()),
         (FlowKind::PatchRequest, out.patch.is_some()),
         (FlowKind::InjectContext, !out.context_items.is_empty()),
+        (FlowKind::SelectModel, out.model.is_some()),
     ];
     let changes: Vec<&str> = present
         .iter()
@@ -245,6 +247,8 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
                     .map(|i| ContextItem::user(i.content))
                     .collect::<Vec<_>>();
                 Flow::InjectContext(items.into())
+            } else if let Some(model) = out.model {
+                Flow::SelectModel(model.into())
             } else {
                 Flow::Continue
             }
@@ -380,7 +384,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             err,
-            "`rewrite_result` and `context_items` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`"
+            "`rewrite_result` and `context_items` cannot be combined: give at most one of `rewrite_args`, `rewrite_result`, `rewrite_prompt`, `patch`, `context_items`, `model`"
         );
         let err = to_flow(Phase::AfterTool, out(r#"{"rewrite_args":{}}"#)).unwrap_err();
         assert!(
@@ -424,6 +428,7 @@ mod tests {
             FlowKind::PatchRequest => r#"{"patch":{"temperature":0.5}}"#,
             FlowKind::InjectContext => r#"{"context_items":[{"role":"user","content":"c"}]}"#,
             FlowKind::SetEnv => r#"{"env":{"A":"1"}}"#,
+            FlowKind::SelectModel => r#"{"model":"m"}"#,
         }
     }
 

@@ -184,6 +184,9 @@ pub(crate) fn stdin_payload(
             map.insert("reason".into(), "error".into());
             map.insert("error".into(), error.into());
         }
+        StepEvent::BeforeModelSelect { selection } | StepEvent::AfterModelSelect { selection } => {
+            insert_selection(&mut map, selection);
+        }
         // Extensions (Claude Code has no model events): the request and
         // the response in the agent's provider JSON form.
         StepEvent::BeforeCompletion { request } => {
@@ -195,6 +198,25 @@ pub(crate) fn stdin_payload(
         _ => {}
     }
     Value::Object(map)
+}
+
+/// PreModelSwitch's and PostModelSwitch's fields from a model selection
+/// (`{from, to, source, ...}`): `from_model` and `to_model` (`from` and
+/// `to`; `from_model` left out when `null`), then every other key as it is
+/// (`source`, `requested_model`, Claude Code's cache estimate, ...).
+fn insert_selection(map: &mut Map<String, Value>, selection: &Value) {
+    let field = |key: &str| selection.get(key).filter(|v| !v.is_null());
+    if let Some(from) = field("from") {
+        map.insert("from_model".into(), from.clone());
+    }
+    if let Some(to) = field("to") {
+        map.insert("to_model".into(), to.clone());
+    }
+    for (key, value) in selection.as_object().into_iter().flatten() {
+        if key != "from" && key != "to" && !map.contains_key(key) {
+            map.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 /// Inserts `value` under `key` unless it is `null` (the agent did not say).

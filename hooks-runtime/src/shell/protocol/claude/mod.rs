@@ -22,6 +22,8 @@
 //! | --- | --- |
 //! | `run_start` | `SessionStart` (`source`: the event's, else `"startup"`; `model` when given) |
 //! | `user_prompt` | `UserPromptSubmit` |
+//! | `before_model_select` | `PreModelSwitch` (`from_model`, `to_model`: the selection's `from` and `to`; its other keys, such as `source`, as they are) |
+//! | `after_model_select` | `PostModelSwitch` (as PreModelSwitch) |
 //! | `before_tool` | `PreToolUse` |
 //! | `after_tool`, the tool succeeded | `PostToolUse` (`tool_response`) |
 //! | `after_tool`, the tool failed | `PostToolUseFailure` (`error`: the outcome's message, else the result's text; `is_interrupt: false`; no `tool_response`) |
@@ -47,8 +49,9 @@
 //! - Exit 0, stdout not starting with `{` (after a BOM and whitespace): plain
 //!   text. On `UserPromptSubmit` Claude Code adds it as context: here the
 //!   prompt is rewritten to the prompt, a blank line, and the text. On
-//!   `SessionStart` it is context before the first prompt
-//!   (`InjectContext`). On other events Claude Code only writes it to its
+//!   `SessionStart` it is context before the first prompt, on
+//!   `PostModelSwitch` context for the next turn (`InjectContext`). On
+//!   other events Claude Code only writes it to its
 //!   debug log: here it is ignored. Stdout that starts with `{` but is not
 //!   one JSON object (malformed, or followed by a log line) is plain text
 //!   too, as Claude Code falls back to text when JSON parsing fails, with a
@@ -76,12 +79,15 @@
 //! | `permissionDecision: "ask"` / `"defer"` | PreToolUse | `Ask {permissionDecisionReason}`: the agent's approver decides (none: refused, fail closed) |
 //! | `hookSpecificOutput.decision.behavior: "allow"` | PermissionRequest | `Allow`; with `decision.updatedInput`, `Allow` of the call with that input (the new arguments are applied before the allow) |
 //! | `decision.behavior: "deny"` | PermissionRequest | `Skip {decision.message}`, `Terminate` with `decision.interrupt: true`; no decision object: `Continue` |
+//! | `permissionDecision: "deny"`, or `decision: "block"` + `reason` | PreModelSwitch | `Skip {reason}`: the model is not switched |
+//! | `permissionDecision: "ask"` / `"defer"` | PreModelSwitch | `Skip {reason}`: nobody approves model switches here, so the switch is refused (as a Claude Code session without a user to ask refuses it) |
+//! | `permissionDecision: "allow"` | PreModelSwitch | `Continue` |
 //! | `decision: "block"` + `reason` | SubagentStop | `Resume {reason}`, as Stop |
 //! | | PreCompact | `Skip {reason}`: no compaction |
 //! | | PostToolBatch | `Terminate {reason}`: the agent loop stops |
 //! | `hookSpecificOutput.updatedInput` | PreToolUse, with allow/ask | `RewriteArgs` |
 //! | `hookSpecificOutput.updatedToolOutput` (or `updatedMCPToolOutput`) | PostToolUse | `RewriteResult`: the model sees the new result |
-//! | `hookSpecificOutput.additionalContext` | SessionStart, SubagentStart, PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, extension events | context (after a block `reason`, if any) |
+//! | `hookSpecificOutput.additionalContext` | SessionStart, SubagentStart, PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, PostModelSwitch, extension events | context (after a block `reason`, if any) |
 //! | | UserPromptSubmit | prompt rewritten: prompt, blank line, context |
 //! | | Stop, SubagentStop | `Resume {additionalContext}` (non-error feedback that keeps the agent working; after a block `reason`, if any) |
 //! | `systemMessage` | all | a diagnostic for the operator |
@@ -307,8 +313,10 @@ fn plain_text(event: &StepEvent<'_>, body: &[u8]) -> ProtocolDecision {
         StepEvent::UserPrompt { prompt } => {
             ProtocolDecision::flow(Flow::RewritePrompt(format!("{prompt}\n\n{text}").into()))
         }
-        StepEvent::RunStart { .. } => ProtocolDecision::default()
-            .with_context(event.kind(), vec![ContextItem::user(text.into_owned())]),
+        StepEvent::RunStart { .. } | StepEvent::AfterModelSelect { .. } => {
+            ProtocolDecision::default()
+                .with_context(event.kind(), vec![ContextItem::user(text.into_owned())])
+        }
         _ => ProtocolDecision::default(),
     }
 }
@@ -523,6 +531,7 @@ fn to_decision(
             }
             flow
         }
+        Phase::BeforeModelSelect => model_switch(out.decision, out.reason, spec, name, hook_id)?,
         Phase::BeforeCompaction | Phase::AfterToolBatch => {
             if out.decision == Some(LegacyDecision::Approve) {
                 return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
@@ -593,6 +602,51 @@ fn to_decision(
     Ok(decision.with_context(phase, context))
 }
 
+/// PreModelSwitch's answer (the module table): a deny, an ask (refused:
+/// nobody approves model switches here) or a block keeps the current
+/// model; an allow or no answer lets the switch happen.
+fn model_switch(
+    decision: Option<LegacyDecision>,
+    reason: Option<String>,
+    spec: Option<Specific>,
+    name: &str,
+    hook_id: &str,
+) -> Result<Flow, String> {
+    if decision == Some(LegacyDecision::Approve) {
+        return Err(not_on("decision: \"approve\"", name, "PreToolUse"));
+    }
+    let mut flow = decision.map(|_| {
+        Flow::skip(reason.unwrap_or_else(|| format!("model switch blocked by hook `{hook_id}`")))
+    });
+    if let Some(spec) = spec {
+        reject_tool_output(&spec, name)?;
+        if spec.updated_input.is_some() {
+            return Err(not_on("updatedInput", name, "PreToolUse"));
+        }
+        if flow.is_some() && spec.permission_decision.is_some() {
+            return Err(
+                "give `hookSpecificOutput.permissionDecision` or `decision`, not both".to_owned(),
+            );
+        }
+        let reason = spec.permission_decision_reason;
+        match spec.permission_decision {
+            Some(Permission::Deny) => {
+                flow = Some(Flow::skip(reason.unwrap_or_else(|| {
+                    format!("model switch denied by hook `{hook_id}`")
+                })));
+            }
+            Some(Permission::Ask | Permission::Defer) => {
+                let why = reason.unwrap_or_else(|| format!("hook `{hook_id}` asks for approval"));
+                flow = Some(Flow::skip(format!(
+                    "{why} (nobody approves model switches here: the switch is refused)"
+                )));
+            }
+            Some(Permission::Allow) | None => {}
+        }
+    }
+    Ok(flow.unwrap_or(Flow::Continue))
+}
+
 /// The fields Claude Code reads only inside `hookSpecificOutput`.
 const SPECIFIC_FIELDS: [&str; 7] = [
     "hookEventName",
@@ -642,10 +696,18 @@ fn misplaced(out: &Output) -> Result<(), String> {
 
 fn reject_permission(spec: &Specific, name: &str) -> Result<(), String> {
     if spec.permission_decision.is_some() {
-        return Err(not_on("permissionDecision", name, "PreToolUse"));
+        return Err(not_on(
+            "permissionDecision",
+            name,
+            "PreToolUse, PreModelSwitch",
+        ));
     }
     if spec.permission_decision_reason.is_some() {
-        return Err(not_on("permissionDecisionReason", name, "PreToolUse"));
+        return Err(not_on(
+            "permissionDecisionReason",
+            name,
+            "PreToolUse, PreModelSwitch",
+        ));
     }
     if spec.updated_input.is_some() {
         return Err(not_on("updatedInput", name, "PreToolUse"));

@@ -13,6 +13,8 @@
 //! | --- | --- | --- |
 //! | `SessionStart` | `run_start` | `source`, `model` |
 //! | `UserPromptSubmit` | `user_prompt` | `prompt` |
+//! | `PreModelSwitch` | `before_model_select` | the selection: `from_model` → `from` (`null` when absent), `to_model` → `to`, every other field but the session identity (`source`, `requested_model`, `context_tokens`, `prompt_cache_warm`, `cache_ttl`, `estimated_cache_write_usd`, `pricing`, ...) as it is |
+//! | `PostModelSwitch` | `after_model_select` | as PreModelSwitch |
 //! | `PreToolUse` | `before_tool` | `tool_name`, `tool_use_id`, `tool_input` |
 //! | `PermissionRequest` | `permission_request` | as PreToolUse, `permission_suggestions` |
 //! | `PostToolUse` | `after_tool`, outcome `success` | as PreToolUse, `tool_response`, `duration_ms` |
@@ -168,6 +170,12 @@ pub fn read_payload(payload: &Value) -> Result<(OwnedEvent, HookContext), Payloa
         Phase::BeforeCompletion => OwnedEvent::BeforeCompletion {
             request: f.value("request"),
         },
+        Phase::BeforeModelSelect => OwnedEvent::BeforeModelSelect {
+            selection: f.selection()?,
+        },
+        Phase::AfterModelSelect => OwnedEvent::AfterModelSelect {
+            selection: f.selection()?,
+        },
         Phase::AfterCompletion => OwnedEvent::AfterCompletion {
             response: f.value("response"),
         },
@@ -191,6 +199,21 @@ pub fn read_payload(payload: &Value) -> Result<(OwnedEvent, HookContext), Payloa
     };
     Ok((event, f.context()?))
 }
+
+/// The fields every Claude Code input carries about its session and
+/// caller, not about the event: left out of a model switch's selection.
+const IDENTITY_FIELDS: [&str; 10] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "permission_mode",
+    "prompt_id",
+    "scratchpad_dir",
+    "effort",
+    "agent_id",
+    "agent_type",
+];
 
 /// The fields of one input object, read with the event's name for errors.
 struct Fields<'a> {
@@ -255,6 +278,30 @@ impl Fields<'_> {
         }
     }
 
+    /// A model switch's selection (the module table): `{from, to, ...}`;
+    /// `to_model` is required, `from_model` a string or absent.
+    fn selection(&self) -> Result<Value, PayloadError> {
+        let to = match self.map.get("to_model") {
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err(self.wrong("to_model", "a string")),
+        };
+        let from = match self.map.get("from_model") {
+            None | Some(Value::Null) => Value::Null,
+            Some(Value::String(s)) => Value::String(s.clone()),
+            Some(_) => return Err(self.wrong("from_model", "a string")),
+        };
+        let mut selection = Map::new();
+        selection.insert("from".into(), from);
+        selection.insert("to".into(), Value::String(to));
+        for (key, value) in self.map {
+            if !IDENTITY_FIELDS.contains(&key.as_str()) && key != "from_model" && key != "to_model"
+            {
+                selection.insert(key.clone(), value.clone());
+            }
+        }
+        Ok(Value::Object(selection))
+    }
+
     /// The resumes so far: a numeric `loop_count` (what
     /// [`stdin_payload`](super::stdin_payload) writes beside Claude Code's
     /// fields), else 1 when `stop_hook_active` is true, else 0.
@@ -303,6 +350,8 @@ mod tests {
         let events = [
             json!({"phase":"run_start","source":"resume","model":"m"}),
             json!({"phase":"user_prompt","prompt":"fix it"}),
+            json!({"phase":"before_model_select","selection":{"from":"claude-haiku-4-5","to":"claude-opus-4-1","source":"user","context_tokens":1200}}),
+            json!({"phase":"after_model_select","selection":{"from":null,"to":"claude-sonnet-4-5","source":"fallback"}}),
             json!({"phase":"before_tool","tool_name":"Bash","call_id":"t1","args":{"command":"ls"}}),
             json!({"phase":"permission_request","tool_name":"Bash","args":{"command":"ls"},"suggestions":[{"type":"addRules"}]}),
             json!({"phase":"after_tool","tool_name":"Bash","call_id":"t1","args":{},"result":{"stdout":"a"},"duration_ms":3}),
