@@ -177,6 +177,6 @@ fn disabled_and_outcome_and_human_output() {
     assert!(rules.iter().all(|r| r["phase"] == "before_tool"), "{json}");
     assert_eq!(
         rules.len() + json["other_phases"].as_u64().expect("a count") as usize,
-        20
+        21
     );
 }

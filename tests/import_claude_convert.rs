@@ -224,7 +224,8 @@ fn events_policies_and_unconvertible_hooks() {
         panic!("four hooks");
     };
     assert_eq!(fmt.phase, Phase::AfterTool);
-    assert_eq!(fmt.mode, Mode::Audit, "async hooks cannot affect the run");
+    assert!(fmt.background, "an async hook runs in the background");
+    assert_eq!(fmt.mode, Mode::Enforce, "its context is delivered later");
     assert_eq!(fmt.when, Some(Predicate::Outcome(OutcomeKind::Success)));
     assert_eq!(log.phase, Phase::AfterTool);
     assert!(matches!(&log.when, Some(Predicate::Any(kinds)) if kinds.len() == 3));
@@ -280,4 +281,44 @@ fn a_matcher_too_large_for_a_dfa_is_skipped_not_fatal() {
         messages[0].contains("cannot compile") && messages[0].contains("size limit"),
         "{messages:?}"
     );
+}
+
+#[test]
+fn async_hooks_run_in_the_background_except_where_the_run_ends() {
+    let text = settings(
+        r#"{
+        "PostToolUse": [{"hooks": [{"type": "command", "command": "review", "asyncRewake": true}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "scan", "async": true, "onFailure": "block"}
+        ]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": "upload", "async": true}]}]
+    }"#,
+    );
+    let import = import_str(&text, "a.json").expect("imports");
+    // It passes `check`: no decision, phase or failure policy a background
+    // hook cannot have.
+    let config = load(&import.to_yaml(), "a.yaml");
+    let on = |phase| {
+        config
+            .hooks
+            .iter()
+            .find(|h| h.phase == phase)
+            .expect("a hook of the phase")
+    };
+    assert!(on(Phase::AfterTool).background, "asyncRewake");
+    let scan = on(Phase::BeforeTool);
+    assert!(scan.background);
+    assert_eq!(scan.failure_policy, Some(hooks_schema::FailurePolicy::Warn));
+    assert!(!on(Phase::RunEnd).background, "run_end cancels them");
+    let messages: Vec<&str> = import.warnings.iter().map(|w| w.message.as_str()).collect();
+    for part in [
+        "wakes no idle model",
+        "cannot act on a background hook",
+        "cancels a run's background hooks when the run ends",
+    ] {
+        assert!(
+            messages.iter().any(|m| m.contains(part)),
+            "{part}: {messages:?}"
+        );
+    }
 }

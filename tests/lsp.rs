@@ -164,11 +164,12 @@ fn hover_on_every_hook_and_run_key_shows_its_own_description() {
         "    when:\n",
         "      pointer: /command\n",
         "      matches: rm\n",
-        "    failure_policy: fail\n",
+        "    failure_policy: warn\n",
         "    mode: audit\n",
         "    enabled: true\n",
         "    show_in_tui: true\n",
         "    parallel: true\n",
+        "    async: true\n",
         "    run:\n",
         "      command: \"true\"\n",
         "      cwd: .\n",
@@ -196,6 +197,7 @@ fn hover_on_every_hook_and_run_key_shows_its_own_description() {
         "enabled",
         "show_in_tui",
         "parallel",
+        "async",
         "run",
     ];
     let run_keys = ["command", "cwd", "timeout", "payload", "protocol"];

@@ -153,8 +153,8 @@ macro_rules! quote_unit_enums {
 quote_structs! {
     Plan { source, rules, phases, index, tool_paths, tool_schemas, limits }
     Rule {
-        id, phase, enabled, mode, failure_policy, show_in_tui, parallel, include, exclude, when,
-        action
+        id, phase, enabled, mode, failure_policy, show_in_tui, parallel, background, include,
+        exclude, when, action
     }
     ToolSet { names, dfa }
     RunSpec { program, cwd, pass, set, timeout_ms, payload, protocol, worker }
@@ -170,7 +170,8 @@ quote_structs! {
     ToolSchema { tool, input, result }
     Limits {
         max_stop_resumes_per_turn, max_output_bytes, max_context_bytes, max_payload_bytes,
-        max_concurrent_hooks, max_concurrent_hooks_per_event, max_hook_memory_bytes
+        max_concurrent_hooks, max_concurrent_hooks_per_event, max_hook_memory_bytes,
+        max_async_hooks, max_async_queued, max_async_deliveries_per_turn
     }
     PhaseIndex { any_tool, tools, tool_patterns, ungated, gates }
     Bits { offset, words }

@@ -78,6 +78,7 @@ fn many_threads_never_interleave_lines() {
                         path_diagnostics: Vec::new(),
                         http: None,
                         rego: None,
+                        background: false,
                     };
                     writer
                         .write(&Record::Hook(record), &SecretSet::new())

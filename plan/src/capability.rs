@@ -33,6 +33,12 @@
 //! | `before_compaction` | — | `skip` | no | no | the trigger (`manual` / `auto`) | no |
 //! | `after_compaction` | — | — | no | no | the trigger (`manual` / `auto`) | no |
 //! | `run_end`, `run_error` | — | — | no | no | the output or error (text) | no |
+//!
+//! Hooks of every phase but `run_end` and `run_error` may run in the
+//! background (`async: true`, [`Capabilities::background`]) when their
+//! action allows it ([`ActionKind::background`]); what they return is
+//! context ([`FlowKind::background`]), delivered with a later event of the
+//! run whose phase honours `inject_context`.
 
 use serde::{Deserialize, Serialize};
 
@@ -115,6 +121,19 @@ impl ActionKind {
     /// it must wait for its value.
     pub const fn chains(self) -> bool {
         matches!(self, ActionKind::Rewrite)
+    }
+
+    /// Whether a hook with this action may run in the background
+    /// (`async: true`): `run`, `http` and `policy`, whose answer takes
+    /// time and may be context for a later event. The others decide in
+    /// process at once (nothing to wait for), and a decision (`block`,
+    /// `rewrite`, `patch`, `ask`, `allow`, `terminate`) is moot once the
+    /// agent has gone on without it.
+    pub const fn background(self) -> bool {
+        matches!(
+            self,
+            ActionKind::Run | ActionKind::Http | ActionKind::Policy
+        )
     }
 }
 
@@ -214,6 +233,15 @@ impl FlowKind {
             self,
             FlowKind::RewriteArgs | FlowKind::RewriteResult | FlowKind::RewritePrompt
         )
+    }
+
+    /// Whether a background hook (`async: true`) may answer with a flow of
+    /// this kind: `continue`, or `inject_context`, which is delivered with a
+    /// later event of the run ([`Capabilities::background`]). Any other
+    /// answer is a decision the agent did not wait for: refused at run
+    /// time as an `invalid_output` failure.
+    pub const fn background(self) -> bool {
+        matches!(self, FlowKind::Continue | FlowKind::InjectContext)
     }
 
     /// Whether an event of phase `phase` can honour a flow of this kind
@@ -383,6 +411,13 @@ pub struct Capabilities {
     pub subject: SubjectKind,
     /// Whether `when` may test the tool's `outcome`.
     pub outcome: bool,
+    /// Whether a hook of this phase may run in the background
+    /// (`async: true`): everywhere but where the run ends with the event
+    /// (`run_end`, `run_error`), since the run's background hooks are
+    /// cancelled there and no later event could receive their context.
+    /// What a background hook returns is delivered with a later event of
+    /// the same run whose phase honours `inject_context`.
+    pub background: bool,
 }
 
 impl Capabilities {
@@ -426,6 +461,7 @@ const fn observe(phase: Phase, subject: SubjectKind) -> Capabilities {
         block_policy: false,
         subject,
         outcome: false,
+        background: true,
     }
 }
 
@@ -597,9 +633,18 @@ pub const CAPABILITIES: [Capabilities; 24] = [
         ..observe(Phase::BeforeCompaction, SubjectKind::Text)
     },
     observe(Phase::AfterCompaction, SubjectKind::Text),
-    observe(Phase::RunEnd, SubjectKind::Text),
-    observe(Phase::RunError, SubjectKind::Text),
+    ends_run(Phase::RunEnd),
+    ends_run(Phase::RunError),
 ];
+
+/// A row of a phase whose event ends the run: observe-only, and no
+/// background hooks (they are cancelled there).
+const fn ends_run(phase: Phase) -> Capabilities {
+    Capabilities {
+        background: false,
+        ..observe(phase, SubjectKind::Text)
+    }
+}
 
 impl Phase {
     /// What this phase allows: its row of [`CAPABILITIES`].

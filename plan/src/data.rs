@@ -584,6 +584,11 @@ pub struct Rule {
     /// chain ([`FlowKind::chains`](crate::FlowKind::chains)). No effect on
     /// an observe-only phase, whose rules always run concurrently.
     pub parallel: bool,
+    /// `async`: a background hook. The agent does not wait for it: a
+    /// `run`, `http` or `policy` rule whose context is delivered with a
+    /// later event of the run that takes context, cancelled when the run
+    /// ends (the README's *Background hooks*). Never in a parallel group.
+    pub background: bool,
     /// `include_tools`; `None` = every tool.
     pub include: Option<ToolSet>,
     /// `exclude_tools`; wins over `include`.

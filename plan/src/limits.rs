@@ -55,13 +55,34 @@ pub struct Limits {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1_048_576))]
     pub max_hook_memory_bytes: Option<u64>,
+    /// How many background hooks (`async: true`) one runtime runs at once;
+    /// they have slots of their own, apart from `max_concurrent_hooks`, so
+    /// they never hold up the hooks the agent waits for. More wait in the
+    /// queue (`max_async_queued`). Default 32.
+    #[serde(default = "Limits::default_async_hooks")]
+    #[schemars(range(min = 1, max = 4096))]
+    pub max_async_hooks: u32,
+    /// How many background hooks may wait for one of those slots; one more
+    /// is not run (a `refused` record). Also how many background results
+    /// one run keeps waiting for delivery; one more is dropped (a
+    /// `dropped` injection record). Default 64.
+    #[serde(default = "Limits::default_async_queued")]
+    #[schemars(range(max = 65_536))]
+    pub max_async_queued: u32,
+    /// How many background hooks' context one turn of a run receives; the
+    /// rest wait for the next turn. Default 8.
+    #[serde(default = "Limits::default_async_deliveries_per_turn")]
+    #[schemars(range(min = 1, max = 4096))]
+    pub max_async_deliveries_per_turn: u32,
 }
 
 impl Limits {
     /// The caps a config gets for every key it leaves out, and the runtime's
     /// defaults: 3 resumes per turn, 1 MiB of output per stream, 64 KiB of
     /// context per invocation, 1 MiB of stdin payload, 32 hooks running
-    /// at once per runtime and 8 per event, no memory cap.
+    /// at once per runtime and 8 per event, no memory cap; 32 background
+    /// hooks at once, 64 queued, 8 deliveries of their context per turn
+    /// (Codex's bounds).
     pub const DEFAULT: Limits = Limits {
         max_stop_resumes_per_turn: 3,
         max_output_bytes: 1024 * 1024,
@@ -70,6 +91,9 @@ impl Limits {
         max_concurrent_hooks: 32,
         max_concurrent_hooks_per_event: 8,
         max_hook_memory_bytes: None,
+        max_async_hooks: 32,
+        max_async_queued: 64,
+        max_async_deliveries_per_turn: 8,
     };
 
     const fn default_stop_resumes() -> u32 {
@@ -89,6 +113,15 @@ impl Limits {
     }
     const fn default_concurrent_hooks_per_event() -> u32 {
         Limits::DEFAULT.max_concurrent_hooks_per_event
+    }
+    const fn default_async_hooks() -> u32 {
+        Limits::DEFAULT.max_async_hooks
+    }
+    const fn default_async_queued() -> u32 {
+        Limits::DEFAULT.max_async_queued
+    }
+    const fn default_async_deliveries_per_turn() -> u32 {
+        Limits::DEFAULT.max_async_deliveries_per_turn
     }
 }
 

@@ -247,6 +247,14 @@ pub enum FailurePolicy {
 }
 
 impl FailurePolicy {
+    /// Every policy, in declaration order.
+    pub const ALL: [FailurePolicy; 4] = [
+        FailurePolicy::Ignore,
+        FailurePolicy::Warn,
+        FailurePolicy::Block,
+        FailurePolicy::Fail,
+    ];
+
     /// The snake_case name used in configs and records.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -255,6 +263,13 @@ impl FailurePolicy {
             FailurePolicy::Block => "block",
             FailurePolicy::Fail => "fail",
         }
+    }
+
+    /// Whether a background hook (`async: true`) may have this policy:
+    /// `ignore` or `warn`. `block` and `fail` act on the event the hook
+    /// was started by, which the agent did not wait for.
+    pub const fn is_background(self) -> bool {
+        matches!(self, FailurePolicy::Ignore | FailurePolicy::Warn)
     }
 }
 

@@ -139,6 +139,7 @@ fn reference_config_covers_every_action_and_leaf() {
     assert!(config.hooks.iter().any(|h| !h.enabled));
     assert!(config.hooks.iter().any(|h| h.show_in_tui));
     assert!(config.hooks.iter().any(|h| h.parallel));
+    assert!(config.hooks.iter().any(|h| h.background));
     let mut leaves = BTreeSet::new();
     fn walk(p: &Predicate, out: &mut BTreeSet<&'static str>) {
         match p {

@@ -317,6 +317,11 @@ fn hook() -> impl Strategy<Value = Value> {
                 mix(vec![json!(true), json!(false)], vec![], vec![json!("yes")]),
             ),
             optional(
+                "async",
+                3,
+                mix(vec![json!(true), json!(false)], vec![], vec![json!("yes")]),
+            ),
+            optional(
                 "description",
                 2,
                 mix(vec![json!("d")], vec![], vec![json!(["d"]), json!(null)]),
@@ -325,10 +330,10 @@ fn hook() -> impl Strategy<Value = Value> {
         ),
     )
         .prop_map(
-            |((id, phase, inc, exc, when), actions, (fp, mode, en, tui, par, desc, extra))| {
+            |((id, phase, inc, exc, when), actions, (fp, mode, en, tui, par, bg, desc, extra))| {
                 let mut m = Map::new();
                 for (k, v) in [
-                    id, phase, inc, exc, when, fp, mode, en, tui, par, desc, extra,
+                    id, phase, inc, exc, when, fp, mode, en, tui, par, bg, desc, extra,
                 ]
                 .into_iter()
                 .flatten()

@@ -379,6 +379,24 @@ impl Engine {
         }
     }
 
+    /// Waits for the background hooks (`async: true`) of run `run_id` on
+    /// every shell runtime ([`ShellRuntime::wait_background`]), then ends
+    /// the run there ([`ShellRuntime::end_run`]: context not delivered is
+    /// dropped, with a record): what a process that answers one event (the
+    /// `hook` command) does before it exits, so its background hooks end
+    /// with their records instead of being killed with the process.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future stops waiting; cancelling the engine's token
+    /// cancels the hooks.
+    pub async fn settle(&self, run_id: &str) {
+        for shell in &self.shells {
+            shell.wait_background(run_id).await;
+            shell.end_run(run_id).await;
+        }
+    }
+
     /// Shuts down the persistent workers of every shell runtime
     /// ([`ShellRuntime::shutdown_workers`]).
     pub async fn shutdown(&self) {

@@ -165,6 +165,22 @@ impl Bound {
         self.shutdown_shell.shutdown_workers().await;
     }
 
+    /// Ends run `run_id`'s background hooks (`async: true`) on both shell
+    /// runtimes ([`ShellRuntime::end_run`]): after its `run_end` or
+    /// `run_error`, which runs on the shutdown runtime while they run on
+    /// the run's, and after each replayed input.
+    pub(crate) async fn end_run(&self, run_id: &str) {
+        self.shell.end_run(run_id).await;
+        self.shutdown_shell.end_run(run_id).await;
+    }
+
+    /// Waits for run `run_id`'s background hooks, then ends the run
+    /// ([`Bound::end_run`]): `test` shows their records.
+    pub(crate) async fn settle(&self, run_id: &str) {
+        self.shell.wait_background(run_id).await;
+        self.end_run(run_id).await;
+    }
+
     /// The tokens [`crate::cli::run_interruptible`] cancels.
     pub(crate) fn cancels(&self) -> Cancels {
         Cancels {

@@ -16,6 +16,11 @@
 //! cap holds across the processes of one session; a store that cannot be
 //! opened is answered fail-closed like any other error.
 //!
+//! Background hooks (`async: true`) cannot outlive the process: the
+//! command prints its answer first, then waits for them (within their
+//! timeouts) and drops their context, with a record, before it exits
+//! (docs/hook-command.md).
+//!
 //! Exit codes: the answer's (0; 2 when the input names no event), 130 /
 //! 143 / 129 after SIGINT / SIGTERM / SIGHUP (the running hooks are
 //! cancelled; whatever answer the cancelled run gave is printed).
@@ -113,6 +118,9 @@ pub(crate) fn run(
         }
         Err(code) => code,
     };
+    // Background hooks end with this process: after the answer, waited
+    // for (within their timeouts), their records written.
+    runtime.block_on(engine.settle(request.ctx.run_id()));
     runtime.block_on(engine.shutdown());
     drop(session);
     code

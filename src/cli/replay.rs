@@ -257,6 +257,14 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 );
                 let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
                 tally(&mut summary, &applied, &bound);
+                if matches!(
+                    event_in,
+                    OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. }
+                ) {
+                    // Ran on the shutdown runtime: end the run's
+                    // background hooks on the run's.
+                    bound.end_run(run.run_id()).await;
+                }
                 if let OwnedEvent::BeforeTool { call_id, .. } = event {
                     if applied.verdict.decision != "run" {
                         stopped.insert(call_id);
@@ -286,8 +294,12 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                     tally(&mut summary, &applied, &bound);
                     summary.shutdown_run_end = true;
                 }
+                bound.end_run(run.run_id()).await;
                 break;
             }
+            // Each input is its own run: what its background hooks left
+            // is not the next input's.
+            bound.end_run(run.run_id()).await;
         }
     });
     progress.finish_and_clear();

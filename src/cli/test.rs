@@ -17,6 +17,10 @@
 //! diagnostics come from the reports returned with the decision; the
 //! records are shown as the runtime wrote them.
 //!
+//! Background hooks (`async: true`) are waited for before the report, so
+//! their records are shown; with no later event, their context is dropped
+//! (a `dropped` injection record).
+//!
 //! SIGINT, SIGTERM or SIGHUP cancels the running hooks ([`run_interruptible`]);
 //! the report is still printed, with `interrupted` naming the signal, the
 //! partial decision and the records (`cancelled` for the stopped hooks),
@@ -112,6 +116,9 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         Ok(Ran::Interrupted(i)) => (i.partial, Some((i.signal, i.code))),
         Err(code) => return code,
     };
+    // Background hooks (`async: true`) end before the report: their
+    // records are shown, their context (no later event) dropped.
+    runtime.block_on(bound.settle(ctx.run_id()));
     runtime.block_on(bound.shutdown_workers());
     // The records file's lines, shown as written; read before `session`
     // (which holds the file) is removed.

@@ -166,6 +166,7 @@ fn record(
         path_diagnostics,
         http: None,
         rego: None,
+        background: false,
     };
     if let Err(err) = writer.write(&Record::Hook(record), rt.secrets()) {
         let message = redact_and_truncate(

@@ -46,9 +46,10 @@ use crate::shell::invoke::{self, Batch, ShellRuntime};
 
 /// Whether `rule` joins a parallel group: `parallel: true` and an action
 /// that does not chain (a plan built by the config's lowering has no
-/// `parallel` rewrite; one built by hand runs its rewrite in turn).
+/// `parallel` rewrite; one built by hand runs its rewrite in turn), and
+/// not a background rule (nothing waits for it: it is started in its turn).
 pub(super) fn joins(rule: &Rule) -> bool {
-    rule.parallel && !rule.action.kind().chains()
+    rule.parallel && !rule.background && !rule.action.kind().chains()
 }
 
 impl Pass<'_> {
@@ -98,6 +99,7 @@ impl Pass<'_> {
         let batch = Batch {
             slots: Some(&slots),
             group: true,
+            background: None,
         };
         let mut runs: Vec<Option<Pin<Box<_>>>> = members
             .iter()

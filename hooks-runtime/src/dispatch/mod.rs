@@ -115,6 +115,7 @@
 //! cost of building their value by hand.
 
 mod action;
+mod background;
 mod contain;
 mod eval;
 mod group;

@@ -79,7 +79,7 @@ pub(super) struct Pass<'t> {
     /// The bound runtime and the run's context, for the containment check
     /// at the end ([`Table::contain_rewritten`]).
     shell: Option<&'t Arc<ShellRuntime>>,
-    ctx: Option<&'t HookContext>,
+    pub(super) ctx: Option<&'t HookContext>,
     /// The fold's rewrites when the pass began.
     pub(super) rewrites: u32,
     /// The affected paths of a contained tool's call, as the containment
@@ -187,6 +187,11 @@ impl<'t> Pass<'t> {
                     let report = declarative_report(rule, id, &flow, start);
                     (flow, report)
                 }
+            },
+            // Started, not awaited: its context comes with a later event.
+            (None, OnRun::Await(rt)) if rule.background => match self.ctx {
+                Some(ctx) => self.start_background(rt, ctx, i, &current),
+                None => return None,
             },
             (None, OnRun::Await(_)) => return None,
             (None, OnRun::Unbound) => unbound(rule, id),

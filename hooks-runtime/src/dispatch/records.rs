@@ -93,6 +93,7 @@ impl<'r> InProcessRecords<'r> {
                 byte_count: items.iter().map(|i| i.content.len()).sum(),
                 max_bytes: rt.limits().max_context_bytes,
                 injection_id: format!("{run_id}/{turn}/{}/{}", rule.id, next_injection()),
+                delivered_on: None,
             };
             self.pending
                 .push((id.clone(), Record::Injection(injection)));
@@ -156,6 +157,7 @@ impl<'r> InProcessRecords<'r> {
             path_diagnostics: Vec::new(),
             http: None,
             rego: None,
+            background: false,
         }
     }
 

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use hooks_plan::Phase;
 
+use super::background;
 use super::eval::facts;
 use super::group;
 use super::pass::{OnRun, Pass, Settled, declarative_report, in_process_flow};
@@ -44,8 +45,30 @@ impl Table {
     }
 
     /// [`Table::fold_into`] with `on_run` saying what a matching `run`,
-    /// `http` or `policy` rule does.
+    /// `http` or `policy` rule does: first the background context waiting
+    /// for the run ([`background::deliver`]), then the rules; on an event
+    /// that ends a run with background hooks, their end
+    /// ([`ShellRuntime::end_run`]) after the rules.
     fn fold_part<'a>(
+        &'a self,
+        shell: Option<&'a Arc<ShellRuntime>>,
+        on_run: OnRun<'a>,
+        ctx: &'a HookContext,
+        fold: &'a mut Fold<'_>,
+    ) -> FoldStep<'a> {
+        background::deliver(shell, ctx, fold);
+        if let Some(rt) = background::ending(shell, fold.phase()) {
+            return FoldStep::boxed(async move {
+                let step = self.part_awaited(shell, on_run, ctx, fold).await;
+                rt.end_run(ctx.run_id()).await;
+                step
+            });
+        }
+        self.part(shell, on_run, ctx, fold)
+    }
+
+    /// The rules' part of [`Table::fold_part`].
+    fn part<'a>(
         &'a self,
         shell: Option<&'a Arc<ShellRuntime>>,
         on_run: OnRun<'a>,
@@ -72,11 +95,28 @@ impl Table {
         ctx: &HookContext,
         fold: &mut Fold<'_>,
     ) -> ControlFlow<()> {
+        background::deliver(shell, ctx, fold);
+        let step = self
+            .part_awaited(shell, OnRun::bound(shell), ctx, fold)
+            .await;
+        if let Some(rt) = background::ending(shell, fold.phase()) {
+            rt.end_run(ctx.run_id()).await;
+        }
+        step
+    }
+
+    /// [`Table::part`] as one future.
+    async fn part_awaited(
+        &self,
+        shell: Option<&Arc<ShellRuntime>>,
+        on_run: OnRun<'_>,
+        ctx: &HookContext,
+        fold: &mut Fold<'_>,
+    ) -> ControlFlow<()> {
         let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
             return ControlFlow::Break(());
         };
-        let Some((pass, first)) =
-            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), fold, resolved)
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold, resolved)
         else {
             return ControlFlow::Continue(());
         };
@@ -182,13 +222,25 @@ impl Table {
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
         let mut fold = Fold::new(event);
+        let delivered = background::deliver(shell, ctx, &mut fold);
+        if let Some(rt) = background::ending(shell, event.kind()) {
+            return HookFuture::boxed(async move {
+                let on_run = OnRun::bound(shell);
+                let _ = self.part_awaited(shell, on_run, ctx, &mut fold).await;
+                rt.end_run(ctx.run_id()).await;
+                fold.finish().net_flow()
+            });
+        }
         let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), &mut fold) else {
             return HookFuture::ready(fold.finish().net_flow());
         };
         let Some((pass, first)) =
             Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold, resolved)
         else {
-            return HookFuture::cont();
+            return match delivered {
+                true => HookFuture::ready(fold.finish().net_flow()),
+                false => HookFuture::cont(),
+            };
         };
         match pass.settle(&mut fold, first) {
             Settled::Done(_) => HookFuture::ready(fold.finish().net_flow()),
@@ -303,6 +355,15 @@ impl Pass<'_> {
             let rule = &table.rules()[i];
             let id = &table.hook_ids()[i];
             let start = Instant::now();
+            if rule.background && table.hook_spec(i).is_some() {
+                // Started in its turn, not awaited; not once the fold
+                // stopped.
+                if !fold.is_stopped() {
+                    let (flow, report) = self.start_background(rt, ctx, i as u32, &event);
+                    let _ = self.apply(fold, rule, report, flow);
+                }
+                continue;
+            }
             let Some(flow) = in_process_flow(rule, &event) else {
                 if let Some(invocation) = ran.next() {
                     // Break or not, keep draining `ran` in order.
@@ -472,6 +533,16 @@ impl Dispatcher {
         self.shell.as_ref()
     }
 
+    /// Whether the bound runtime's background hooks need an event of
+    /// `kind`: to deliver their context or to end their run (two loads).
+    fn background_wants(&self, kind: StepEventKind) -> bool {
+        !self.dry_run
+            && self
+                .shell
+                .as_ref()
+                .is_some_and(|shell| shell.background.wants(kind))
+    }
+
     /// The bound shell runtime when `kind` ends the run (`run_end`,
     /// `run_error`) and the runtime has worker pools open.
     fn workers_to_shut_down(&self, kind: StepEventKind) -> Option<&Arc<ShellRuntime>> {
@@ -526,11 +597,14 @@ impl AgentHook for Dispatcher {
     }
 
     /// Also `run_end` and `run_error` while the bound shell runtime has
-    /// workers open, to shut them down.
+    /// workers open, to shut them down, or background hooks running, to
+    /// end them; and phases that honour `inject_context` while background
+    /// context waits for delivery.
     fn observes(&self, kind: StepEventKind) -> bool {
         self.table.has_rules_for(kind)
             || self.table.checks_containment_on(kind)
             || self.workers_to_shut_down(kind).is_some()
+            || self.background_wants(kind)
     }
 
     fn config_plan(&self) -> Option<&hooks_plan::Plan> {

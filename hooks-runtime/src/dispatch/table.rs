@@ -14,7 +14,8 @@ use crate::core::context::HookContext;
 use crate::core::event::StepEvent;
 use crate::core::id::HookId;
 use crate::shell::invoke::{
-    self, Batch, Deferred, HookCache, Invocation, Pin, ShellHookSpec, ShellRuntime, ToolView,
+    self, Batch, Deferred, HookCache, Invocation, Pin, SharedHook, ShellHookSpec, ShellRuntime,
+    ToolView,
 };
 use crate::shell::payload::{Resolved, ToolPathSettings};
 
@@ -43,7 +44,8 @@ pub struct Table {
 /// plan's `tool_paths`).
 #[derive(Debug)]
 struct Hooks {
-    specs: Box<[Option<(ShellHookSpec, HookCache)>]>,
+    /// Shared, so that a background invocation owns its rule's.
+    specs: Box<[Option<SharedHook>]>,
     tool_paths: Box<[ToolPathSettings]>,
 }
 
@@ -148,7 +150,8 @@ impl Table {
                     .enumerate()
                     .map(|(i, r)| {
                         let pins = self.pins.get(i).cloned().flatten().unwrap_or_default();
-                        Some((r.hook_spec(&config)?, HookCache::pinned(pins)))
+                        let spec = r.hook_spec(&config)?;
+                        Some(Arc::new((spec, HookCache::pinned(pins))))
                     })
                     .collect(),
                 tool_paths: self
@@ -174,7 +177,13 @@ impl Table {
     /// The spec of rule `index` and its invocations' cache, as
     /// [`Table::hook_spec`].
     fn hook(&self, index: usize) -> Option<&(ShellHookSpec, HookCache)> {
-        self.hooks().specs.get(index)?.as_ref()
+        self.hooks().specs.get(index)?.as_deref()
+    }
+
+    /// The spec of rule `index` and its cache, shared (what a background
+    /// invocation of the rule owns), as [`Table::hook_spec`].
+    pub(crate) fn hook_shared(&self, index: usize) -> Option<SharedHook> {
+        self.hooks().specs.get(index)?.clone()
     }
 
     /// The path settings of the `i`th tool of the plan's `tool_paths`,
@@ -251,7 +260,7 @@ impl Table {
     /// concurrently (at most `limits.max_concurrent_hooks_per_event` at
     /// once, the rest waiting with their timeouts running); the
     /// invocations in the order of `indices` (rules that are not `run`,
-    /// `http` or `policy` rules left out).
+    /// `http` or `policy` rules, and background rules, left out).
     ///
     /// # Cancel safety
     ///
@@ -266,11 +275,11 @@ impl Table {
         let slots = invoke::event_slots(shell.limits().max_concurrent_hooks_per_event);
         let batch = Batch {
             slots: Some(&slots),
-            group: false,
+            ..Batch::default()
         };
         let runs = indices
             .iter()
-            .filter(|&&i| self.hook_spec(i).is_some())
+            .filter(|&&i| self.hook_spec(i).is_some() && !self.rules()[i].background)
             .map(|&i| self.invoke_rule_in(i, shell, batch, ctx, event, None))
             .collect();
         invoke::join_in_order(runs)

@@ -102,6 +102,20 @@ pub struct HookRecord {
     /// for other hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rego: Option<Box<PolicyIdentity>>,
+    /// Whether the hook ran in the background (`async: true`), serialized
+    /// as `"async": true`; absent otherwise. Such a record is written when
+    /// the hook ends, after the records of the events that came since it
+    /// started.
+    #[serde(rename = "async", skip_serializing_if = "is_false")]
+    pub background: bool,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde skip_serializing_if signature"
+)]
+const fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// What an `http` hook's server answered, in its record.
@@ -143,13 +157,18 @@ pub enum InjectionStatus {
     TooLarge,
     /// Items were not added because the hook ran in audit mode.
     Audited,
+    /// A background hook's items were not added: the run ended before an
+    /// event that takes context came, or `limits.max_async_queued` results
+    /// of the run already waited for delivery.
+    Dropped,
 }
 
 /// One line of the records file for one context injection.
 ///
 /// JSON shape: `{"record":"context_injection","phase":"after_tool",
 /// "hook_id":"lint","status":"injected","item_count":1,"byte_count":42,
-/// "max_bytes":16384,"injection_id":"run-1/3/lint/0"}`.
+/// "max_bytes":16384,"injection_id":"run-1/3/lint/0"}`; a background hook's
+/// delivered items add `"delivered_on":"before_tool"`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InjectionRecord {
     /// Always `"context_injection"`.
@@ -168,6 +187,11 @@ pub struct InjectionRecord {
     pub max_bytes: usize,
     /// A stable id of this injection: `<run_id>/<turn>/<hook_id>/<n>`.
     pub injection_id: String,
+    /// For a background hook's items (`async: true`; `phase` is the phase
+    /// the hook ran on): the phase of the later event they were delivered
+    /// with; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered_on: Option<Phase>,
 }
 
 /// Either kind of record.

@@ -96,8 +96,74 @@ impl Checker<'_> {
             self.failure_policy(&child(p, "failure_policy"), f, phase);
         }
         self.enum_key(p, m, "mode", "mode", VOCABULARY.modes, "unknown-mode");
-        self.booleans(p, m, &["enabled", "show_in_tui", "parallel"]);
+        self.booleans(p, m, &["enabled", "show_in_tui", "parallel", "async"]);
         self.parallel(p, m, &actions, &what);
+        self.background(p, m, &actions, phase, &what);
+    }
+
+    /// `async: true` only on a hook whose action may run in the background
+    /// ([`ActionKind::background`]: `run`, `http`, `policy`), on a phase
+    /// that allows it ([`Capabilities::background`](crate::capability::Capabilities::background):
+    /// not where the run ends), with failure policy `ignore` or `warn`: the
+    /// agent does not wait for the hook, so it cannot decide, block or end
+    /// the run.
+    fn background(
+        &mut self,
+        p: &str,
+        m: &Map<String, Value>,
+        actions: &[ActionKind],
+        phase: Option<Phase>,
+        what: &str,
+    ) {
+        if m.get("async") != Some(&Value::Bool(true)) {
+            return;
+        }
+        let ap = child(p, "async");
+        for action in actions.iter().filter(|a| !a.background()) {
+            self.report(
+                &ap,
+                At::Value,
+                Layer::Schema,
+                "async-decision",
+                format!(
+                    "{what} cannot be `async: true`: its action `{}` decides at once, and the agent does not wait for a background hook's decision",
+                    action.as_str()
+                ),
+                Some(
+                    "remove `async`; only `run`, `http` and `policy` hooks run in the background, and what they return is context for a later event"
+                        .to_owned(),
+                ),
+            );
+        }
+        if let Some(ph) = phase.filter(|ph| !ph.capabilities().background) {
+            self.report(
+                &ap,
+                At::Value,
+                Layer::Schema,
+                "async-phase",
+                format!(
+                    "{what} cannot be `async: true` on `{ph}`: the run ends with this event, so its background hooks are cancelled and nothing could receive what the hook returns"
+                ),
+                Some(format!(
+                    "remove `async`: `{ph}` hooks run before the run's background hooks are cancelled"
+                )),
+            );
+        }
+        if let Some(name) = m.get("failure_policy").and_then(Value::as_str)
+            && policy(name).is_some_and(|chosen| !chosen.is_background())
+        {
+            self.report(
+                &child(p, "failure_policy"),
+                At::Value,
+                Layer::Schema,
+                "async-failure-policy",
+                format!(
+                    "{what} is `async: true`, so failure policy `{name}` cannot act (the agent does not wait for the hook), expected one of: {}",
+                    quoted_list(&policies_allowed(FailurePolicy::is_background))
+                ),
+                Some("remove `async` to have the hook gate the event".to_owned()),
+            );
+        }
     }
 
     /// `parallel: true` only on a hook whose action does not chain

@@ -89,6 +89,10 @@ pub struct Hook {
     /// next to it on a mutating phase (their flows still fold in declared
     /// order); a hook whose action chains (`rewrite`) cannot be.
     pub parallel: bool,
+    /// `async`: whether the hook runs in the background (the agent does not
+    /// wait for it; what it returns is context for a later event). Only
+    /// `run`, `http` and `policy` hooks, not on `run_end` / `run_error`.
+    pub background: bool,
 }
 
 impl Hook {
@@ -104,11 +108,13 @@ impl Hook {
     }
 
     /// The failure policy when neither the hook nor `defaults` sets one:
-    /// `warn` for an `http` hook of `protocol: claude` (Claude Code treats
-    /// its HTTP hooks' errors as non-blocking), else the phase's default
-    /// ([`Phase::default_failure_policy`]).
+    /// `warn` for a background hook (`async: true`: nothing waits for it to
+    /// block or end the run) and for an `http` hook of `protocol: claude`
+    /// (Claude Code treats its HTTP hooks' errors as non-blocking), else
+    /// the phase's default ([`Phase::default_failure_policy`]).
     pub fn implicit_failure_policy(&self) -> FailurePolicy {
         match &self.action {
+            _ if self.background => FailurePolicy::Warn,
             Action::Http(h) if h.protocol == HttpProtocol::Claude => FailurePolicy::Warn,
             _ => self.phase.default_failure_policy(),
         }
@@ -214,6 +220,20 @@ struct RawHook {
     #[serde(default, skip_serializing_if = "is_false")]
     #[schemars(extend("default" = false))]
     parallel: bool,
+    /// Run in the background: the agent does not wait for the hook. What
+    /// it returns (context items) is delivered with the next event of the
+    /// same run whose phase takes context (`run_start`, `before_tool`,
+    /// `after_tool`, the other after-phases, `subagent_start`), at most
+    /// `limits.max_async_deliveries_per_turn` per turn, or dropped (with a
+    /// record) when the run ends first; a decision it answers with is
+    /// refused (`invalid_output`). Cancelled at `run_end` / `run_error`.
+    /// Only on `run`, `http` and `policy` hooks, not on `run_end` /
+    /// `run_error`; failure policy `ignore` or `warn` (the default).
+    /// Bounded by `limits.max_async_hooks` and `limits.max_async_queued`.
+    /// Default `false`.
+    #[serde(rename = "async", default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
+    background: bool,
 }
 
 const fn yes() -> bool {
@@ -292,6 +312,7 @@ impl TryFrom<RawHook> for Hook {
             enabled: raw.enabled,
             show_in_tui: raw.show_in_tui,
             parallel: raw.parallel,
+            background: raw.background,
         })
     }
 }
@@ -321,6 +342,7 @@ impl From<Hook> for RawHook {
             enabled: h.enabled,
             show_in_tui: h.show_in_tui,
             parallel: h.parallel,
+            background: h.background,
         };
         match h.action {
             Action::Run(r) => raw.run = Some(r),

@@ -90,10 +90,18 @@ impl Config {
     /// An `http` hook of `protocol: claude` defaults to `warn` instead of
     /// its phase's default: under Claude Code's rules a non-2xx answer, a
     /// connection failure or a timeout is a non-blocking error
-    /// ([`Hook::implicit_failure_policy`]).
+    /// ([`Hook::implicit_failure_policy`]). A background hook
+    /// (`async: true`) defaults to `warn` too, and ignores a
+    /// `defaults.failure_policy` of `block` or `fail`.
     pub fn failure_policy(&self, hook: &Hook) -> FailurePolicy {
+        // A background hook cannot block or end the run: a `block` or
+        // `fail` default does not reach it (its own policy is checked).
+        let defaults = self
+            .defaults
+            .failure_policy
+            .filter(|p| !hook.background || p.is_background());
         hook.failure_policy
-            .or(self.defaults.failure_policy)
+            .or(defaults)
             .unwrap_or_else(|| hook.implicit_failure_policy())
     }
 

@@ -35,6 +35,7 @@ fn phase_rules(generator: &mut SchemaGenerator) -> Vec<(&'static str, Value, Pha
         .subschema_for::<PredicateWithoutOutcome>()
         .to_value();
     rules.push(("when", without_outcome, Box::new(|c| c.outcome)));
+    rules.push(("async", json!({"const": false}), Box::new(|c| c.background)));
     rules
 }
 
@@ -44,8 +45,9 @@ type PhaseTest = Box<dyn Fn(&Capabilities) -> bool>;
 /// The keys of a hook that filter tools (allowed where [`Capabilities::tool`]).
 pub(crate) const TOOL_FILTER_KEYS: [&str; 2] = ["include_tools", "exclude_tools"];
 
-/// Adds "exactly one action", the per-phase rules and "no `parallel` beside
-/// a rewrite" to the hook schema.
+/// Adds "exactly one action", the per-phase rules, "no `parallel` beside
+/// a rewrite" and "`async` only on `run`, `http` and `policy`, with failure
+/// policy `ignore` or `warn`" to the hook schema.
 pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerator) {
     let one_of: Vec<Value> = ACTION_KEYS
         .iter()
@@ -73,6 +75,23 @@ pub(crate) fn add_hook_rules(schema: &mut Schema, generator: &mut SchemaGenerato
             "then": {"properties": {"parallel": {"const": false}}}
         }));
     }
+    // `async: true` beside an action that decides at once.
+    for action in ActionKind::ALL.into_iter().filter(|a| !a.background()) {
+        rules.push(json!({
+            "if": {"required": [action.as_str()]},
+            "then": {"properties": {"async": {"const": false}}}
+        }));
+    }
+    // `async: true` with a failure policy that acts on the event.
+    let background_policies: Vec<&str> = FailurePolicy::ALL
+        .into_iter()
+        .filter(|p| p.is_background())
+        .map(FailurePolicy::as_str)
+        .collect();
+    rules.push(json!({
+        "if": {"required": ["async"], "properties": {"async": {"const": true}}},
+        "then": {"properties": {"failure_policy": {"enum": background_policies}}}
+    }));
     schema.insert("oneOf".into(), Value::Array(one_of));
     schema.insert("allOf".into(), Value::Array(rules));
 }

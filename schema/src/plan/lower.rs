@@ -595,6 +595,7 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
         failure_policy: config.failure_policy(hook),
         show_in_tui: hook.show_in_tui,
         parallel: hook.parallel,
+        background: hook.background,
         include,
         exclude,
         when,

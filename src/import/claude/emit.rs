@@ -107,7 +107,8 @@ pub(super) struct Converted {
     pub(super) timeout: String,
     /// `warn`, or `block` for Claude Code's `onFailure: "block"`.
     pub(super) failure_policy: &'static str,
-    pub(super) audit: bool,
+    /// `async: true`: Claude Code's `async` and `asyncRewake` hooks.
+    pub(super) background: bool,
     /// `run.protocol`: the agent's (`claude`, `codex`, `gemini`).
     pub(super) protocol: &'static str,
 }
@@ -135,8 +136,8 @@ struct HookView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     http: Option<HttpView<'a>>,
     failure_policy: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mode: Option<&'static str>,
+    #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+    background: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -233,7 +234,7 @@ impl Converted {
             }),
             http,
             failure_policy: self.failure_policy,
-            mode: self.audit.then_some("audit"),
+            background: self.background.then_some(true),
         }
     }
 }

@@ -190,24 +190,7 @@ impl Converter<'_> {
                 permission: rule.as_str().unwrap_or_default().to_owned(),
             });
         }
-        let is_async = field("async").and_then(Value::as_bool) == Some(true);
-        if is_async {
-            self.warn(
-                path,
-                Some("async"),
-                format!(
-                    "`async: true`: agent-hooks has no background hooks; the hook runs in order with `mode: audit`, so, as in {}, its decisions do not affect the run",
-                    dialect.agent()
-                ),
-            );
-        }
-        if field("asyncRewake").and_then(Value::as_bool) == Some(true) {
-            self.warn(
-                path,
-                Some("asyncRewake"),
-                "`asyncRewake: true`: agent-hooks has no background hooks; the hook runs in order, so its findings reach the model at once instead of re-waking it".to_owned(),
-            );
-        }
+        let (background, failure_policy) = self.background(&field, path, ctx.phase, failure_policy);
         for key in self.lines.keys(path, hook) {
             let known = keys.reads(key, !is_http)
                 || is_http && matches!(key, "url" | "headers" | "allowedEnvVars")
@@ -271,7 +254,7 @@ impl Converter<'_> {
             cwd,
             timeout,
             failure_policy,
-            audit: is_async,
+            background,
             protocol: ctx.protocol,
         });
     }
@@ -366,6 +349,64 @@ impl Converter<'_> {
     /// on `phase`: `block` (fail closed) where the phase allows it, else
     /// `warn` (Claude Code's default, `continue`), with a warning when the
     /// value cannot be honoured.
+    /// Whether the hook runs in the background (`async: true`): Claude
+    /// Code's `async` and `asyncRewake` hooks, with a warning for what
+    /// differs, except on `run_end` / `run_error`, where agent-hooks
+    /// cancels a run's background hooks (the hook then runs in order, with
+    /// a warning); and its failure policy (`warn` for a background hook,
+    /// whose failure nothing waits for: an `onFailure: "block"` is warned
+    /// about).
+    fn background<'v>(
+        &mut self,
+        field: &dyn Fn(&str) -> Option<&'v Value>,
+        path: &str,
+        phase: &str,
+        failure_policy: &'static str,
+    ) -> (bool, &'static str) {
+        let flag = |key| field(key).and_then(Value::as_bool) == Some(true);
+        let (is_async, rewake) = (flag("async"), flag("asyncRewake"));
+        let key = if is_async { "async" } else { "asyncRewake" };
+        if !is_async && !rewake {
+            return (false, failure_policy);
+        }
+        if !Phase::from_name(phase).is_some_and(|p| p.capabilities().background) {
+            self.warn(
+                path,
+                Some(key),
+                format!(
+                    "`{key}: true` on `{phase}`: agent-hooks cancels a run's background hooks when the run ends, so the hook runs in order, before that"
+                ),
+            );
+            return (false, failure_policy);
+        }
+        if is_async {
+            self.warn(
+                path,
+                Some("async"),
+                format!(
+                    "`async: true`: runs in the background, and as in {} the agent does not wait; its `additionalContext` comes with the run's next event that takes context (not only on the next turn), and a decision it answers with is recorded as an `invalid_output` failure, not applied",
+                    self.options.dialect.agent()
+                ),
+            );
+        }
+        if rewake {
+            self.warn(
+                path,
+                Some("asyncRewake"),
+                "`asyncRewake: true`: runs in the background (`async: true`), but agent-hooks wakes no idle model: an exit 2 is recorded as an `invalid_output` failure; its `additionalContext` comes with the run's next event that takes context".to_owned(),
+            );
+        }
+        let warn = FailurePolicy::Warn.as_str();
+        if failure_policy != warn {
+            self.warn(
+                path,
+                Some("onFailure"),
+                format!("`onFailure: \"{failure_policy}\"` cannot act on a background hook (nothing waits for it); the hook fails open with `failure_policy: warn`"),
+            );
+        }
+        (true, warn)
+    }
+
     fn failure_policy(&mut self, value: Option<&Value>, path: &str, phase: &str) -> &'static str {
         let warn = FailurePolicy::Warn.as_str();
         match value.map(|v| (v, v.as_str())) {

@@ -88,10 +88,14 @@
 //!   `"continue"` is the default (`warn`); another value is warned about and
 //!   kept `warn`.
 //! - **`async: true`** hooks run in the background in Claude Code and cannot
-//!   block anything. agent-hooks has no background hooks: they run in order
-//!   with `mode: audit` (the decision is recorded, the run continues), with a
-//!   warning. `asyncRewake` hooks run synchronously in `enforce` mode, so their
-//!   findings reach the model at once instead of re-waking it (warning).
+//!   block anything: they become `async: true` (background hooks: the agent
+//!   does not wait, their `additionalContext` comes with the run's next event
+//!   that takes context, a decision is recorded as an `invalid_output`
+//!   failure), with a warning naming what differs. `asyncRewake` hooks become
+//!   `async: true` too; agent-hooks wakes no idle model (warning). On
+//!   `SessionEnd` (`run_end`), where agent-hooks cancels a run's background
+//!   hooks, they run in order (warning). A background hook's failure policy
+//!   is `warn` (an `onFailure: "block"` is warned about).
 //! - **`shell: "bash"`** becomes the exec form `argv: [bash, -c, COMMAND]`;
 //!   otherwise the command keeps the shell form (`sh -c`).
 //! - **environment**: agent-hooks gives a hook an allowlisted environment.

@@ -11,15 +11,17 @@ use hooks_plan::{PathDiagnostic, Phase};
 
 use super::cache::HookCache;
 use super::spec::HookTarget;
-use super::{Deferred, Invocation, ShellHookSpec, ShellRuntime, ToolView};
+use super::{Batch, Deferred, Invocation, ShellHookSpec, ShellRuntime, ToolView};
 use crate::core::diagnostic::Diagnostic;
 use crate::core::flow::Text;
 use crate::core::report::{HookFailure, HookReport, OutputSizes, Verdict};
 use crate::shell::activity::ActivityEvent;
 use crate::shell::protocol::ProtocolDecision;
-use crate::shell::records::{HookRecord, HttpExchange, PolicyIdentity, Record, RecordStatus};
+use crate::shell::records::{
+    HookRecord, HttpExchange, InjectionRecord, PolicyIdentity, Record, RecordStatus,
+};
 use crate::shell::redact::{MIN_SECRET_LEN, SecretSet, is_credential_name, redact_sensitive_text};
-use crate::{ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
+use crate::{CancellationToken, ContextList, FailureKind, Flow, HookContext, HookId, StepEvent};
 
 /// One invocation of a shell hook in progress: what every step reads
 /// (spec, runtime, context, phase, turn, secrets) and the diagnostics the
@@ -55,9 +57,17 @@ pub(super) struct Call<'a> {
     pub(super) env_set: crate::EnvVars,
     /// The lines of that file that could not be read (no values).
     pub(super) env_notes: Vec<String>,
+    /// A background invocation ([`Batch::background`](super::Batch::background)).
+    pub(super) background: bool,
+    /// What cancels the call: the background run's token, else the
+    /// runtime's.
+    pub(super) cancel: &'a CancellationToken,
     /// The rendered record lines of a group member, kept for the caller
     /// to write; `None` (records written at once) otherwise.
     deferred: Option<Vec<String>>,
+    /// A background invocation's `injected` record, kept for when its
+    /// context is delivered (or dropped).
+    pub(super) held_injection: Option<InjectionRecord>,
     start: Instant,
     tool: Option<&'a str>,
     hook_id: HookId,
@@ -92,14 +102,14 @@ pub(super) struct Settled {
 impl<'a> Call<'a> {
     /// Starts the clock and gathers what the steps share for `spec` (and
     /// its `cache`) on `rt` called with `event` (`tools`: its tool's
-    /// settings; `group`: a member of a parallel group); returns the call
-    /// with no diagnostics yet.
+    /// settings; `batch`: how it takes part in the event's hooks); returns
+    /// the call with no diagnostics yet.
     pub(super) fn begin(
         spec: &'a ShellHookSpec,
         cache: &'a HookCache,
         rt: &'a ShellRuntime,
         tools: ToolView<'a>,
-        group: bool,
+        batch: Batch<'a>,
         ctx: &'a HookContext,
         event: &StepEvent<'a>,
     ) -> Self {
@@ -118,10 +128,13 @@ impl<'a> Call<'a> {
             path_diagnostics: Vec::new(),
             http: None,
             deadline: tokio::time::Instant::now() + spec.timeout,
-            group,
+            group: batch.group,
+            background: batch.background.is_some(),
+            cancel: batch.background.unwrap_or(&rt.cancel),
             env_set: crate::EnvVars::new(),
             env_notes: Vec::new(),
-            deferred: group.then(Vec::new),
+            deferred: batch.group.then(Vec::new),
+            held_injection: None,
             start,
             tool: event.tool_name(),
             hook_id: HookId::new(Arc::clone(&spec.id)).with_source(spec.config.clone()),
@@ -159,7 +172,8 @@ impl<'a> Call<'a> {
     /// keeps it with the other lines for the caller), emits the `Failed` or
     /// `Succeeded` activity event and returns the invocation with its
     /// report (`verdict`, the failure, elapsed time, the record's message
-    /// and every diagnostic of the call) and the lines kept.
+    /// and every diagnostic of the call), the lines kept and, for a
+    /// background invocation, its held injection record.
     pub(super) fn finish(mut self, settled: Settled, verdict: Verdict) -> (Invocation, Deferred) {
         let Settled {
             flow,
@@ -175,7 +189,10 @@ impl<'a> Call<'a> {
             self.write(&Record::Hook(record.clone()));
         }
         self.emit_finished(&record);
-        let deferred = Deferred(self.deferred.take().unwrap_or_default());
+        let deferred = Deferred {
+            lines: self.deferred.take().unwrap_or_default(),
+            injection: self.held_injection.take().map(Box::new),
+        };
         let report = HookReport {
             verdict,
             failure,
@@ -249,6 +266,7 @@ impl<'a> Call<'a> {
                 })),
                 HookTarget::Process(_) | HookTarget::Http(_) => None,
             },
+            background: self.background,
         }
     }
 

@@ -17,7 +17,8 @@ pub(crate) const MESSAGE_MAX_CHARS: usize = 300;
 
 impl Call<'_> {
     /// The context byte cap, on decisions that inject context: writes the
-    /// injection record (`injected`, `audited` or `too_large`). Returns the
+    /// injection record (`injected`, `audited` or `too_large`; a background
+    /// invocation's `injected` record is held for its delivery). Returns the
     /// outcome unchanged, or an `output_too_large` failure when the items
     /// are over [`HookLimits::max_context_bytes`](super::HookLimits::max_context_bytes).
     pub(super) fn cap_context(&mut self, outcome: Outcome) -> Outcome {
@@ -40,7 +41,13 @@ impl Call<'_> {
             InjectionStatus::Injected
         };
         let record = self.injection_record(status, items, bytes);
-        self.write(&Record::Injection(record));
+        if self.background && status == InjectionStatus::Injected {
+            // Written when the items are delivered with a later event (or
+            // dropped): `background.rs`.
+            self.held_injection = Some(record);
+        } else {
+            self.write(&Record::Injection(record));
+        }
         if too_large {
             Outcome::Failed(
                 FailureKind::OutputTooLarge,
@@ -74,6 +81,7 @@ impl Call<'_> {
                 self.spec.id,
                 next_injection()
             ),
+            delivered_on: None,
         }
     }
 

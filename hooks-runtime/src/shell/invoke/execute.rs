@@ -151,7 +151,15 @@ impl Call<'_> {
                     self.exec_request(process, Vec::new(), None)
                 });
                 let cap = self.rt.limits.stdout_cap;
-                pool.request(&self.rt.executor, &stdin, deadline, cap).await
+                let request = pool.request(&self.rt.executor, &stdin, deadline, cap);
+                // The pool ends its requests when the runtime is cancelled;
+                // a background call's own token ends this one too (the
+                // dropped request kills its process, see `request`).
+                tokio::select! {
+                    biased;
+                    () = self.cancel.cancelled() => cancelled_request(&self.spec.id),
+                    out = request => out,
+                }
             }
             None if spill.is_none() && env_file.is_none() => {
                 // The command is built once and respawned.
@@ -162,7 +170,7 @@ impl Call<'_> {
                     stderr_cap: self.rt.limits.stderr_cap,
                 };
                 let shape = || self.exec_request(process, Vec::new(), None);
-                let (executor, cancel) = (&self.rt.executor, &self.rt.cancel);
+                let (executor, cancel) = (&self.rt.executor, self.cancel);
                 executor
                     .run_prepared(&self.cache.process, shape, launch, cancel)
                     .await
@@ -177,7 +185,7 @@ impl Call<'_> {
                         file.path().to_string_lossy().into_owned(),
                     ));
                 }
-                self.rt.executor.run(&req, &self.rt.cancel).await
+                self.rt.executor.run(&req, self.cancel).await
             }
         };
         self.output = Some(OutputSizes::from(&out));
@@ -384,5 +392,20 @@ fn shell_complaint(stderr: &[u8]) -> String {
     match text.lines().map(str::trim).rfind(|l| !l.is_empty()) {
         Some(line) => format!(": {}", line.chars().take(200).collect::<String>()),
         None => String::new(),
+    }
+}
+
+/// The outcome of a worker request of hook `hook` ended by the call's
+/// cancellation (its process is killed when the request is dropped).
+fn cancelled_request(hook: &str) -> ExecOutcome {
+    ExecOutcome {
+        status: ExecStatus::Failed(crate::ExecFailure::new(
+            FailureKind::Cancelled,
+            format!("cancelled while worker `{hook}` handled a request"),
+        )),
+        stdout: crate::Captured::default(),
+        stderr: crate::Captured::default(),
+        elapsed: std::time::Duration::ZERO,
+        pid: None,
     }
 }

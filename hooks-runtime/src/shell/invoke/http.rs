@@ -50,7 +50,7 @@ impl Call<'_> {
             body,
             self.remaining(),
             self.rt.limits.stdout_cap,
-            &self.rt.cancel,
+            self.cancel,
         )
         .await
     }

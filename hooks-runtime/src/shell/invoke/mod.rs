@@ -20,6 +20,7 @@
 //! stop-resume cap is the driver's ([`HookStack::stop`](crate::HookStack::stop)):
 //! it counts per user turn for every kind of hook.
 
+mod background;
 mod batch;
 mod cache;
 mod call;
@@ -39,6 +40,7 @@ mod validate;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+pub(crate) use self::background::{Background, Job, Start};
 pub(crate) use self::batch::join_in_order;
 pub use self::batch::run_shell_hooks;
 pub(crate) use self::cache::{HookCache, Pin};
@@ -58,6 +60,11 @@ use crate::{
 use call::{Call, Outcome};
 use spec::HookTarget as Target;
 use tracing::Instrument;
+
+/// A hook's spec and the cache of its invocations, shared: what a dispatch
+/// table builds once per `run`, `http` or `policy` rule, and what a
+/// background invocation of the rule owns.
+pub(crate) type SharedHook = Arc<(ShellHookSpec, HookCache)>;
 
 /// The result of one shell hook invocation.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,7 +210,7 @@ impl ShellHook {
         let rt = &self.runtime;
         let batch = Batch {
             slots,
-            group: false,
+            ..Batch::default()
         };
         invoke(&self.spec, &self.cache, rt, tools, batch, ctx, event)
             .await
@@ -246,13 +253,25 @@ pub(crate) struct Batch<'a> {
     /// order, or drops them with an invocation a decision before it made
     /// moot.
     pub(crate) group: bool,
+    /// A background invocation (`async: true`), cancelled by this token
+    /// (its run's) instead of the runtime's: it holds no runtime slot
+    /// (the background has slots of its own, `background.rs`), an answer
+    /// that is not context ([`FlowKind::background`](hooks_plan::FlowKind::background))
+    /// is an `invalid_output` failure, and its `injected` record is held
+    /// ([`Deferred::injection`]) until the context is delivered.
+    pub(crate) background: Option<&'a crate::CancellationToken>,
 }
 
-/// The record lines of an invocation in a parallel group
-/// ([`Batch::group`]), rendered (redacted with the hook's secrets) and
-/// not yet written; empty (and unallocated) for any other invocation.
+/// What an invocation leaves for its caller to write: the record lines of
+/// a parallel group's member ([`Batch::group`]), rendered (redacted with
+/// the hook's secrets), and the held injection record of a background
+/// invocation ([`Batch::background`]); empty (and unallocated) for any
+/// other invocation.
 #[derive(Debug, Default)]
-pub(crate) struct Deferred(Vec<String>);
+pub(crate) struct Deferred {
+    pub(crate) lines: Vec<String>,
+    pub(crate) injection: Option<Box<crate::shell::records::InjectionRecord>>,
+}
 
 impl Deferred {
     /// Writes the lines, in order, to `rt`'s records file; a line that
@@ -262,7 +281,7 @@ impl Deferred {
         let Some(writer) = &rt.records else {
             return;
         };
-        for line in self.0 {
+        for line in self.lines {
             if let Err(err) = writer.write_line(&line) {
                 let message = writer.lost_records_message(&err);
                 let message = crate::shell::redact::redact_sensitive_text(&message, &rt.secrets);
@@ -296,7 +315,7 @@ pub(crate) async fn invoke(
     ctx: &HookContext,
     event: StepEvent<'_>,
 ) -> (Invocation, Deferred) {
-    let call = Call::begin(spec, cache, runtime, tools, batch.group, ctx, &event);
+    let call = Call::begin(spec, cache, runtime, tools, batch, ctx, &event);
     if event.kind() != spec.phase {
         return (call.not_observed(), Deferred::default());
     }
@@ -375,7 +394,8 @@ async fn run<'a>(
                     crate::PolicyEvalError::FeatureOff.to_string(),
                 ),
             };
-            call.check_rewrite(call.refuse_chaining(call.note_memory_limit(outcome)))
+            let outcome = call.refuse_chaining(call.note_memory_limit(outcome));
+            call.check_rewrite(call.refuse_decision(outcome))
         }
     };
     let outcome = call.cap_context(outcome);

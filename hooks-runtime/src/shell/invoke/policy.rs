@@ -38,7 +38,7 @@ impl<'a> Call<'a> {
         built: BuiltPayload<regorus::Value>,
     ) -> Outcome {
         let evaluated = policy
-            .evaluate_within(built.document, self.remaining(), &self.rt.cancel)
+            .evaluate_within(built.document, self.remaining(), self.cancel)
             .await;
         let value = match evaluated {
             Err(e) => {

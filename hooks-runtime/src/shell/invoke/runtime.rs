@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use super::background::Background;
 use crate::shell::activity::ActivitySink;
 use crate::shell::exec::worker::{RestartBudget, WorkerPool};
 use crate::shell::payload::{self, PayloadError, PayloadLimits};
@@ -44,13 +45,27 @@ pub struct HookLimits {
     /// The `RLIMIT_DATA` of every hook process, in bytes (default `None`:
     /// no cap); see [`ExecRequest::memory_limit`](crate::ExecRequest::memory_limit).
     pub memory_bytes: Option<u64>,
+    /// How many background hooks (`async: true`) the runtime runs at once
+    /// (default 32, at least 1), in slots of their own: they never take
+    /// one of [`HookLimits::max_concurrent_hooks`]. A background hook's
+    /// timeout counts from when it got its slot.
+    pub max_async_hooks: usize,
+    /// How many background hooks may wait for a slot (default 64); one
+    /// more is not run and writes a `refused` record. Also how many
+    /// background results of one run may wait for delivery; one more is
+    /// dropped (a `dropped` injection record).
+    pub max_async_queued: usize,
+    /// How many background hooks' context one turn of a run receives
+    /// (default 8, at least 1); the rest wait for the next turn.
+    pub max_async_deliveries_per_turn: usize,
 }
 
 impl From<&hooks_plan::Limits> for HookLimits {
     /// `max_payload_bytes` caps the stdin payload, `max_output_bytes` caps
     /// stdout and stderr each, `max_context_bytes` caps one invocation's
     /// injected context, the two concurrency limits and the memory cap
-    /// carry over (`max_stop_resumes_per_turn` is the driver's:
+    /// carry over, and so do the three bounds of background hooks
+    /// (`max_stop_resumes_per_turn` is the driver's:
     /// [`HookStack::stop_cap`](crate::HookStack::stop_cap)). The payload spill cap keeps its default (16 MiB). Values beyond `usize`
     /// saturate.
     fn from(limits: &hooks_plan::Limits) -> Self {
@@ -66,6 +81,9 @@ impl From<&hooks_plan::Limits> for HookLimits {
             max_concurrent_hooks: bytes(limits.max_concurrent_hooks.into()),
             max_concurrent_hooks_per_event: bytes(limits.max_concurrent_hooks_per_event.into()),
             memory_bytes: limits.max_hook_memory_bytes,
+            max_async_hooks: bytes(limits.max_async_hooks.into()),
+            max_async_queued: bytes(limits.max_async_queued.into()),
+            max_async_deliveries_per_turn: bytes(limits.max_async_deliveries_per_turn.into()),
         }
     }
 }
@@ -73,7 +91,8 @@ impl From<&hooks_plan::Limits> for HookLimits {
 impl Default for HookLimits {
     /// The config language's defaults ([`Limits::DEFAULT`](hooks_plan::Limits::DEFAULT)):
     /// 1 MiB payload, 1 MiB each of stdout and stderr, 64 KiB of context,
-    /// 32 hooks at once per runtime and 8 per event, no memory cap.
+    /// 32 hooks at once per runtime and 8 per event, no memory cap; 32
+    /// background hooks at once, 64 queued, 8 deliveries per turn.
     fn default() -> Self {
         HookLimits::from(&hooks_plan::Limits::DEFAULT)
     }
@@ -94,6 +113,9 @@ pub struct ShellRuntime {
     pub(super) cancel: CancellationToken,
     /// The runtime's slots: [`HookLimits::max_concurrent_hooks`] permits.
     pub(super) slots: Semaphore,
+    /// Its background hooks: their slots, queue, undelivered context and
+    /// runs ([`Background`]).
+    pub(crate) background: Background,
     /// The worker pools started so far, by hook id.
     workers: Mutex<HashMap<Arc<str>, Arc<WorkerPool>>>,
     worker_restart_limit: u32,
@@ -129,6 +151,7 @@ impl ShellRuntime {
             secrets: SecretSet::new(),
             cancel: CancellationToken::new(),
             slots: Semaphore::new(HookLimits::default().max_concurrent_hooks),
+            background: Background::new(&HookLimits::default()),
             workers: Mutex::new(HashMap::new()),
             worker_restart_limit: Self::DEFAULT_WORKER_RESTART_LIMIT,
             worker_restart_window: Self::DEFAULT_WORKER_RESTART_WINDOW,
@@ -270,11 +293,12 @@ impl ShellRuntime {
         Ok(self)
     }
 
-    /// Sets the limits (the runtime's slots are counted afresh: call it
-    /// before sharing the runtime).
+    /// Sets the limits (the runtime's slots, background slots included, are
+    /// counted afresh: call it before sharing the runtime).
     #[must_use]
     pub fn with_limits(mut self, limits: HookLimits) -> Self {
         self.slots = Semaphore::new(limits.max_concurrent_hooks.max(1));
+        self.background = Background::new(&limits);
         self.limits = limits;
         self
     }
@@ -324,5 +348,42 @@ impl ShellRuntime {
     /// The cancellation token of the session.
     pub fn cancel_token(&self) -> &CancellationToken {
         &self.cancel
+    }
+
+    /// Ends the background hooks (`async: true`) of run `run_id`, as a
+    /// [`Dispatcher`](crate::Dispatcher) does after folding that run's
+    /// `run_end` or `run_error`: the running ones are cancelled (their
+    /// process groups terminated, each writing a `failed` record with
+    /// failure kind `cancelled`), the queued ones are not started (the same
+    /// record), and the context that waited for delivery is dropped, one
+    /// `dropped` injection record each. Returns once every one of them has
+    /// ended and written its record. Nothing happens for a run without
+    /// background hooks. A later background hook of the same run id starts
+    /// afresh.
+    ///
+    /// Call it yourself when the run ends on another runtime than the one
+    /// its background hooks run on (the CLI runs `run_end` on a shutdown
+    /// runtime of its own).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancellation happens before the first await: dropping the future
+    /// only stops waiting for the hooks to end (they end on their own,
+    /// writing their records).
+    pub async fn end_run(&self, run_id: &str) {
+        self.background.end_run(self, run_id).await;
+    }
+
+    /// Waits until no background hook (`async: true`) of run `run_id` is
+    /// running or queued (each ends within its timeout); what they
+    /// returned stays queued for delivery. For one-shot entry points (the
+    /// CLI's `test`) that show a background hook's record before the run
+    /// ends.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future only stops waiting.
+    pub async fn wait_background(&self, run_id: &str) {
+        self.background.wait(run_id).await;
     }
 }

@@ -18,15 +18,18 @@ pub(crate) fn event_slots(per_event: usize) -> Semaphore {
     Semaphore::new(per_event.max(1))
 }
 
-/// The permits an invocation holds while its target runs.
+/// The permits an invocation holds while its target runs (a background
+/// invocation holds its background slot instead of the runtime's,
+/// `background.rs`).
 pub(super) struct Slots<'a> {
     _event: Option<SemaphorePermit<'a>>,
-    _runtime: SemaphorePermit<'a>,
+    _runtime: Option<SemaphorePermit<'a>>,
 }
 
 impl<'a> Call<'a> {
     /// Waits for a slot of the event (`event`, when the invocation is one
-    /// of a batch) and then one of the runtime, in that order (a hook
+    /// of a batch) and then one of the runtime (not for a background
+    /// invocation, which holds a background slot), in that order (a hook
     /// queued behind its own event's hooks holds no runtime slot), within
     /// the hook's deadline: its timeout counted from the call, not from
     /// when it got the slots. Slots are handed out first come, first
@@ -50,7 +53,10 @@ impl<'a> Call<'a> {
                 Some(slots) => slots.acquire().await.ok(),
                 None => None,
             };
-            let runtime = rt.slots.acquire().await.ok()?;
+            let runtime = match self.background {
+                true => None,
+                false => Some(rt.slots.acquire().await.ok()?),
+            };
             Some(Slots {
                 _event: event,
                 _runtime: runtime,
@@ -59,7 +65,7 @@ impl<'a> Call<'a> {
         let limits = &rt.limits;
         tokio::select! {
             biased;
-            () = rt.cancel.cancelled() => Err(Outcome::Failed(
+            () = self.cancel.cancelled() => Err(Outcome::Failed(
                 FailureKind::Cancelled,
                 "cancelled while waiting for a slot to run in".to_owned(),
             )),

@@ -153,6 +153,41 @@ impl Call<'_> {
         )
     }
 
+    /// In a background invocation ([`Call::background`]), a decided flow
+    /// other than context ([`FlowKind::background`](hooks_plan::FlowKind::background):
+    /// `continue`, `inject_context`), new arguments or environment
+    /// variables, becomes an
+    /// `invalid_output` failure (the failure policy applies next): the
+    /// agent went on without waiting for the hook, so a decision on the
+    /// event that started it cannot be applied. Anything else is returned
+    /// unchanged.
+    pub(super) fn refuse_decision(&self, outcome: Outcome) -> Outcome {
+        let Outcome::Decided(decision) = &outcome else {
+            return outcome;
+        };
+        if !self.background {
+            return outcome;
+        }
+        let kind = decision.flow.kind();
+        let what = if !kind.background() {
+            kind.as_str()
+        } else if decision.args.is_some() {
+            "updated arguments"
+        } else if !decision.env.is_empty() {
+            "environment variables"
+        } else {
+            return outcome;
+        };
+        Outcome::Failed(
+            FailureKind::InvalidOutput,
+            format!(
+                "hook `{}` is `async: true` and cannot answer with {what}: \
+                 the agent did not wait for it; only context can be delivered later",
+                self.spec.id
+            ),
+        )
+    }
+
     /// A decided `rewrite_args` / `rewrite_result` whose value does not fit
     /// the spec's rewrite schema becomes an `invalid_output` failure (the
     /// failure policy applies next); anything else is returned unchanged.
