@@ -116,11 +116,12 @@ impl ActionKind {
     }
 
     /// Whether the action changes what the next hook of the event sees
-    /// (`rewrite`: the arguments or result, see [`FlowKind::chains`]). A
+    /// (`rewrite`: the arguments or result; `select_model`: the selection's
+    /// `to`; see [`FlowKind::chains`]). A
     /// hook with such an action cannot be `parallel: true`: the hooks after
     /// it must wait for its value.
     pub const fn chains(self) -> bool {
-        matches!(self, ActionKind::Rewrite)
+        matches!(self, ActionKind::Rewrite | ActionKind::SelectModel)
     }
 
     /// Whether a hook with this action may run in the background
@@ -221,8 +222,9 @@ impl FlowKind {
     }
 
     /// Whether a flow of this kind changes what the next hook of the event
-    /// sees: a rewrite of the arguments, the result or the prompt (the
-    /// hooks after it are judged on, and see, the rewritten value). The
+    /// sees: a rewrite of the arguments, the result or the prompt, or a
+    /// model choice (the hooks after it are judged on, and see, the new
+    /// value). The
     /// other flows fold in declared order without feeding the hooks after
     /// them (a `patch_request` merges into the request the agent sends, not
     /// into the one the next hook sees), so hooks answering only with them
@@ -231,7 +233,10 @@ impl FlowKind {
     pub const fn chains(self) -> bool {
         matches!(
             self,
-            FlowKind::RewriteArgs | FlowKind::RewriteResult | FlowKind::RewritePrompt
+            FlowKind::RewriteArgs
+                | FlowKind::RewriteResult
+                | FlowKind::RewritePrompt
+                | FlowKind::SelectModel
         )
     }
 

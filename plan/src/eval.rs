@@ -238,7 +238,7 @@ impl PermissionRule {
             Specifier::Path(dfa) => ["file_path", "notebook_path", "path"]
                 .into_iter()
                 .filter_map(text)
-                .any(|p| whole(dfa, p)),
+                .any(|p| whole(dfa, &normalized(p))),
             Specifier::Domain(dfa) => text("url")
                 .and_then(|u| u.parse::<http::Uri>().ok())
                 .and_then(|u| u.host().map(str::to_ascii_lowercase))
@@ -246,6 +246,38 @@ impl PermissionRule {
             Specifier::Field { name, dfa } => text(name).is_some_and(|s| whole(dfa, s)),
         }
     }
+}
+
+/// `path` with `//`, `.` and `..` resolved lexically (`/tmp/../etc//passwd`
+/// is `/etc/passwd`; a `..` above the root stays at the root, one above
+/// the start of a relative path is kept); borrowed when there is nothing
+/// to resolve.
+fn normalized(path: &str) -> std::borrow::Cow<'_, str> {
+    let clean = !path.contains("//") && !path.split('/').any(|part| part == "." || part == "..");
+    if clean {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                _ if absolute => {}
+                _ => parts.push(".."),
+            },
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    std::borrow::Cow::Owned(if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    })
 }
 
 fn text_of(target: Option<Target<'_>>) -> Option<&str> {

@@ -99,7 +99,7 @@ pub fn compile_policy<'a>(
             line: 0,
             column: 0,
             message: format!(
-                "no policy file defines the rule `{rule}` of query `{query}`: under `{}` it is undefined, so every event would fail the hook",
+                "no policy file defines the rule `{rule}` of query `{query}`: under `{}` it is always undefined, so the hook would never decide",
                 package.trim_start_matches("data.")
             ),
         });

@@ -171,6 +171,50 @@ const CASES: &[(&str, &str, &str, bool)] = &[
         r#"{"command": "cd build; rm -rf out"}"#,
         true,
     ),
+    // Here-document bodies are data; the commands around them count.
+    (
+        "Bash(git push *)",
+        "Bash",
+        r#"{"command": "cat > n <<'EOF'\nhi\nEOF\ngit push --force"}"#,
+        true,
+    ),
+    (
+        "Bash(git commit *)",
+        "Bash",
+        r#"{"command": "git commit -F - <<'EOF'\nmsg\nEOF"}"#,
+        true,
+    ),
+    (
+        "Bash(rm *)",
+        "Bash",
+        r#"{"command": "cat <<EOF\nrm -rf /\nEOF"}"#,
+        false,
+    ),
+    // Groups, compound commands, `env`.
+    (
+        "Bash(git push *)",
+        "Bash",
+        r#"{"command": "{ git push; }"}"#,
+        true,
+    ),
+    (
+        "Bash(git push *)",
+        "Bash",
+        r#"{"command": "if true; then git push; fi"}"#,
+        true,
+    ),
+    (
+        "Bash(git push *)",
+        "Bash",
+        r#"{"command": "! git push"}"#,
+        true,
+    ),
+    (
+        "Bash(git push *)",
+        "Bash",
+        r#"{"command": "env FOO=1 git push"}"#,
+        true,
+    ),
     // Tool names match without case (an agent's own `bash` tool).
     (
         "Bash(git push *)",
@@ -215,6 +259,19 @@ const CASES: &[(&str, &str, &str, bool)] = &[
         "Read(//etc/passwd)",
         "Read",
         r#"{"file_path": "/home/etc/passwd"}"#,
+        false,
+    ),
+    // Paths are resolved lexically first.
+    (
+        "Read(//etc/passwd)",
+        "Read",
+        r#"{"file_path": "/tmp/../etc//./passwd"}"#,
+        true,
+    ),
+    (
+        "Edit(/src/**)",
+        "Edit",
+        r#"{"file_path": "/p/node_modules/src/../../../.bashrc"}"#,
         false,
     ),
     (

@@ -170,6 +170,14 @@ fn export_env(answer: &mut Answer) {
                     .map_err(|_| format!("the value of `{name}` holds a NUL byte"))?;
                 lines.push_str(&format!("export {name}={quoted}\n"));
             }
+            // A last line without its newline would run into ours.
+            let unterminated = std::fs::read(&path)
+                .ok()
+                .and_then(|bytes| bytes.last().copied())
+                .is_some_and(|last| last != b'\n');
+            if unterminated {
+                lines.insert(0, '\n');
+            }
             std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)

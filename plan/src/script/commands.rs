@@ -1,9 +1,11 @@
 //! The simple commands of a command line as Claude Code's permission rules
 //! see them: every part of a list or pipeline (`&&`, `||`, `;`, `|`, `&`,
-//! newlines), every command substitution (`$(...)`, backquotes) and
-//! subshell, each with its leading `NAME=value` assignments and its process
-//! wrappers (`timeout 5`, `nice -n 2`, `nohup`, ... from [`super::wrappers`])
-//! removed. Source: Claude Code's permission documentation, *Bash* rules.
+//! newlines), every command substitution (`$(...)`, backquotes), subshell
+//! and group (`{ ...; }`), each with its leading reserved words (`if`,
+//! `then`, `do`, `!`, ...), `NAME=value` assignments and process wrappers
+//! (`env`, `timeout 5`, `nice -n 2`, `nohup`, ... from [`super::wrappers`])
+//! removed; here-document bodies are data, not commands. Source: Claude
+//! Code's permission documentation, *Bash* rules.
 
 use std::ops::Range;
 
@@ -11,9 +13,16 @@ use super::Word;
 use super::words::{Token, tokens};
 use super::wrappers::{Wrapped, wrapped};
 
-/// Deepest nesting of command substitutions read (deeper ones are matched
-/// as written, inside their outer command).
+/// Deepest nesting of command substitutions read; a deeper one is one
+/// command, as written (so a rule can still match its start).
 const MAX_DEPTH: usize = 8;
+
+/// Words that open or close a compound command or negate one: not the
+/// command's name (`if git push; then ...`, `{ git push; }`, `! git push`).
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time",
+    "coproc",
+];
 
 /// The simple commands of `line`, each as its words (quotes removed)
 /// joined by one space: `FOO=1 timeout 5 git push && echo "$(rm -rf x)"`
@@ -26,6 +35,12 @@ pub fn sub_commands(line: &str) -> Vec<String> {
 }
 
 fn collect(line: &str, depth: usize, out: &mut Vec<String>) {
+    if depth >= MAX_DEPTH {
+        out.push(line.trim().to_owned());
+        return;
+    }
+    let without_heredocs = strip_heredocs(line);
+    let line: &str = &without_heredocs;
     let spans = substitutions(line);
     // The line with its substitutions cut out (their commands are
     // collected on their own).
@@ -33,9 +48,7 @@ fn collect(line: &str, depth: usize, out: &mut Vec<String>) {
     let mut at = 0;
     for (span, body) in spans {
         outer.push_str(&line[at..span.start]);
-        if depth < MAX_DEPTH {
-            collect(&line[body], depth + 1, out);
-        }
+        collect(&line[body], depth + 1, out);
         at = span.end;
     }
     outer.push_str(&line[at..]);
@@ -53,17 +66,20 @@ fn collect(line: &str, depth: usize, out: &mut Vec<String>) {
                 return;
             }
             Token::Separator | Token::Open | Token::Close | Token::Input => {
-                push_command(&words, out);
+                push_command(&words, depth, out);
                 words.clear();
             }
         }
     }
-    push_command(&words, out);
+    push_command(&words, depth, out);
 }
 
-/// `words` without leading assignments and wrappers, joined; nothing when
-/// no command is left.
-fn push_command(words: &[Word], out: &mut Vec<String>) {
+/// The shells whose `-c STRING` runs `STRING` as a command line.
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "ash"];
+
+/// `words` without leading reserved words, assignments and wrappers,
+/// joined; nothing when no command is left.
+fn push_command(words: &[Word], depth: usize, out: &mut Vec<String>) {
     let mut rest = words;
     loop {
         while let Some((first, tail)) = rest.split_first() {
@@ -71,7 +87,7 @@ fn push_command(words: &[Word], out: &mut Vec<String>) {
                 .text
                 .split_once('=')
                 .is_some_and(|(name, _)| super::valid_env_name(name));
-            if !assignment {
+            if !assignment && !RESERVED.contains(&first.text.as_str()) {
                 break;
             }
             rest = tail;
@@ -79,14 +95,41 @@ fn push_command(words: &[Word], out: &mut Vec<String>) {
         let Some((program, args)) = rest.split_first() else {
             return;
         };
+        let name = program.text.rsplit('/').next().unwrap_or_default();
+        // What a shell or `eval` runs is a command line of its own.
+        if SHELLS.contains(&name)
+            && let Some(at) = args.iter().position(|w| w.text == "-c")
+            && let Some(script) = args.get(at + 1)
+        {
+            collect(&script.text, depth + 1, out);
+        }
+        if name == "eval" {
+            let line: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+            collect(&line.join(" "), depth + 1, out);
+        }
+        if name == "env" {
+            match super::interp::env_command(args) {
+                Ok((_, inner)) if !inner.is_empty() => {
+                    rest = inner;
+                    continue;
+                }
+                _ => break,
+            }
+        }
         match wrapped(&program.text, args) {
             Some(Wrapped::Command(inner)) if !inner.is_empty() => rest = inner,
             _ => break,
         }
     }
+    // A program named by its path is matched by its name (`/usr/bin/git`
+    // as `git`).
     let text: Vec<&str> = rest
         .iter()
-        .map(|w| w.text.as_str())
+        .enumerate()
+        .map(|(i, w)| match i {
+            0 => w.text.rsplit('/').next().unwrap_or_default(),
+            _ => w.text.as_str(),
+        })
         .filter(|t| !t.is_empty())
         .collect();
     if !text.is_empty() {
@@ -110,6 +153,15 @@ pub fn env_assignments(
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        // `$'...'` (ANSI-C quoting) and a leading `~` (tilde expansion)
+        // are what a shell would rewrite and this reading would not.
+        if line.contains("$'") || line.contains("=~") {
+            skipped.push(format!(
+                "line {}: `$'...'` or `~` expansion is not read",
+                n + 1
+            ));
             continue;
         }
         let lookup = |name: &str| {
@@ -150,6 +202,92 @@ pub fn env_assignments(
         }
     }
     (set, skipped)
+}
+
+/// `text` with its here-documents' bodies removed, and the `<<WORD` /
+/// `<<-WORD` redirections that start them (a here-string `<<<WORD` keeps
+/// its word as an argument): a body is data fed to the command, whatever
+/// it looks like. A body without its closing line runs to the end.
+fn strip_heredocs(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("<<") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pending: Vec<(String, bool)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if let Some((delimiter, tabs)) = pending.first() {
+            let body = line.trim_end_matches('\n');
+            let body = if *tabs {
+                body.trim_start_matches('\t')
+            } else {
+                body
+            };
+            if body == delimiter {
+                pending.remove(0);
+            }
+            continue;
+        }
+        out.push_str(&heredoc_operators(line, &mut pending));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `line` with each here-document operator and its delimiter word removed
+/// (outside quotes); the delimiters (unquoted, and whether `<<-` strips
+/// tabs) are added to `pending`, in order.
+fn heredoc_operators(line: &str, pending: &mut Vec<(String, bool)>) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len());
+    let (mut i, mut quote) = (0, None::<char>);
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '\\') => {
+                out.push(c);
+                if let Some(&next) = chars.get(i + 1) {
+                    out.push(next);
+                }
+                i += 2;
+                continue;
+            }
+            (None, '<') if chars.get(i + 1) == Some(&'<') && chars.get(i + 2) != Some(&'<') => {
+                let mut j = i + 2;
+                let tabs = chars.get(j) == Some(&'-');
+                if tabs {
+                    j += 1;
+                }
+                while matches!(chars.get(j), Some(' ' | '\t')) {
+                    j += 1;
+                }
+                let mut word = String::new();
+                while let Some(&w) = chars.get(j) {
+                    if " \t\n;&|<>()".contains(w) {
+                        break;
+                    }
+                    if w != '\'' && w != '"' && w != '\\' {
+                        word.push(w);
+                    }
+                    j += 1;
+                }
+                pending.push((word, tabs));
+                out.push(' ');
+                i = j;
+                continue;
+            }
+            _ => {}
+        }
+        if quote.is_none() && c == '<' && chars.get(i + 1) == Some(&'<') {
+            // `<<<`: a here-string; its word stays an argument.
+            out.push(' ');
+            i += 3;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
 }
 
 /// The command substitutions of `line` at its top level, `$(...)`
@@ -240,6 +378,37 @@ mod tests {
             ("g'i't \"push\"", &["git push"]),
             ("FOO=1", &[]),
             ("echo 'unbalanced", &["echo 'unbalanced"]),
+            // Here-document bodies are data; the commands around them count.
+            (
+                "cat > n <<'EOF'\nhi\nEOF\ngit push --force",
+                &["cat", "git push --force"],
+            ),
+            (
+                "git commit -F - <<'EOF' && git push origin main\nmsg\nEOF",
+                &["git commit -F -", "git push origin main"],
+            ),
+            ("cat <<EOF | git push\nx\nEOF", &["cat", "git push"]),
+            ("cat <<-X\n\tgit push\n\tX\nls", &["cat", "ls"]),
+            ("git push <<<'x'", &["git push x"]),
+            // Reserved words, groups, functions and `env` are not the command.
+            ("{ git push; }", &["git push"]),
+            ("if true; then git push; fi", &["true", "git push"]),
+            ("while git push; do :; done", &["git push", ":"]),
+            (
+                "for b in a c; do git push; done",
+                &["for b in a c", "git push"],
+            ),
+            ("! git push", &["git push"]),
+            ("time ! git push", &["git push"]),
+            ("f() { git push; }; f", &["f", "git push", "f"]),
+            ("env FOO=1 git push", &["git push"]),
+            ("env -i git push", &["git push"]),
+            (
+                "bash -c 'git push --force'",
+                &["git push --force", "bash -c git push --force"],
+            ),
+            ("eval git push", &["git push", "eval git push"]),
+            ("/usr/bin/git push", &["git push"]),
         ];
         for (line, want) in cases {
             assert_eq!(sub_commands(line), *want, "{line}");

@@ -98,6 +98,7 @@ impl Checker<'_> {
         self.enum_key(p, m, "mode", "mode", VOCABULARY.modes, "unknown-mode");
         self.booleans(p, m, &["enabled", "show_in_tui", "parallel", "async"]);
         self.parallel(p, m, &actions, &what);
+        self.permission_grant(p, m, &actions, &what);
         self.background(p, m, &actions, phase, &what);
     }
 
@@ -164,6 +165,41 @@ impl Checker<'_> {
                 Some("remove `async` to have the hook gate the event".to_owned()),
             );
         }
+    }
+
+    /// No `permission` rule in the `when` of an `allow` hook: a rule holds
+    /// when *some* simple command of a line matches, and a path pattern
+    /// relative to the project matches below any directory (the README's
+    /// *Permission rules*), both right for a filter that runs a hook or
+    /// denies, both too wide to grant (Claude Code's own allow rules need
+    /// every part of a compound command to match).
+    fn permission_grant(
+        &mut self,
+        p: &str,
+        m: &Map<String, Value>,
+        actions: &[ActionKind],
+        what: &str,
+    ) {
+        fn has_permission(v: &Value) -> bool {
+            match v {
+                Value::Object(m) => m.contains_key("permission") || m.values().any(has_permission),
+                Value::Array(items) => items.iter().any(has_permission),
+                _ => false,
+            }
+        }
+        if !actions.contains(&ActionKind::Allow) || !m.get("when").is_some_and(has_permission) {
+            return;
+        }
+        self.report(
+            &child(p, "when"),
+            At::Key,
+            Layer::Semantic,
+            "permission-in-allow",
+            format!(
+                "{what} grants with `allow` on a `permission` rule, which holds when any simple command of the line matches (and a project-relative path below any directory): it would grant `npm test && curl ... | sh` for `Bash(npm test *)`"
+            ),
+            Some("use `permission` to deny, ask or run a hook; grant with `pointer` tests that match the whole value".to_owned()),
+        );
     }
 
     /// `parallel: true` only on a hook whose action does not chain

@@ -165,8 +165,11 @@ impl Checker<'_> {
         self.unknown_keys(p, m, VOCABULARY.predicate, "a predicate");
         let tests: Vec<&str> = TESTS.into_iter().filter(|k| m.contains_key(*k)).collect();
         let mut shapes: Vec<&str> = SHAPES.into_iter().filter(|k| m.contains_key(*k)).collect();
-        if m.contains_key("pointer") || m.contains_key("subject") || !tests.is_empty() {
+        if m.contains_key("pointer") || !tests.is_empty() {
             shapes.push("pointer");
+        } else if m.contains_key("subject") {
+            // `subject` goes with a `pointer` test.
+            shapes.push("subject");
         }
         if shapes.len() > 1 {
             self.report(

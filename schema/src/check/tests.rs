@@ -330,6 +330,11 @@ fn permission_rules_are_checked_where_they_are_written() {
             }
         }
     }
+    // A rule that holds on any simple command cannot grant.
+    let allow = json!({"when": {"any": [{"permission": "Bash(npm test *)"}]}, "allow": {}});
+    let d = crate::load_str(&doc(Phase::PermissionRequest, allow), "t.yaml").expect_err("allow");
+    assert_eq!(d.first().code, "permission-in-allow", "{d}");
+    assert_eq!(d.first().pointer, "/hooks/0/when");
     for bad in ["Bash(git push", "WebFetch(example.com)", "Glob*"] {
         let d = crate::load_str(&doc(Phase::BeforeTool, when(bad)), "t.yaml").expect_err(bad);
         let first = d.first();

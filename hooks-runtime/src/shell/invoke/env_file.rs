@@ -48,8 +48,9 @@ impl Call<'_> {
         let bytes = match file.read_back(MAX_ENV_FILE_BYTES) {
             Ok(bytes) => bytes,
             Err(e) => {
-                let message = format!("{CLAUDE_ENV_FILE} could not be read back: {e}");
+                let message = format!("{CLAUDE_ENV_FILE} not read: {e}");
                 let redacted = self.redact(&message);
+                self.env_notes.push(redacted.clone());
                 self.diagnostics.push(redacted);
                 return;
             }

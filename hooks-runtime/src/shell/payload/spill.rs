@@ -57,13 +57,15 @@ impl Drop for SpillFile {
 }
 
 impl SpillFile {
-    /// Reads the file back (at most `cap` bytes), opened relative to its
-    /// directory without following a symlink: what a hook wrote into a file
-    /// it was handed (Claude Code's `CLAUDE_ENV_FILE`).
+    /// Reads the file back, opened relative to its directory without
+    /// following a symlink and without blocking (a FIFO put in its place
+    /// is refused, not waited on): what a hook wrote into a file it was
+    /// handed (Claude Code's `CLAUDE_ENV_FILE`).
     ///
     /// # Errors
     ///
-    /// The I/O error of opening or reading it.
+    /// The I/O error of opening or reading it; `InvalidData` when it is no
+    /// longer a regular file or holds more than `cap` bytes.
     pub(crate) fn read_back(&self, cap: u64) -> io::Result<Vec<u8>> {
         use std::io::Read as _;
         let Some((dir, name)) = &self.entry else {
@@ -72,11 +74,26 @@ impl SpillFile {
         let fd = rustix::fs::openat(
             dir,
             name.as_os_str(),
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
+        let stat = rustix::fs::fstat(&fd)?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "it is no longer a regular file",
+            ));
+        }
         let mut bytes = Vec::new();
-        std::fs::File::from(fd).take(cap).read_to_end(&mut bytes)?;
+        std::fs::File::from(fd)
+            .take(cap.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > cap {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("it holds more than {cap} bytes"),
+            ));
+        }
         Ok(bytes)
     }
 }

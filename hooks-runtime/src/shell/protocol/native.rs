@@ -221,6 +221,13 @@ pub(crate) fn to_flow(phase: Phase, out: HookOutput) -> Result<Flow, String> {
     if out.tool_name.is_some() != (decision == OutputDecision::Repair) {
         return Err("`tool_name` goes with decision `repair`, and `repair` needs it".to_owned());
     }
+    if out
+        .tool_name
+        .as_deref()
+        .is_some_and(|t| t.trim().is_empty() || t.contains('\0'))
+    {
+        return Err("`tool_name` must name a tool (not empty, no NUL)".to_owned());
+    }
     if let Some(args) = out.rewrite_args.as_ref().filter(|v| !v.is_object()) {
         return Err(format!(
             "`rewrite_args` must be a JSON object (the tool's new arguments), found {}",
