@@ -240,12 +240,59 @@ impl PermissionRule {
                 .filter_map(text)
                 .any(|p| whole(dfa, &normalized(p))),
             Specifier::Domain(dfa) => text("url")
-                .and_then(|u| u.parse::<http::Uri>().ok())
-                .and_then(|u| u.host().map(str::to_ascii_lowercase))
+                .and_then(url_host)
                 .is_some_and(|h| whole(dfa, h.trim_end_matches('.'))),
             Specifier::Field { name, dfa } => text(name).is_some_and(|s| whole(dfa, s)),
         }
     }
+}
+
+/// The host of `url`, lowercased and percent-decoded, read leniently as a
+/// browser would: surrounding blanks ignored, `https:example.com` read as
+/// `https://example.com` (the WHATWG URL standard's reading of a special
+/// scheme without slashes); `None` when there is no host.
+fn url_host(url: &str) -> Option<String> {
+    let url = url.trim_matches(|c: char| c.is_ascii_whitespace() || c.is_ascii_control());
+    let fixed;
+    let url = match url.split_once(':') {
+        Some((scheme, rest))
+            if !rest.starts_with("//")
+                && ["http", "https", "ws", "wss", "ftp"]
+                    .contains(&scheme.to_ascii_lowercase().as_str()) =>
+        {
+            fixed = format!("{scheme}://{}", rest.trim_start_matches('/'));
+            fixed.as_str()
+        }
+        _ => url,
+    };
+    // The authority, percent-decoded before the host is read.
+    let (scheme, rest) = url.split_once("://")?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let url = format!("{scheme}://{}{tail}", percent_decoded(authority));
+    let host = url.parse::<http::Uri>().ok()?.host()?.to_ascii_lowercase();
+    Some(host)
+}
+
+/// `text` with its `%XX` escapes decoded (invalid UTF-8 replaced).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
+    while i < bytes.len() {
+        match (bytes[i], hex(bytes.get(i + 1)), hex(bytes.get(i + 2))) {
+            (b'%', Some(h), Some(l)) => {
+                decoded.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
+                i += 3;
+            }
+            (b, ..) => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// `path` with `//`, `.` and `..` resolved lexically (`/tmp/../etc//passwd`

@@ -356,6 +356,19 @@ const CASES: &[(&str, &str, &str, bool)] = &[
         r#"{"url": "https://api.example.com/"}"#,
         false,
     ),
+    // URLs read as a browser reads them.
+    (
+        "WebFetch(domain:example.com)",
+        "WebFetch",
+        r#"{"url": " https:example.com/x\t"}"#,
+        true,
+    ),
+    (
+        "WebFetch(domain:example.com)",
+        "WebFetch",
+        r#"{"url": "https://ex%61mple.com/"}"#,
+        true,
+    ),
     (
         "WebFetch(domain:*.example.com)",
         "WebFetch",
