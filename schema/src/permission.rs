@@ -85,31 +85,93 @@ pub fn tool_names(rule: &str) -> Option<Vec<&'static str>> {
         .map(|(_, names, _)| names.to_vec())
 }
 
+/// Why a permission rule does not read (shown in `invalid-permission-rule`
+/// errors and in `import claude`'s warnings).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// `Bash)`.
+    #[error("a `)` without its `(`")]
+    UnopenedParenthesis,
+    /// `Bash(git push`.
+    #[error("the specifier does not end the rule with `)`: expected `Tool(specifier)`")]
+    UnclosedSpecifier,
+    /// `(x)`, or an empty rule.
+    #[error("no tool name: expected `Tool` or `Tool(specifier)`")]
+    NoTool,
+    /// `Bash()`.
+    #[error("`{tool}()` has an empty specifier: write `{tool}` for every call")]
+    EmptySpecifier {
+        /// The rule's tool.
+        tool: String,
+    },
+    /// `WebSearch(rust)`: the tool's rules take no specifier.
+    #[error(
+        "`{tool}` rules take no specifier; the tools whose rules do: {}",
+        tools_with_specifiers()
+    )]
+    NoSpecifier {
+        /// The rule's tool.
+        tool: String,
+    },
+    /// `WebFetch(example.com)`.
+    #[error("a `WebFetch` specifier names a domain: `WebFetch(domain:{specifier})`")]
+    NotADomainSpecifier {
+        /// The specifier as written.
+        specifier: String,
+    },
+    /// `WebFetch(domain:)`.
+    #[error("`domain:` names no domain")]
+    NoDomain,
+    /// `WebFetch(domain:a/b)`.
+    #[error("`{host}` is not a domain (expected `example.com` or `*.example.com`)")]
+    NotADomain {
+        /// The host as written (lowercased).
+        host: String,
+    },
+    /// `mcp__a b`.
+    #[error("`{tool}`: expected `mcp__SERVER__TOOL`")]
+    BadMcpServer {
+        /// The tool name.
+        tool: String,
+    },
+    /// `mcp__gh__a b`.
+    #[error("`{tool}`: an MCP tool name is `mcp__SERVER__TOOL` or `mcp__SERVER__*`")]
+    BadMcpTool {
+        /// The tool name.
+        tool: String,
+    },
+    /// `Ba sh`, `Bash*`.
+    #[error(
+        "`{tool}` is not a tool name (letters, digits, `_`, `-`; a wildcard only in `mcp__SERVER__*`)"
+    )]
+    BadToolName {
+        /// The tool name.
+        tool: String,
+    },
+}
+
 /// Reads `rule`.
 ///
 /// # Errors
 ///
-/// What is wrong, for a located error: an empty rule or specifier, an
+/// [`RuleError`], for a located error: an empty rule or specifier, an
 /// unbalanced parenthesis, a tool name with characters no tool name has
 /// (`*` only as `mcp__server__*`), a specifier on a tool that takes none,
 /// a `WebFetch` specifier without `domain:`.
-pub fn parse(rule: &str) -> Result<ParsedRule, String> {
+pub fn parse(rule: &str) -> Result<ParsedRule, RuleError> {
     let rule = rule.trim();
     let (tool, specifier) = match rule.split_once('(') {
-        None if rule.contains(')') => return Err("a `)` without its `(`".to_owned()),
+        None if rule.contains(')') => return Err(RuleError::UnopenedParenthesis),
         None => (rule, None),
         Some((tool, rest)) => {
             let Some(spec) = rest.strip_suffix(')') else {
-                return Err(
-                    "the specifier does not end the rule with `)`: expected `Tool(specifier)`"
-                        .to_owned(),
-                );
+                return Err(RuleError::UnclosedSpecifier);
             };
             (tool, Some(spec))
         }
     };
     if tool.is_empty() {
-        return Err("no tool name: expected `Tool` or `Tool(specifier)`".to_owned());
+        return Err(RuleError::NoTool);
     }
     // Tool names match without case: `Bash(...)` also names an agent's
     // own `bash` tool.
@@ -121,9 +183,9 @@ pub fn parse(rule: &str) -> Result<ParsedRule, String> {
         });
     };
     if spec.trim().is_empty() {
-        return Err(format!(
-            "`{tool}()` has an empty specifier: write `{tool}` for every call"
-        ));
+        return Err(RuleError::EmptySpecifier {
+            tool: tool.to_owned(),
+        });
     }
     if spec == "*" {
         return Ok(ParsedRule {
@@ -132,19 +194,18 @@ pub fn parse(rule: &str) -> Result<ParsedRule, String> {
         });
     }
     let Some((_, _, kind)) = TOOLS.iter().find(|(t, ..)| *t == tool) else {
-        return Err(format!(
-            "`{tool}` rules take no specifier; the tools whose rules do: {}",
-            tools_with_specifiers()
-        ));
+        return Err(RuleError::NoSpecifier {
+            tool: tool.to_owned(),
+        });
     };
     let regex = match kind {
         SpecifierKind::Command | SpecifierKind::Field(_) => command_regex(spec),
         SpecifierKind::Path => path_regex(spec),
         SpecifierKind::Domain => {
             let Some(host) = spec.strip_prefix("domain:") else {
-                return Err(format!(
-                    "a `WebFetch` specifier names a domain: `WebFetch(domain:{spec})`"
-                ));
+                return Err(RuleError::NotADomainSpecifier {
+                    specifier: spec.to_owned(),
+                });
             };
             domain_regex(host)?
         }
@@ -156,7 +217,7 @@ pub fn parse(rule: &str) -> Result<ParsedRule, String> {
 }
 
 /// The regex of the tool names `tool` applies to.
-fn tool_regex(tool: &str) -> Result<String, String> {
+fn tool_regex(tool: &str) -> Result<String, RuleError> {
     let valid = |s: &str| {
         !s.is_empty()
             && s.chars()
@@ -165,20 +226,22 @@ fn tool_regex(tool: &str) -> Result<String, String> {
     if let Some(rest) = tool.strip_prefix("mcp__") {
         let (server, name) = rest.split_once("__").unwrap_or((rest, "*"));
         if !valid(server) {
-            return Err(format!("`{tool}`: expected `mcp__SERVER__TOOL`"));
+            return Err(RuleError::BadMcpServer {
+                tool: tool.to_owned(),
+            });
         }
         return match name {
             "*" => Ok(format!("mcp__{}__.*", escape(server))),
             n if valid(n) => Ok(escape(tool)),
-            _ => Err(format!(
-                "`{tool}`: an MCP tool name is `mcp__SERVER__TOOL` or `mcp__SERVER__*`"
-            )),
+            _ => Err(RuleError::BadMcpTool {
+                tool: tool.to_owned(),
+            }),
         };
     }
     if !valid(tool) {
-        return Err(format!(
-            "`{tool}` is not a tool name (letters, digits, `_`, `-`; a wildcard only in `mcp__SERVER__*`)"
-        ));
+        return Err(RuleError::BadToolName {
+            tool: tool.to_owned(),
+        });
     }
     Ok(match TOOLS.iter().find(|(t, ..)| *t == tool) {
         Some((_, names, _)) => format!(
@@ -254,19 +317,17 @@ fn path_regex(spec: &str) -> String {
 
 /// A `domain:` specifier: the host, matched without case; `*.example.com`
 /// matches its subdomains.
-fn domain_regex(host: &str) -> Result<String, String> {
+fn domain_regex(host: &str) -> Result<String, RuleError> {
     let host = host.trim().to_ascii_lowercase();
     if host.is_empty() {
-        return Err("`domain:` names no domain".to_owned());
+        return Err(RuleError::NoDomain);
     }
     let (sub, rest) = match host.strip_prefix("*.") {
         Some(rest) => ("(?:[^.]+\\.)+", rest),
         None => ("", host.as_str()),
     };
     if rest.contains(['/', ':', '*']) {
-        return Err(format!(
-            "`{host}` is not a domain (expected `example.com` or `*.example.com`)"
-        ));
+        return Err(RuleError::NotADomain { host });
     }
     Ok(format!("{sub}{}", escape(rest)))
 }
@@ -288,7 +349,7 @@ mod tests {
             ("Bash*", "not a tool name"),
             ("mcp__gh__a b", "MCP tool name"),
         ] {
-            let err = parse(rule).expect_err(rule);
+            let err = parse(rule).expect_err(rule).to_string();
             assert!(err.contains(says), "{rule}: {err}");
         }
     }

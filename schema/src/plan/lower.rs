@@ -416,7 +416,7 @@ fn pred(p: &Predicate, phase: Phase, cache: &mut DfaCache) -> Result<Pred, Strin
 /// reported what does not read).
 fn permission(rule: &str, cache: &mut DfaCache) -> Result<PermissionRule, String> {
     use crate::permission::SpecifierKind as Kind;
-    let parsed = crate::permission::parse(rule)?;
+    let parsed = crate::permission::parse(rule).map_err(|e| e.to_string())?;
     let mut dfa = |re: &str| cache.owned(re, Search::Anchored).map_err(|e| e.to_string());
     Ok(PermissionRule {
         rule: owned(rule),

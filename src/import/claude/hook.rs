@@ -167,7 +167,7 @@ impl Converter<'_> {
             let parsed = rule.as_str().map(hooks_schema::permission::parse);
             let Some(Ok(_)) = parsed else {
                 let why = match parsed {
-                    Some(Err(e)) => e,
+                    Some(Err(e)) => e.to_string(),
                     _ => "not a string".to_owned(),
                 };
                 self.warn(
