@@ -269,30 +269,10 @@ fn url_host(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
-    let url = format!("{scheme}://{}{tail}", percent_decoded(authority));
+    let authority = percent_encoding::percent_decode_str(authority).decode_utf8_lossy();
+    let url = format!("{scheme}://{authority}{tail}");
     let host = url.parse::<http::Uri>().ok()?.host()?.to_ascii_lowercase();
     Some(host)
-}
-
-/// `text` with its `%XX` escapes decoded (invalid UTF-8 replaced).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
-    while i < bytes.len() {
-        match (bytes[i], hex(bytes.get(i + 1)), hex(bytes.get(i + 2))) {
-            (b'%', Some(h), Some(l)) => {
-                decoded.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
-                i += 3;
-            }
-            (b, ..) => {
-                decoded.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// `path` with `//`, `.` and `..` resolved lexically (`/tmp/../etc//passwd`
