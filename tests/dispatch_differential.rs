@@ -14,6 +14,7 @@ use hooks_schema::plan::{ActionSpec, List, ProgramSpec, Rule};
 use serde_json::{Value, json};
 
 agent_hooks::hooks!(name = Full, "configs/full.yaml");
+agent_hooks::hooks!(name = Scoped, "configs/scoped.yaml");
 agent_hooks::hooks!(name = Example, "../examples/hooks.yaml");
 
 fn poll_ready<F: Future>(future: F) -> F::Output {
@@ -392,4 +393,35 @@ fn run_rules_without_a_shell_runtime_follow_their_failure_policy() {
             .tool_paths("fs_write")
             .is_some_and(|t| t.writes)
     );
+}
+
+/// `scope` and `once` compile with `hooks!` to the plan the loader builds,
+/// and the static table keeps the session's scopes and claims as the
+/// loaded one does: a `once` rule answers the first matching event only,
+/// a scoped rule only while its subagent runs.
+#[tokio::test]
+async fn scoped_and_once_rules_compile_to_the_loaded_plan() {
+    let path = "tests/configs/scoped.yaml";
+    let config = hooks_schema::load_file(path.as_ref()).expect("valid");
+    let plan = hooks_schema::plan::lower(&config, path, &mut Default::default()).expect("lowers");
+    let (a, b) = (Scoped::table().plan(), &plan);
+    assert_eq!(a.rules, b.rules);
+    let stack = agent_hooks::HookStack::new().with("scoped", Scoped::new());
+    let ctx = agent_hooks::HookContext::new("run");
+    let args = serde_json::json!({"file_path": "a"});
+    let call = |tool| agent_hooks::StepEvent::BeforeTool {
+        tool_name: tool,
+        call_id: "c",
+        args: &args,
+    };
+    let skipped = |d: Option<agent_hooks::Flow>| matches!(d, Some(agent_hooks::Flow::Skip { .. }));
+    assert!(skipped(stack.fold(&ctx, call("Read")).await.decision));
+    assert!(!skipped(stack.fold(&ctx, call("Read")).await.decision));
+    assert!(!skipped(stack.fold(&ctx, call("Write")).await.decision));
+    let start = agent_hooks::StepEvent::SubagentStart {
+        agent_id: "r1",
+        agent_type: "code-reviewer",
+    };
+    stack.fold(&ctx, start).await;
+    assert!(skipped(stack.fold(&ctx, call("Write")).await.decision));
 }

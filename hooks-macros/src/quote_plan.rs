@@ -38,8 +38,8 @@ use std::collections::HashMap;
 use hooks_schema::plan::{
     ActionSpec, Bits, ContextItem, Dfa, Gate, History, HttpSpec, Json, List, Params, PatternGroup,
     PermissionRule, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch,
-    RewriteStep, Role, Rule, RunSpec, Specifier, Test, Text, ToolChoice, ToolPaths, ToolSchema,
-    ToolSet,
+    RewriteStep, Role, Rule, RunSpec, Scope, ScopeKind, Specifier, Test, Text, ToolChoice,
+    ToolPaths, ToolSchema, ToolSet,
 };
 use hooks_schema::{
     FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
@@ -154,8 +154,9 @@ quote_structs! {
     Plan { source, rules, phases, index, tool_paths, tool_schemas, limits }
     Rule {
         id, phase, enabled, mode, failure_policy, show_in_tui, parallel, background, include,
-        exclude, when, action
+        exclude, when, scope, once, action
     }
+    Scope { kind, name }
     ToolSet { names, dfa }
     RunSpec { program, cwd, pass, set, timeout_ms, payload, protocol, worker }
     HttpSpec { url, headers, env, timeout_ms, payload, protocol, follow_redirects }
@@ -202,7 +203,8 @@ quote_unit_enums!(
     Protocol,
     HttpProtocol,
     OutcomeKind,
-    Role
+    Role,
+    ScopeKind
 );
 
 impl<T: Quote> Quote for List<T> {

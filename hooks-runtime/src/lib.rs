@@ -234,7 +234,8 @@ pub mod __private {
     pub use hooks_plan::{
         ActionSpec, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule, Plan,
         PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule,
-        RunSpec, Specifier, StaticDfa, Test, ToolChoice, ToolPaths, ToolSchema, ToolSet,
+        RunSpec, Scope, ScopeKind, Specifier, StaticDfa, Test, ToolChoice, ToolPaths, ToolSchema,
+        ToolSet,
     };
     pub use hooks_plan::{Bits, Gate, LazySet, PatternGroup, PhaseIndex};
     pub use hooks_plan::{

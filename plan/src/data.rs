@@ -595,8 +595,38 @@ pub struct Rule {
     pub exclude: Option<ToolSet>,
     /// `when`.
     pub when: Option<Pred>,
+    /// `scope`: the subagent or skill the rule is limited to (it matches
+    /// only while that scope is active in the session); `None`: always.
+    pub scope: Option<Scope>,
+    /// `once`: the rule runs at most once per session.
+    pub once: bool,
     /// The action.
     pub action: ActionSpec,
+}
+
+/// What a scoped rule is limited to (`scope: {subagent: NAME}` or
+/// `scope: {skill: NAME}`): it matches only while a subagent of that type
+/// runs (from its `subagent_start` to its `subagent_stop`, both included)
+/// or while that skill is active (from the `after_tool` of the `Skill`
+/// tool call that loaded it to the next user prompt or the end of the
+/// run). The README's *Scoped and one-shot hooks* states the lifetimes.
+#[derive(Debug, PartialEq)]
+pub struct Scope {
+    /// A subagent or a skill.
+    pub kind: ScopeKind,
+    /// The subagent's type (Claude Code's `agent_type`) or the skill's
+    /// name (the `skill` argument of the `Skill` tool), compared exactly.
+    pub name: Text,
+}
+
+/// The kind of a [`Scope`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeKind {
+    /// A subagent, by type.
+    Subagent,
+    /// A skill, by name.
+    Skill,
 }
 
 /// A `tool_settings` entry: how one tool's arguments relate to files.

@@ -5,9 +5,11 @@ use serde_json::Value;
 
 use crate::automata::{Search, try_is_match};
 use crate::data::{
-    Dfa, Json, PermissionRule, Pred, RewriteStep, Rule, Specifier, Test, Text, ToolSet,
+    Dfa, Json, PermissionRule, Pred, RewriteStep, Rule, Scope, ScopeKind, Specifier, Test, Text,
+    ToolSet,
 };
 use crate::phase::{OutcomeKind, Phase};
+use crate::scope::Admission;
 
 impl Dfa {
     /// Whether the DFA matches `haystack`: the regex crate's answer on every
@@ -63,6 +65,10 @@ pub struct Facts<'a> {
     pub args: Option<&'a Value>,
     /// The tool's outcome (`after_tool`).
     pub outcome: Option<OutcomeKind>,
+    /// The session's active scopes and the `once` rules admitted on this
+    /// event ([`Admission`]); `None` (an event judged alone, as `explain`
+    /// does): no scope is active and `once` rules have not run yet.
+    pub admission: Option<Admission<'a>>,
 }
 
 /// A resolved pointer target.
@@ -329,6 +335,11 @@ pub enum Mismatch {
     NotIncluded,
     /// `when` does not hold.
     When,
+    /// The rule's `scope` is not active in the session.
+    OutOfScope,
+    /// A `once` rule that already ran in the session (or that a concurrent
+    /// event of the session claimed).
+    Spent,
 }
 
 impl Rule {
@@ -356,10 +367,37 @@ impl Rule {
                 return Some(Mismatch::NotIncluded);
             }
         }
-        match &self.when {
-            Some(p) if !p.eval(facts) => Some(Mismatch::When),
+        if let Some(scope) = &self.scope
+            && !in_scope(scope, facts)
+        {
+            return Some(Mismatch::OutOfScope);
+        }
+        if let Some(p) = &self.when
+            && !p.eval(facts)
+        {
+            return Some(Mismatch::When);
+        }
+        match facts.admission {
+            Some(a) if self.once && !a.once.iter().any(|id| *id == self.id) => {
+                Some(Mismatch::Spent)
+            }
             _ => None,
         }
+    }
+}
+
+/// Whether `scope` holds on an event: on a subagent's own `subagent_start`
+/// and `subagent_stop`, whether it is that subagent's type (another
+/// subagent starting or stopping meanwhile is not in its scope); elsewhere,
+/// whether the session has it active ([`Admission`]).
+fn in_scope(scope: &Scope, facts: &Facts<'_>) -> bool {
+    match (scope.kind, facts.phase, facts.subject) {
+        (
+            ScopeKind::Subagent,
+            Phase::SubagentStart | Phase::SubagentStop,
+            Subject::Text(agent_type),
+        ) => *scope.name == *agent_type,
+        _ => facts.admission.is_some_and(|a| a.scopes.is_active(scope)),
     }
 }
 

@@ -41,6 +41,7 @@ mod payload;
 mod phase;
 mod plan;
 pub mod rego;
+mod scope;
 pub mod script;
 
 pub use capability::{
@@ -48,8 +49,8 @@ pub use capability::{
 };
 pub use data::{
     ActionSpec, BuiltDfa, ContextItem, Dfa, HttpSpec, Json, List, PermissionRule, PolicyModule,
-    PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Specifier, StaticDfa, Test,
-    Text, ToolPaths, ToolSet,
+    PolicySpec, Pred, ProgramSpec, RewriteStep, Role, Rule, RunSpec, Scope, ScopeKind, Specifier,
+    StaticDfa, Test, Text, ToolPaths, ToolSet,
 };
 pub use digest::{file_digest, policy_digest};
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
@@ -72,4 +73,5 @@ pub use phase::{
     CLAUDE_CODE_EVENTS, FailurePolicy, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
 };
 pub use plan::{Cursor, Plan, ToolSchema};
+pub use scope::{ActiveScopes, Admission};
 pub use script::valid_env_name;

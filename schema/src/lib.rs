@@ -78,10 +78,10 @@ pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
 pub use config::url_problem;
 pub use config::{
     ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HeaderTemplateError,
-    HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH, POLICY_QUERY_PATTERN,
-    PointerSubject, Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run,
-    SelectModel, SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version,
-    header_parts,
+    HistoryPatch, Hook, HookScope, Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH,
+    POLICY_QUERY_PATTERN, PointerSubject, Policy, Predicate, Program, Reason, RegexPattern,
+    RequestPatch, RewriteOp, Run, SelectModel, SpecificTools, ToolChoice, ToolChoiceMode,
+    ToolPattern, ToolSettings, Version, header_parts,
 };
 pub use dfa_cache::use_compile_cache;
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};

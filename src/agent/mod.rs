@@ -572,15 +572,22 @@ pub(crate) fn redact(text: &str) -> String {
     hooks_runtime::redact_sensitive_text(text, &hooks_runtime::SecretSet::new()).into_owned()
 }
 
-/// Whether `request` needs the session store: the events whose decision
-/// reads or resets per-session state (`stop`, `subagent_stop`: the
-/// stop-resume cap; `user_prompt`: its reset). Others run without one, so
-/// a command hook opens the store only when it matters.
-pub fn needs_session_state(request: &Request) -> bool {
-    matches!(
-        request.event.as_step(),
-        StepEvent::Stop { .. } | StepEvent::SubagentStop { .. } | StepEvent::UserPrompt { .. }
-    )
+impl Engine {
+    /// Whether `request` needs the session store: every event when a
+    /// config has scoped or `once` hooks (their scopes and claims live in
+    /// the store), else the events whose decision reads or resets
+    /// per-session state (`stop`, `subagent_stop`: the stop-resume cap;
+    /// `user_prompt`: its reset). Others run without one, so a command
+    /// hook opens the store only when it matters.
+    pub fn needs_session_state(&self, request: &Request) -> bool {
+        self.stack.has_scoped_hooks()
+            || matches!(
+                request.event.as_step(),
+                StepEvent::Stop { .. }
+                    | StepEvent::SubagentStop { .. }
+                    | StepEvent::UserPrompt { .. }
+            )
+    }
 }
 
 /// Whether any of `tables` has a `run` rule (which needs a session

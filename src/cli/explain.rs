@@ -183,6 +183,21 @@ fn first_failure(rule: &Rule, hook: &hooks_schema::Hook, event: &StepEvent<'_>) 
                 ),
             )
         }
+        Mismatch::OutOfScope => fail(
+            "scope",
+            match &rule.scope {
+                Some(scope) => format!(
+                    "the rule is scoped to {} `{}`, which is not active when one event is judged alone (see the README's *Scoped and one-shot hooks*)",
+                    scope_kind(scope.kind),
+                    scope.name,
+                ),
+                None => "the rule's scope is not active".to_owned(),
+            },
+        ),
+        Mismatch::Spent => fail(
+            "once",
+            "the `once` rule already ran in this session".to_owned(),
+        ),
         Mismatch::When => match (&rule.when, &hook.when) {
             (Some(pred), Some(doc)) => {
                 explain_pred(pred, doc, event).map(|(message, pointer)| Failure {
@@ -193,6 +208,13 @@ fn first_failure(rule: &Rule, hook: &hooks_schema::Hook, event: &StepEvent<'_>) 
             }
             _ => None,
         },
+    }
+}
+
+fn scope_kind(kind: hooks_schema::plan::ScopeKind) -> &'static str {
+    match kind {
+        hooks_schema::plan::ScopeKind::Subagent => "subagent",
+        hooks_schema::plan::ScopeKind::Skill => "skill",
     }
 }
 

@@ -29,8 +29,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use agent_hooks::agent::{
-    Agent, Answer, Engine, EngineOptions, load_tables, needs_session_state, runs_processes,
-    use_cache_from_env,
+    Agent, Answer, Engine, EngineOptions, load_tables, runs_processes, use_cache_from_env,
 };
 use hooks_runtime::{RecordWriter, SecretSet, SessionDir, state};
 
@@ -97,7 +96,7 @@ pub(crate) fn run(
         Ok(request) => request,
         Err(e) => return fail(&e),
     };
-    let engine = if needs_session_state(&request) {
+    let engine = if engine.needs_session_state(&request) {
         match runtime.block_on(state::from_env(state::DEFAULT_TTL)) {
             Ok(store) => engine.with_session_store(store),
             Err(e) => return fail(&format!("cannot open the session state store: {e}")),

@@ -16,6 +16,7 @@ use crate::core::outcome::StackOutcome;
 use crate::core::report::HookReport;
 use crate::core::telemetry;
 use crate::state::SessionStore;
+use crate::state::marks::Synced;
 use tracing::Instrument;
 
 /// An ordered list of hooks that answers each event with one folded result.
@@ -101,6 +102,9 @@ pub struct HookStack {
     stop_cap: Option<u32>,
     /// Set by [`HookStack::with_session_store`]; `None`: the run's scratchpad.
     session_store: Option<Arc<dyn SessionStore>>,
+    /// Whether a hook config in the stack has a scoped or `once` rule (its
+    /// marks then go through the session store, when there is one).
+    marked: bool,
 }
 
 impl Default for HookStack {
@@ -136,6 +140,7 @@ impl HookStack {
             entries: Vec::new(),
             stop_cap: None,
             session_store: None,
+            marked: false,
         }
     }
 
@@ -170,6 +175,13 @@ impl HookStack {
         self
     }
 
+    /// Whether a hook config in the stack has a `scope` or `once` hook:
+    /// with a session store, every event then loads the session's scopes
+    /// and claims from it (the README's *Scoped and one-shot hooks*).
+    pub fn has_scoped_hooks(&self) -> bool {
+        self.marked
+    }
+
     /// The store set by [`HookStack::with_session_store`], if any.
     pub fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
         self.session_store.as_ref()
@@ -197,6 +209,9 @@ impl HookStack {
             self.append_stack(stack);
             return self;
         }
+        self.marked |= hook
+            .config_plan()
+            .is_some_and(crate::state::marks::plan_is_marked);
         self.entries.push(Entry {
             id: id.into(),
             hook: Arc::new(hook),
@@ -207,6 +222,7 @@ impl HookStack {
     /// Appends the hooks of `stack`, keeping the smaller explicit stop cap.
     fn append_stack(&mut self, stack: &HookStack) {
         self.entries.extend(stack.entries.iter().cloned());
+        self.marked |= stack.marked;
         if let Some(cap) = stack.stop_cap {
             self.stop_cap = Some(self.stop_cap.map_or(cap, |own| own.min(cap)));
         }
@@ -221,6 +237,9 @@ impl HookStack {
             self.append_stack(stack);
             return self;
         }
+        self.marked |= hook
+            .config_plan()
+            .is_some_and(crate::state::marks::plan_is_marked);
         self.entries.push(Entry {
             id: id.into(),
             hook,
@@ -319,10 +338,37 @@ impl HookStack {
     }
 
     /// [`HookStack::fold`] inside its span.
+    /// With a session store and a scoped or `once` rule, the session's
+    /// marks are loaded from the store first and what the event changed is
+    /// written back after (`state/marks.rs`); a store that fails adds a
+    /// [`Diagnostic::SessionStore`](crate::Diagnostic::SessionStore) and
+    /// the run's own marks are used.
     async fn fold_in_span(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
+        let (synced, mut failed) = match &self.session_store {
+            Some(store) if self.marked => {
+                match Synced::load(store, self.plans(), ctx, &event).await {
+                    Ok(synced) => (Some(synced), None),
+                    Err(error) => (None, Some(error)),
+                }
+            }
+            _ => (None, None),
+        };
         let mut fold = Fold::new(event);
         let _ = self.fold_hooks(ctx, &mut fold).await;
-        fold.finish()
+        let mut outcome = fold.finish();
+        if let Some(synced) = synced {
+            failed = synced.finish(ctx).await.err();
+        }
+        if let Some(error) = failed {
+            let message = format!(
+                "cannot keep the scopes and one-shot hooks of session `{}`: {error}; this process's own were used",
+                ctx.session_id()
+            );
+            outcome
+                .diagnostics
+                .push(crate::Diagnostic::SessionStore { message });
+        }
+        outcome
     }
 
     /// Consults the hooks in order on `fold` until one stops it.

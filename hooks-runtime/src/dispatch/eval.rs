@@ -58,6 +58,7 @@ pub fn facts<'a>(event: &StepEvent<'a>) -> Facts<'a> {
             StepEvent::AfterTool { outcome, .. } => Some(outcome.kind()),
             _ => None,
         },
+        admission: None,
     }
 }
 

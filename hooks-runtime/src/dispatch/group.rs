@@ -38,7 +38,6 @@ use std::task::Poll;
 
 use hooks_plan::Rule;
 
-use super::eval::facts;
 use super::pass::Pass;
 use crate::core::context::HookContext;
 use crate::core::fold::Fold;
@@ -81,7 +80,8 @@ impl Pass<'_> {
         let event = rewritten.event(fold.unchained_event());
         let mut members = vec![first];
         let mut after = None;
-        while let Some(i) = self.cursor.next(&facts(&event)) {
+        let judged = self.facts(&event);
+        while let Some(i) = self.cursor.next(&judged) {
             if joins(&table.rules()[i as usize]) {
                 members.push(i);
             } else {

@@ -121,6 +121,7 @@ mod eval;
 mod group;
 #[cfg(feature = "load")]
 mod load;
+mod marks;
 mod pass;
 mod records;
 mod run;

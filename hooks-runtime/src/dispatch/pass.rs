@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hooks_plan::Mode;
-use hooks_plan::{Cursor, Rule};
+use hooks_plan::{Admission, Cursor, Facts, Rule};
+
+use super::marks::{Marked, NOTHING_ACTIVE};
 
 use super::action::RuleActions;
 use super::eval::facts;
@@ -85,6 +87,9 @@ pub(super) struct Pass<'t> {
     /// The affected paths of a contained tool's call, as the containment
     /// check resolved them on the arguments the pass began with.
     pub(super) resolved: Option<Resolved>,
+    /// What scoped and `once` rules are judged against (a table with such
+    /// rules; `None`: it has none).
+    admission: Option<Admission<'t>>,
 }
 
 /// Where the in-process part of a pass stopped.
@@ -108,7 +113,10 @@ impl<'t> Pass<'t> {
     /// else one pass of its index; nothing is built). `shell` is the bound
     /// runtime (records, activity, secrets, the workspace root); `ctx` the
     /// run's context, when the caller has one (injection ids, the agent's
-    /// `cwd`); `resolved` the paths the containment check resolved.
+    /// `cwd`); `resolved` the paths the containment check resolved;
+    /// `marked` the session's scopes and the `once` rules this event
+    /// claimed (a table with scoped or `once` rules: without it, none is
+    /// active and none is claimed).
     pub(super) fn start(
         table: &'t Table,
         shell: Option<&'t Arc<ShellRuntime>>,
@@ -116,13 +124,25 @@ impl<'t> Pass<'t> {
         on_run: OnRun<'t>,
         fold: &Fold<'_>,
         resolved: Option<Resolved>,
+        marked: Option<&'t Marked>,
     ) -> Option<(Self, u32)> {
         let event = fold.event();
         if table.rules_for(event.kind()).is_empty() {
             return None;
         }
+        let admission = match marked {
+            Some(marked) => Some(marked.admission()),
+            None if table.is_marked() => Some(Admission {
+                scopes: &NOTHING_ACTIVE,
+                once: &[],
+            }),
+            None => None,
+        };
         let mut cursor = Cursor::new(table.plan(), event.kind());
-        let first = cursor.next(&facts(&event))?;
+        let first = cursor.next(&Facts {
+            admission,
+            ..facts(&event)
+        })?;
         let pass = Pass {
             table,
             cursor,
@@ -132,8 +152,20 @@ impl<'t> Pass<'t> {
             ctx,
             rewrites: fold.rewrites(),
             resolved,
+            admission,
         };
         Some((pass, first))
+    }
+
+    /// The facts the pass's rules are judged on for `event`.
+    pub(super) fn facts<'e>(&self, event: &StepEvent<'e>) -> Facts<'e>
+    where
+        't: 'e,
+    {
+        Facts {
+            admission: self.admission,
+            ..facts(event)
+        }
     }
 
     /// Consults rule `first` and the matching rules after it on `fold`, in
@@ -159,7 +191,9 @@ impl<'t> Pass<'t> {
 
     /// The next matching rule on the event as the rules so far left it.
     pub(super) fn next(&mut self, fold: &Fold<'_>) -> Option<u32> {
-        self.cursor.next(&facts(&fold.event()))
+        let event = fold.event();
+        let judged = self.facts(&event);
+        self.cursor.next(&judged)
     }
 
     /// Ends the pass: writes its records; checks the paths of a contained

@@ -8,8 +8,8 @@ use std::time::Instant;
 use hooks_plan::Phase;
 
 use super::background;
-use super::eval::facts;
 use super::group;
+use super::marks::Marked;
 use super::pass::{OnRun, Pass, Settled, declarative_report, in_process_flow};
 use super::table::Table;
 use crate::core::context::HookContext;
@@ -75,10 +75,13 @@ impl Table {
         ctx: &'a HookContext,
         fold: &'a mut Fold<'_>,
     ) -> FoldStep<'a> {
+        if self.is_marked() {
+            return FoldStep::boxed(self.part_awaited(shell, on_run, ctx, fold));
+        }
         let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
             return FoldStep::ready(ControlFlow::Break(()));
         };
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold, resolved)
+        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold, resolved, None)
         else {
             return FoldStep::ready(ControlFlow::Continue(()));
         };
@@ -105,7 +108,10 @@ impl Table {
         step
     }
 
-    /// [`Table::part`] as one future.
+    /// [`Table::part`] as one future. A table with scoped or `once` rules
+    /// first enters the event in the session's marks (scopes, claims) and
+    /// applies the event's change to them once its rules ran
+    /// (`dispatch/marks.rs`).
     async fn part_awaited(
         &self,
         shell: Option<&Arc<ShellRuntime>>,
@@ -113,10 +119,32 @@ impl Table {
         ctx: &HookContext,
         fold: &mut Fold<'_>,
     ) -> ControlFlow<()> {
+        let marked = self
+            .is_marked()
+            .then(|| Marked::enter(self, ctx, &fold.event()));
+        let step = self
+            .rules_awaited(shell, on_run, ctx, fold, marked.as_ref())
+            .await;
+        if let Some(marked) = &marked {
+            marked.leave(ctx);
+        }
+        step
+    }
+
+    /// The containment check and the rules of [`Table::part_awaited`].
+    async fn rules_awaited(
+        &self,
+        shell: Option<&Arc<ShellRuntime>>,
+        on_run: OnRun<'_>,
+        ctx: &HookContext,
+        fold: &mut Fold<'_>,
+        marked: Option<&Marked>,
+    ) -> ControlFlow<()> {
         let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), fold) else {
             return ControlFlow::Break(());
         };
-        let Some((pass, first)) = Pass::start(self, shell, Some(ctx), on_run, fold, resolved)
+        let Some((pass, first)) =
+            Pass::start(self, shell, Some(ctx), on_run, fold, resolved, marked)
         else {
             return ControlFlow::Continue(());
         };
@@ -143,9 +171,15 @@ impl Table {
         let ControlFlow::Continue(resolved) = self.contain(shell, None, &mut fold) else {
             return Some(fold.finish());
         };
-        if let Some((pass, first)) =
-            Pass::start(self, shell, None, OnRun::bound(shell), &fold, resolved)
-            && let Settled::Await(..) = pass.settle(&mut fold, first)
+        if let Some((pass, first)) = Pass::start(
+            self,
+            shell,
+            None,
+            OnRun::bound(shell),
+            &fold,
+            resolved,
+            None,
+        ) && let Settled::Await(..) = pass.settle(&mut fold, first)
         {
             // Nothing is recorded: the pass was not finished.
             return None;
@@ -231,12 +265,25 @@ impl Table {
                 fold.finish().net_flow()
             });
         }
+        if self.is_marked() {
+            return HookFuture::boxed(async move {
+                let on_run = OnRun::bound(shell);
+                let _ = self.part_awaited(shell, on_run, ctx, &mut fold).await;
+                fold.finish().net_flow()
+            });
+        }
         let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), &mut fold) else {
             return HookFuture::ready(fold.finish().net_flow());
         };
-        let Some((pass, first)) =
-            Pass::start(self, shell, Some(ctx), OnRun::bound(shell), &fold, resolved)
-        else {
+        let Some((pass, first)) = Pass::start(
+            self,
+            shell,
+            Some(ctx),
+            OnRun::bound(shell),
+            &fold,
+            resolved,
+            None,
+        ) else {
             return match delivered {
                 true => HookFuture::ready(fold.finish().net_flow()),
                 false => HookFuture::cont(),
@@ -342,9 +389,10 @@ impl Pass<'_> {
     ) -> ControlFlow<()> {
         let event = fold.unchained_event();
         let table = self.table;
+        let judged = self.facts(&event);
         let cursor = &mut self.cursor;
         let matched: Vec<usize> = std::iter::once(first)
-            .chain(std::iter::from_fn(|| cursor.next(&facts(&event))))
+            .chain(std::iter::from_fn(|| cursor.next(&judged)))
             .map(|i| i as usize)
             .collect();
         let mut ran = table
@@ -403,8 +451,12 @@ impl AgentHook for Table {
 
     /// The phases with a rule, and `before_tool` / `permission_request`
     /// when a tool's calls are checked for containment.
+    /// The phases with rules or a containment check, and those that
+    /// change the session's scopes when a rule is scoped or `once`.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.has_rules_for(kind) || self.checks_containment_on(kind)
+        self.has_rules_for(kind)
+            || self.checks_containment_on(kind)
+            || (self.is_marked() && crate::state::marks::is_transition(kind))
     }
 }
 
@@ -516,6 +568,7 @@ impl Dispatcher {
             OnRun::NotRun,
             &fold,
             resolved,
+            None,
         ) {
             // Nothing is awaited in a dry run.
             let _ = pass.settle(&mut fold, first);
@@ -601,8 +654,7 @@ impl AgentHook for Dispatcher {
     /// end them; and phases that honour `inject_context` while background
     /// context waits for delivery.
     fn observes(&self, kind: StepEventKind) -> bool {
-        self.table.has_rules_for(kind)
-            || self.table.checks_containment_on(kind)
+        AgentHook::observes(self.table(), kind)
             || self.workers_to_shut_down(kind).is_some()
             || self.background_wants(kind)
     }

@@ -36,6 +36,8 @@ pub struct Table {
     /// By rule index, the files a trusted `run` rule runs and their
     /// trusted digests (a table loaded with `Table::load`); empty otherwise.
     pins: Vec<Option<Arc<[Pin]>>>,
+    /// Whether a rule is scoped or `once` (computed on first use).
+    marked: OnceLock<bool>,
 }
 
 /// What a table builds once for its `run`, `http` and `policy` rules: each
@@ -58,7 +60,17 @@ impl Table {
             schemas: OnceLock::new(),
             hooks: OnceLock::new(),
             pins: Vec::new(),
+            marked: OnceLock::new(),
         }
+    }
+
+    /// Whether a rule is scoped (`scope`) or one-shot (`once`): the table
+    /// then tracks the session's scopes and claims its `once` rules on each
+    /// event (`dispatch/marks.rs`).
+    pub(crate) fn is_marked(&self) -> bool {
+        *self
+            .marked
+            .get_or_init(|| crate::state::marks::plan_is_marked(&self.plan))
     }
 
     /// `self`, its `run` rules checking `pins` (by rule index) before each

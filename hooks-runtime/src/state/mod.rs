@@ -52,6 +52,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod file;
+pub(crate) mod marks;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;

@@ -96,10 +96,49 @@ impl Checker<'_> {
             self.failure_policy(&child(p, "failure_policy"), f, phase);
         }
         self.enum_key(p, m, "mode", "mode", VOCABULARY.modes, "unknown-mode");
-        self.booleans(p, m, &["enabled", "show_in_tui", "parallel", "async"]);
+        self.booleans(
+            p,
+            m,
+            &["enabled", "show_in_tui", "parallel", "async", "once"],
+        );
+        if let Some(scope) = m.get("scope") {
+            self.scope(&child(p, "scope"), scope);
+        }
         self.parallel(p, m, &actions, &what);
         self.permission_grant(p, m, &actions, &what);
         self.background(p, m, &actions, phase, &what);
+    }
+
+    /// `scope`: a mapping with exactly one of `subagent` and `skill`, a
+    /// name that is not empty.
+    fn scope(&mut self, p: &str, v: &Value) {
+        const KINDS: [&str; 2] = ["subagent", "skill"];
+        let what = "a scope mapping, `{subagent: NAME}` or `{skill: NAME}`";
+        let Some(m) = self.object(p, v, what) else {
+            return;
+        };
+        self.unknown_keys(p, m, &KINDS, "`scope`");
+        let kinds: Vec<&str> = KINDS.into_iter().filter(|k| m.contains_key(*k)).collect();
+        if kinds.len() != 1 {
+            self.report(
+                p,
+                At::Value,
+                Layer::Schema,
+                "invalid-scope",
+                format!(
+                    "`scope` names exactly one of `subagent` or `skill`, found {}",
+                    if kinds.is_empty() {
+                        "neither".to_owned()
+                    } else {
+                        quoted_list(&kinds)
+                    }
+                ),
+                Some("write `scope: {subagent: NAME}` or `scope: {skill: NAME}`".to_owned()),
+            );
+        }
+        for kind in kinds {
+            self.nonempty_string(&child(p, kind), &m[kind]);
+        }
     }
 
     /// `async: true` only on a hook whose action may run in the background

@@ -93,6 +93,34 @@ pub struct Hook {
     /// wait for it; what it returns is context for a later event). Only
     /// `run`, `http` and `policy` hooks, not on `run_end` / `run_error`.
     pub background: bool,
+    /// `scope`: the subagent or skill the hook is limited to; `None`:
+    /// always.
+    pub scope: Option<HookScope>,
+    /// `once`: whether the hook runs at most once per session.
+    pub once: bool,
+}
+
+/// `scope`: limits a hook to one subagent or one skill, by name. The hook
+/// matches only while that scope is active: a subagent from its
+/// `subagent_start` to its `subagent_stop` (both included); a skill from
+/// the `after_tool` of the `Skill` tool call that loaded it (Claude Code's
+/// `Skill` tool, argument `skill`) to the next `user_prompt` or the end of
+/// the run. As Claude Code's hooks in a subagent's or skill's frontmatter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum HookScope {
+    /// `{subagent: TYPE}`.
+    Subagent {
+        /// While a subagent of this type (Claude Code's `agent_type`) runs.
+        #[schemars(length(min = 1), example = &"code-reviewer")]
+        subagent: String,
+    },
+    /// `{skill: NAME}`.
+    Skill {
+        /// While this skill (the `Skill` tool's `skill` argument) is loaded.
+        #[schemars(length(min = 1), example = &"pdf")]
+        skill: String,
+    },
 }
 
 impl Hook {
@@ -234,6 +262,17 @@ struct RawHook {
     #[serde(rename = "async", default, skip_serializing_if = "is_false")]
     #[schemars(extend("default" = false))]
     background: bool,
+    /// Limit the hook to one subagent (`{subagent: TYPE}`, from its
+    /// `subagent_start` to its `subagent_stop`) or one skill
+    /// (`{skill: NAME}`, from the `Skill` tool call that loads it to the
+    /// next user prompt or the end of the run). Default: always active.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scope: Option<HookScope>,
+    /// Run at most once per agent session (counted across processes
+    /// through the session store). Default `false`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
+    once: bool,
 }
 
 const fn yes() -> bool {
@@ -313,6 +352,8 @@ impl TryFrom<RawHook> for Hook {
             show_in_tui: raw.show_in_tui,
             parallel: raw.parallel,
             background: raw.background,
+            scope: raw.scope,
+            once: raw.once,
         })
     }
 }
@@ -343,6 +384,8 @@ impl From<Hook> for RawHook {
             show_in_tui: h.show_in_tui,
             parallel: h.parallel,
             background: h.background,
+            scope: h.scope,
+            once: h.once,
         };
         match h.action {
             Action::Run(r) => raw.run = Some(r),

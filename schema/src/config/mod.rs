@@ -44,7 +44,7 @@ pub use action::{
     ACTION_KEYS, Action, Env, Grant, HistoryPatch, Inject, Program, Reason, RequestPatch,
     RewriteOp, Run, SelectModel, SpecificTools, ToolChoice, ToolChoiceMode,
 };
-pub use hook::{Hook, RegexPattern, ToolPattern};
+pub use hook::{Hook, HookScope, RegexPattern, ToolPattern};
 #[cfg(feature = "http")]
 pub use http::url_problem;
 pub use http::{HeaderPart, HeaderTemplateError, Http, HttpProtocol, OPA_DATA_PATH, header_parts};

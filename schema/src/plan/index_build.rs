@@ -205,6 +205,7 @@ hooks:
             subject: Subject::Json(args),
             args: Some(args),
             outcome: None,
+            admission: None,
         }
     }
 
@@ -233,6 +234,7 @@ hooks:
             subject: Subject::Text(text),
             args: None,
             outcome: None,
+            admission: None,
         };
         assert_eq!(positions(&plan, &prompt("hello")), Vec::<usize>::new());
         assert_eq!(positions(&plan, &prompt("a secret")), [0]);

@@ -19,7 +19,7 @@ use hooks_plan::PhaseIndex;
 use hooks_plan::{
     ActionSpec, BuiltDfa, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule,
     Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Rule, RunSpec,
-    Specifier, Test, Text, ToolChoice as PlanToolChoice, ToolPaths, ToolSet,
+    Scope, ScopeKind, Specifier, Test, Text, ToolChoice as PlanToolChoice, ToolPaths, ToolSet,
 };
 
 /// DFAs already built for single patterns, keyed by the regex they were
@@ -599,8 +599,22 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
         include,
         exclude,
         when,
+        scope: hook.scope.as_ref().map(scope),
+        once: hook.once,
         action,
     })
+}
+
+/// The plan's form of a hook's `scope`.
+fn scope(scope: &crate::HookScope) -> Scope {
+    let (kind, name) = match scope {
+        crate::HookScope::Subagent { subagent } => (ScopeKind::Subagent, subagent),
+        crate::HookScope::Skill { skill } => (ScopeKind::Skill, skill),
+    };
+    Scope {
+        kind,
+        name: owned(name),
+    }
 }
 
 #[cfg(test)]

@@ -20,9 +20,10 @@ mod index_build;
 mod lower;
 
 pub use hooks_plan::{
-    ActionSpec, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate, History, HttpSpec, Json,
-    List, Mismatch, Params, PatternGroup, PermissionRule, PhaseIndex, Plan, PolicyModule,
-    PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule, RunSpec, Specifier,
-    StaticDfa, Subject, Test, Text, ToolChoice, ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
+    ActionSpec, ActiveScopes, Admission, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate,
+    History, HttpSpec, Json, List, Mismatch, Params, PatternGroup, PermissionRule, PhaseIndex,
+    Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule,
+    RunSpec, Scope, ScopeKind, Specifier, StaticDfa, Subject, Test, Text, ToolChoice, ToolPaths,
+    ToolSchema, ToolSet, resolve, rewrite,
 };
 pub use lower::{DfaCache, LowerError, json, lower};

@@ -183,6 +183,7 @@ impl Handler {
 /// The keys of Claude Code's handlers that apply to every handler type.
 const CLAUDE_COMMON: &[&str] = &[
     "if",
+    "once",
     "async",
     "asyncRewake",
     "rewakeMessage",

@@ -109,6 +109,8 @@ pub(super) struct Converted {
     pub(super) failure_policy: &'static str,
     /// `async: true`: Claude Code's `async` and `asyncRewake` hooks.
     pub(super) background: bool,
+    /// `once: true`: Claude Code's `once` (run once per session).
+    pub(super) once: bool,
     /// `run.protocol`: the agent's (`claude`, `codex`, `gemini`).
     pub(super) protocol: &'static str,
 }
@@ -138,6 +140,8 @@ struct HookView<'a> {
     failure_policy: &'static str,
     #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
     background: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    once: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -235,6 +239,7 @@ impl Converted {
             http,
             failure_policy: self.failure_policy,
             background: self.background.then_some(true),
+            once: self.once.then_some(true),
         }
     }
 }

@@ -255,6 +255,7 @@ impl Converter<'_> {
             timeout,
             failure_policy,
             background,
+            once: field("once") == Some(&Value::Bool(true)),
             protocol: ctx.protocol,
         });
     }
