@@ -55,7 +55,12 @@ impl Session {
         event["transcript_path"] = json!(dir.join("t.jsonl"));
         event["cwd"] = json!(dir);
         let payload = serde_json::to_vec(&event).expect("JSON");
-        let out = cli::hook_claude(dir, &self.state(), &[self.config.clone()], &payload);
+        let out = cli::hook_claude(
+            dir,
+            &self.state(),
+            std::slice::from_ref(&self.config),
+            &payload,
+        );
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         String::from_utf8(out.stdout).expect("UTF-8")
     }

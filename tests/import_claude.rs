@@ -396,6 +396,7 @@ fn every_real_if_filter_converts_to_a_permission_rule_that_fires() {
             subject: hooks_schema::plan::Subject::Json(&result),
             args: Some(&args),
             outcome: Some(hooks_schema::OutcomeKind::Success),
+            admission: None,
         };
         plan.matching(facts)
             .map(|p| plan.rules[p as usize].id.to_string())

@@ -378,9 +378,7 @@ impl Rule {
             return Some(Mismatch::When);
         }
         match facts.admission {
-            Some(a) if self.once && !a.once.iter().any(|id| *id == self.id) => {
-                Some(Mismatch::Spent)
-            }
+            Some(a) if self.once && !a.once.contains(&self.id) => Some(Mismatch::Spent),
             _ => None,
         }
     }

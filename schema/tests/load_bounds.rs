@@ -57,6 +57,7 @@ fn matched(plan: &Plan, pointer: &str, text: &str) -> Vec<u32> {
         subject: Subject::Json(&args),
         args: Some(&args),
         outcome: None,
+        admission: None,
     };
     plan.matching(facts).collect()
 }

@@ -104,6 +104,7 @@ fn matching(plan: &Plan, tool: &str, command: &str) -> Vec<u32> {
         subject: Subject::Json(&args),
         args: Some(&args),
         outcome: None,
+        admission: None,
     };
     let indexed: Vec<u32> = plan.matching(facts).collect();
     let by_rule: Vec<u32> = plan
@@ -221,6 +222,7 @@ fn selection_time(plan: &Plan, command: &str, rounds: u32) -> std::time::Duratio
         subject: Subject::Json(&args),
         args: Some(&args),
         outcome: None,
+        admission: None,
     };
     (0..5)
         .map(|_| {

@@ -438,6 +438,7 @@ fn permission_rules_follow_claude_codes_documentation() {
             subject: Subject::Json(&args),
             args: Some(&args),
             outcome: None,
+            admission: None,
         };
         let got = plan.matching(facts).any(|p| p as usize == i);
         if got != *want {
@@ -477,6 +478,7 @@ hooks:
         subject: Subject::Json(&result),
         args: Some(&args),
         outcome: None,
+        admission: None,
     };
     let ids: Vec<&str> = plan
         .matching(facts)

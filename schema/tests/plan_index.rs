@@ -194,6 +194,7 @@ proptest! {
                 subject: Subject::Json(args),
                 args: Some(args),
                 outcome: None,
+                admission: None,
             };
             let prompt_facts = Facts {
                 phase: Phase::UserPrompt,
@@ -201,6 +202,7 @@ proptest! {
                 subject: Subject::Text(STRINGS[*prompt]),
                 args: None,
                 outcome: None,
+                admission: None,
             };
             for facts in [tool_facts, prompt_facts] {
                 let indexed: Vec<u32> = plan.matching(facts).collect();
