@@ -238,3 +238,156 @@ async fn concurrent_events_run_a_once_hook_exactly_once() {
     }
     assert_eq!(ran, 1);
 }
+
+const REWRITE_THEN_ONCE: [&str; 2] = [
+    r#"
+version: 1
+hooks:
+  - id: block-rm
+    phase: before_tool
+    include_tools: [Bash]
+    when: { pointer: /command, matches: "^rm" }
+    block: { reason: "no rm" }
+  - id: long-listing
+    phase: before_tool
+    include_tools: [Bash]
+    when: { pointer: /command, equals: ls }
+    rewrite:
+      - { op: set, pointer: /command, value: "ls -la" }
+"#,
+    r#"
+version: 1
+hooks:
+  - id: once-plain-ls
+    phase: before_tool
+    include_tools: [Bash]
+    when: { pointer: /command, equals: ls }
+    once: true
+    mode: audit
+    terminate: { reason: "plain ls" }
+  - id: once-long-ls
+    phase: before_tool
+    include_tools: [Bash]
+    when: { pointer: /command, equals: "ls -la" }
+    once: true
+    mode: audit
+    terminate: { reason: "long ls" }
+"#,
+];
+
+fn two_tables(store: Option<Arc<dyn SessionStore>>) -> HookStack {
+    let mut stack = HookStack::new();
+    for (i, yaml) in REWRITE_THEN_ONCE.iter().enumerate() {
+        let table = Table::load_str(yaml, &format!("t{i}.yaml")).expect("loads");
+        stack = stack.with(
+            format!("t{i}.yaml"),
+            Dispatcher::new(TableRef::Shared(Arc::new(table))),
+        );
+    }
+    match store {
+        Some(store) => stack.with_session_store(store),
+        None => stack,
+    }
+}
+
+async fn bash(stack: &HookStack, ctx: &HookContext, command: &str) -> Vec<String> {
+    let args = json!({ "command": command });
+    let event = StepEvent::BeforeTool {
+        tool_name: "Bash",
+        call_id: "c",
+        args: &args,
+    };
+    fired(&stack.fold(ctx, event).await)
+}
+
+/// A `once` hook is spent only when dispatch reaches it: not by an event an
+/// earlier hook ended, nor by one its `when` fails on after a rewrite; it
+/// is judged on the event as the tables before it rewrote it.
+#[tokio::test]
+async fn a_once_hook_is_spent_only_when_it_is_reached() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new(Duration::from_secs(60)));
+    for store in [None, Some(store)] {
+        let stack = two_tables(store.clone());
+        let ctx = || HookContext::new("run").with_session_id("s");
+        let run = ctx();
+        let ctx = |fresh: bool| if fresh { ctx() } else { run.clone() };
+        let fresh = store.is_some();
+        // `rm` is blocked before the `once` hooks are reached.
+        assert_eq!(bash(&stack, &ctx(fresh), "rm x").await, ["block-rm"]);
+        // `ls` becomes `ls -la` before the second table judges it.
+        assert_eq!(
+            bash(&stack, &ctx(fresh), "ls").await,
+            ["long-listing", "once-long-ls"]
+        );
+        assert_eq!(bash(&stack, &ctx(fresh), "ls").await, ["long-listing"]);
+        // `once-plain-ls` was never reached: not spent.
+        assert_eq!(
+            bash(&stack, &ctx(fresh), "ls -la").await,
+            Vec::<String>::new()
+        );
+    }
+}
+
+/// Ten concurrent first `ls` calls of one session, each its own process
+/// (stack and context): the `once` hook that matches only the rewritten
+/// call runs exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_once_hook_on_a_rewritten_event_runs_once_across_processes() {
+    let store: Arc<dyn SessionStore> = Arc::new(MemoryStore::new(Duration::from_secs(60)));
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(async move {
+            let stack = two_tables(Some(store));
+            let ctx = HookContext::new("proc").with_session_id("s");
+            bash(&stack, &ctx, "ls").await
+        }));
+    }
+    let mut ran = 0;
+    for task in tasks {
+        let fired = task.await.expect("task");
+        ran += fired.iter().filter(|id| *id == "once-long-ls").count();
+    }
+    assert_eq!(ran, 1);
+}
+
+/// A store that fails: a gate is refused without running its hooks (the
+/// scoped ones could not be told apart), other phases run on the
+/// process's own marks; both say why.
+#[tokio::test]
+async fn a_failing_store_closes_the_gates() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let blocker = dir.path().join("not-a-dir");
+    std::fs::write(&blocker, "x").expect("write");
+    let store: Arc<dyn SessionStore> = Arc::new(hooks_runtime::state::FileStore::new(
+        blocker.join("sessions"),
+        Duration::from_secs(60),
+    ));
+    let stack = stack(Some(store));
+    let ctx = HookContext::new("proc").with_session_id("s");
+    let args = json!({"command": "ls"});
+    let call = StepEvent::BeforeTool {
+        tool_name: "Bash",
+        call_id: "c",
+        args: &args,
+    };
+    let outcome = stack.fold(&ctx, call).await;
+    assert!(outcome.reports.is_empty(), "{:?}", outcome.reports);
+    let Some(hooks_runtime::Flow::Skip { reason }) = &outcome.decision else {
+        panic!("{:?}", outcome.decision)
+    };
+    assert!(reason.contains("fail closed"), "{reason}");
+    assert_eq!(outcome.diagnostics.len(), 1);
+    // Not a gate: the hooks run, on this process's marks.
+    let started = stack
+        .fold(
+            &ctx,
+            StepEvent::SubagentStart {
+                agent_id: "r1",
+                agent_type: "reviewer",
+            },
+        )
+        .await;
+    assert_eq!(fired(&started), ["reviewer-hello"]);
+    assert!(started.diagnostics[0].to_string().contains("own were used"));
+}

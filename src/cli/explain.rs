@@ -185,13 +185,21 @@ fn first_failure(rule: &Rule, hook: &hooks_schema::Hook, event: &StepEvent<'_>) 
         }
         Mismatch::OutOfScope => fail(
             "scope",
-            match &rule.scope {
-                Some(scope) => format!(
+            match (&rule.scope, event) {
+                (
+                    Some(scope),
+                    StepEvent::SubagentStart { agent_type, .. }
+                    | StepEvent::SubagentStop { agent_type, .. },
+                ) => format!(
+                    "the rule is scoped to subagent `{}`, and this event is subagent `{agent_type}`'s",
+                    scope.name
+                ),
+                (Some(scope), _) => format!(
                     "the rule is scoped to {} `{}`, which is not active when one event is judged alone (see the README's *Scoped and one-shot hooks*)",
                     scope_kind(scope.kind),
                     scope.name,
                 ),
-                None => "the rule's scope is not active".to_owned(),
+                (None, _) => "the rule's scope is not active".to_owned(),
             },
         ),
         Mismatch::Spent => fail(

@@ -340,9 +340,11 @@ impl HookStack {
     /// [`HookStack::fold`] inside its span.
     /// With a session store and a scoped or `once` rule, the session's
     /// marks are loaded from the store first and what the event changed is
-    /// written back after (`state/marks.rs`); a store that fails adds a
-    /// [`Diagnostic::SessionStore`](crate::Diagnostic::SessionStore) and
-    /// the run's own marks are used.
+    /// written back after (`state/marks.rs`). A store that fails adds a
+    /// [`Diagnostic::SessionStore`](crate::Diagnostic::SessionStore): on a
+    /// gate (`before_tool`, `permission_request`, `before_model_select`)
+    /// the event is refused without running the hooks (a `Skip`, fail
+    /// closed); elsewhere the run's own marks are used.
     async fn fold_in_span(&self, ctx: &HookContext, event: StepEvent<'_>) -> StackOutcome {
         let (synced, mut failed) = match &self.session_store {
             Some(store) if self.marked => {
@@ -354,16 +356,32 @@ impl HookStack {
             _ => (None, None),
         };
         let mut fold = Fold::new(event);
-        let _ = self.fold_hooks(ctx, &mut fold).await;
+        // A gate cannot tell which scoped or one-shot hooks hold without
+        // the store: it fails closed, as the stop-resume cap does.
+        let gate = event.kind().default_failure_policy() == hooks_plan::FailurePolicy::Block;
+        let closed = failed.is_some() && gate;
+        if !closed {
+            let _ = self.fold_hooks(ctx, &mut fold).await;
+        }
         let mut outcome = fold.finish();
         if let Some(synced) = synced {
             failed = synced.finish(ctx).await.err();
         }
         if let Some(error) = failed {
+            let done = if closed {
+                "refused without running the hooks (fail closed)"
+            } else {
+                "this process's own were used"
+            };
             let message = format!(
-                "cannot keep the scopes and one-shot hooks of session `{}`: {error}; this process's own were used",
+                "cannot keep the scopes and one-shot hooks of session `{}`: {error}; {done}",
                 ctx.session_id()
             );
+            if closed {
+                outcome.decision = Some(crate::Flow::Skip {
+                    reason: message.clone().into(),
+                });
+            }
             outcome
                 .diagnostics
                 .push(crate::Diagnostic::SessionStore { message });

@@ -81,7 +81,7 @@ impl Pass<'_> {
         let mut members = vec![first];
         let mut after = None;
         let judged = self.facts(&event);
-        while let Some(i) = self.cursor.next(&judged) {
+        while let Some(i) = self.next_claimed(&judged) {
             if joins(&table.rules()[i as usize]) {
                 members.push(i);
             } else {

@@ -1,12 +1,11 @@
 //! A table's scoped and `once` rules on one event: the session's scopes
-//! after the event's own change ([`marks::enter`](crate::state::marks)),
-//! the `once` rules the event claims, and the change the event makes once
+//! after the event's own change, the `once` rules not yet run (claimed when
+//! dispatch reaches one: [`claimed`]), and the change the event makes once
 //! the table's rules ran. The marks live in the run's scratchpad; a stack
 //! with a session store syncs them (`state/marks.rs`).
 
-use hooks_plan::{ActiveScopes, Admission, Facts, Mismatch, Text};
+use hooks_plan::{ActiveScopes, Admission, Text};
 
-use super::eval::facts;
 use super::table::Table;
 use crate::core::context::HookContext;
 use crate::core::event::StepEvent;
@@ -29,33 +28,25 @@ pub(super) struct Marked {
 
 impl Marked {
     /// Enters `event` (as the hooks before the table left it) for `table`:
-    /// applies the event's scope change to the run's marks and claims each
-    /// of the table's `once` rules that matches it and has not run in the
-    /// session (atomically for the run's tasks: the scratchpad's lock).
+    /// applies the event's scope change to the run's marks and lists the
+    /// table's `once` rules of the phase that have not run in the session
+    /// (each is claimed only when dispatch reaches it: [`claimed`]).
     pub(super) fn enter(table: &Table, ctx: &HookContext, event: &StepEvent<'_>) -> Marked {
         let exit = Exit::of(event);
         ctx.update::<SessionMarks, _>(|session| {
             marks::enter(&mut session.scopes, event);
-            let scopes = session.scopes.clone();
-            let admission = Admission {
-                scopes: &scopes,
-                once: &[],
-            };
-            let judged = Facts {
-                admission: Some(admission),
-                ..facts(event)
-            };
-            let mut once = Vec::new();
-            for &i in table.rules_for(event.kind()) {
-                let rule = &table.rules()[i as usize];
-                if rule.once
-                    && rule.mismatch(&judged) == Some(Mismatch::Spent)
-                    && session.spent.insert(once_key(table.source(), rule))
-                {
-                    once.push(rule.id.clone());
-                }
+            let once = table
+                .rules_for(event.kind())
+                .iter()
+                .map(|&i| &table.rules()[i as usize])
+                .filter(|rule| rule.once && !session.spent.contains(&once_key(rule)))
+                .map(|rule| rule.id.clone())
+                .collect();
+            Marked {
+                scopes: session.scopes.clone(),
+                once,
+                exit,
             }
-            Marked { scopes, once, exit }
         })
     }
 
@@ -74,4 +65,18 @@ impl Marked {
             ctx.update::<SessionMarks, _>(|session| self.exit.apply(&mut session.scopes));
         }
     }
+}
+
+/// Whether rule `i` of `table`, which dispatch just matched, is consulted:
+/// a `once` rule is claimed in the run's marks now, atomically for the
+/// run's tasks (`false`: an event of the session claimed it first, or there
+/// is no run context to count in). Other rules: `true`, one check.
+pub(super) fn claimed(table: &Table, ctx: Option<&HookContext>, i: u32) -> bool {
+    let rule = &table.rules()[i as usize];
+    if !rule.once {
+        return true;
+    }
+    ctx.is_some_and(|ctx| {
+        ctx.update::<SessionMarks, _>(|session| session.spent.insert(once_key(rule)))
+    })
 }

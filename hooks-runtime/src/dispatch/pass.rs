@@ -11,7 +11,7 @@ use std::time::Instant;
 use hooks_plan::Mode;
 use hooks_plan::{Admission, Cursor, Facts, Rule};
 
-use super::marks::{Marked, NOTHING_ACTIVE};
+use super::marks::{Marked, NOTHING_ACTIVE, claimed};
 
 use super::action::RuleActions;
 use super::eval::facts;
@@ -92,6 +92,23 @@ pub(super) struct Pass<'t> {
     admission: Option<Admission<'t>>,
 }
 
+/// The next rule of `cursor` that matches `judged` and that `ctx`'s run
+/// may consult now ([`claimed`]: a `once` rule another event claimed is
+/// passed over).
+fn next_claimed(
+    cursor: &mut Cursor<'_>,
+    table: &Table,
+    ctx: Option<&HookContext>,
+    judged: &Facts<'_>,
+) -> Option<u32> {
+    loop {
+        let i = cursor.next(judged)?;
+        if claimed(table, ctx, i) {
+            return Some(i);
+        }
+    }
+}
+
 /// Where the in-process part of a pass stopped.
 #[allow(
     clippy::large_enum_variant,
@@ -139,10 +156,11 @@ impl<'t> Pass<'t> {
             None => None,
         };
         let mut cursor = Cursor::new(table.plan(), event.kind());
-        let first = cursor.next(&Facts {
+        let judged = Facts {
             admission,
             ..facts(&event)
-        })?;
+        };
+        let first = next_claimed(&mut cursor, table, ctx, &judged)?;
         let pass = Pass {
             table,
             cursor,
@@ -193,7 +211,13 @@ impl<'t> Pass<'t> {
     pub(super) fn next(&mut self, fold: &Fold<'_>) -> Option<u32> {
         let event = fold.event();
         let judged = self.facts(&event);
-        self.cursor.next(&judged)
+        self.next_claimed(&judged)
+    }
+
+    /// The next rule that matches `judged` and is consulted: a `once` rule
+    /// is claimed as it is reached ([`claimed`]).
+    pub(super) fn next_claimed(&mut self, judged: &Facts<'_>) -> Option<u32> {
+        next_claimed(&mut self.cursor, self.table, self.ctx, judged)
     }
 
     /// Ends the pass: writes its records; checks the paths of a contained

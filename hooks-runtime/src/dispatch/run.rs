@@ -390,9 +390,8 @@ impl Pass<'_> {
         let event = fold.unchained_event();
         let table = self.table;
         let judged = self.facts(&event);
-        let cursor = &mut self.cursor;
         let matched: Vec<usize> = std::iter::once(first)
-            .chain(std::iter::from_fn(|| cursor.next(&judged)))
+            .chain(std::iter::from_fn(|| self.next_claimed(&judged)))
             .map(|i| i as usize)
             .collect();
         let mut ran = table

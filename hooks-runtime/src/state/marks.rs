@@ -8,8 +8,8 @@
 //! and one-shot hooks*).
 //!
 //! In the store they are counters (one name per fact, value 1):
-//! `scope.subagent/["TYPE","ID"]`, `scope.skill/"NAME"` (JSON strings, so
-//! one name is never the prefix of another) and `once/SOURCE#ID`.
+//! `scope.subagent/["TYPE","ID"]`, `scope.skill/"NAME"` and `once/"ID"`
+//! (JSON strings, so one name is never the prefix of another).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -38,9 +38,17 @@ pub(crate) struct SessionMarks {
     pub(crate) spent: BTreeSet<String>,
 }
 
-/// The key of `once` rule `rule` of the config `source`: `SOURCE#ID`.
-pub(crate) fn once_key(source: &str, rule: &Rule) -> String {
-    format!("{source}#{}", rule.id)
+/// The key of `once` rule `rule`: its hook id (unique in a stack, and the
+/// same whatever path names its config).
+pub(crate) fn once_key(rule: &Rule) -> String {
+    rule.id.to_string()
+}
+
+/// The store counter of `once` rule `key`: `once/"KEY"` (a JSON string, so
+/// that resetting one rule's counter resets no other).
+fn once_counter(key: &str) -> String {
+    let name = serde_json::to_string(key).unwrap_or_default();
+    format!("{ONCE_PREFIX}{name}")
 }
 
 /// Whether `event` changes the active scopes: `subagent_start`,
@@ -127,16 +135,18 @@ pub(crate) fn from_state(state: &SessionState) -> SessionMarks {
         if count == 0 {
             continue;
         }
+        let text = |prefix: &str| {
+            name.strip_prefix(prefix)
+                .and_then(|rest| serde_json::from_str::<String>(rest).ok())
+        };
         if let Some(rest) = name.strip_prefix(SUBAGENT_PREFIX) {
             if let Ok((agent_type, agent_id)) = serde_json::from_str::<(String, String)>(rest) {
                 marks.scopes.subagents.push((agent_id, agent_type));
             }
-        } else if let Some(rest) = name.strip_prefix(SKILL_PREFIX) {
-            if let Ok(skill) = serde_json::from_str::<String>(rest) {
-                marks.scopes.skills.push(skill);
-            }
-        } else if let Some(key) = name.strip_prefix(ONCE_PREFIX) {
-            marks.spent.insert(key.to_owned());
+        } else if let Some(skill) = text(SKILL_PREFIX) {
+            marks.scopes.skills.push(skill);
+        } else if let Some(key) = text(ONCE_PREFIX) {
+            marks.spent.insert(key);
         }
     }
     marks
@@ -163,13 +173,24 @@ pub(crate) async fn claim(
     session: &str,
     key: &str,
 ) -> Result<bool, StoreError> {
-    let name = format!("{ONCE_PREFIX}{key}");
-    Ok(store.increment(session, &name, 1).await? == 1)
+    Ok(store.increment(session, &once_counter(key), 1).await? == 1)
+}
+
+/// Gives back the claim of `once` rule `key`: dispatch did not reach it
+/// (an earlier hook ended the event, or its `when` failed on the event as
+/// rewritten), so a later event may run it.
+///
+/// # Errors
+///
+/// The store's.
+async fn release(store: &dyn SessionStore, session: &str, key: &str) -> Result<(), StoreError> {
+    store.reset(session, &once_counter(key)).await.map(drop)
 }
 
 /// Writes to `store` what changed from `before` to `after` (scopes started
 /// or stopped, skills loaded or cleared, `once` rules spent that `claimed`
-/// does not already count).
+/// does not already count) and releases the rules of `claimed` that
+/// dispatch did not reach.
 ///
 /// # Errors
 ///
@@ -202,9 +223,11 @@ pub(crate) async fn write_back(
     }
     for key in after.spent.difference(&before.spent) {
         if !claimed.contains(key) {
-            let name = format!("{ONCE_PREFIX}{key}");
-            store.increment(session, &name, 1).await?;
+            store.increment(session, &once_counter(key), 1).await?;
         }
+    }
+    for key in claimed.iter().filter(|k| !after.spent.contains(*k)) {
+        release(store, session, key).await?;
     }
     Ok(())
 }
@@ -220,9 +243,12 @@ pub(crate) struct Synced {
 
 impl Synced {
     /// Loads the session's marks from `store` into the run's scratchpad
-    /// and claims, in the store, each `once` rule of `plans` that matches
-    /// `event` and has not run in the session: a rule another process
-    /// claimed first is marked spent, so the tables skip it.
+    /// and claims, in the store, each `once` rule of `plans` that has not
+    /// run in the session and whose phase, tools and scope fit `event`
+    /// (its `when` is judged later, on the event as the hooks before it
+    /// rewrote it): a rule another process claimed first is marked spent,
+    /// so the tables skip it; one this event claimed and dispatch then did
+    /// not reach is released by [`Synced::finish`].
     ///
     /// # Errors
     ///
@@ -249,10 +275,14 @@ impl Synced {
         for plan in plans {
             for &i in plan.rules_for(event.kind()) {
                 let rule = &plan.rules[i as usize];
-                if !rule.once || rule.mismatch(&judged) != Some(Mismatch::Spent) {
+                let fits = matches!(
+                    rule.mismatch(&judged),
+                    Some(Mismatch::When | Mismatch::Spent)
+                );
+                if !rule.once || !fits {
                     continue;
                 }
-                let key = once_key(&plan.source, rule);
+                let key = once_key(rule);
                 if marks.spent.contains(&key) {
                     continue;
                 }
@@ -271,7 +301,8 @@ impl Synced {
         })
     }
 
-    /// Writes back to the store what the event changed in the run's marks.
+    /// Writes back to the store what the event changed in the run's marks,
+    /// and releases the claims of `once` rules dispatch did not reach.
     ///
     /// # Errors
     ///
@@ -306,7 +337,7 @@ mod tests {
         marks.scopes.start_subagent("a1", "code/\"reviewer\"");
         marks.scopes.start_subagent("a12", "Explore");
         marks.scopes.load_skill("pdf#tools");
-        marks.spent.insert("hooks.yaml#greet".to_owned());
+        marks.spent.insert("greet".to_owned());
         write_back(&store, "s", &empty, &marks, &[])
             .await
             .expect("write");
@@ -330,8 +361,14 @@ mod tests {
         );
         assert!(reloaded.scopes.skills.is_empty());
         // A claimed rule is counted once.
-        assert!(!claim(&store, "s", "hooks.yaml#greet").await.expect("claim"));
-        assert!(claim(&store, "s", "hooks.yaml#other").await.expect("claim"));
-        assert!(!claim(&store, "s", "hooks.yaml#other").await.expect("claim"));
+        assert!(!claim(&store, "s", "greet").await.expect("claim"));
+        assert!(claim(&store, "s", "other").await.expect("claim"));
+        assert!(!claim(&store, "s", "other").await.expect("claim"));
+        // A released claim can be made again; releasing `other` keeps
+        // `other2`.
+        assert!(claim(&store, "s", "other2").await.expect("claim"));
+        release(&store, "s", "other").await.expect("release");
+        assert!(claim(&store, "s", "other").await.expect("claim"));
+        assert!(!claim(&store, "s", "other2").await.expect("claim"));
     }
 }

@@ -119,7 +119,9 @@ impl Checker<'_> {
         };
         self.unknown_keys(p, m, &KINDS, "`scope`");
         let kinds: Vec<&str> = KINDS.into_iter().filter(|k| m.contains_key(*k)).collect();
-        if kinds.len() != 1 {
+        // An unknown key was reported already (with a suggestion).
+        let unknown = m.keys().any(|k| !KINDS.contains(&k.as_str()));
+        if kinds.len() > 1 || (kinds.is_empty() && !unknown) {
             self.report(
                 p,
                 At::Value,

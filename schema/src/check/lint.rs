@@ -8,6 +8,7 @@
 //! | `shadowed-rule` | warning | an earlier unconditional `block` / `terminate` in the same phase ends every event the rule would see |
 //! | `always-false-when` | warning | a `when`, or a part of one, that no event satisfies ([`lint_when`](super::lint_when)) |
 //! | `unreferenced-disabled` | note | an `enabled: false` hook whose id appears nowhere else in the file |
+//! | `scope-never-active` | warning | a scoped hook on a phase where its scope is never active (`run_start`; `user_prompt` for a skill) |
 //!
 //! What "referenced" means: the config language has no references between
 //! hooks (no ordering or dependency keys), so a disabled hook is referenced
@@ -21,7 +22,7 @@ use std::collections::HashMap;
 use super::{At, Checker};
 use crate::config::{Action, Config, Hook, ToolPattern};
 use crate::diagnostic::Severity;
-use crate::phase::Mode;
+use crate::phase::{Mode, Phase};
 
 impl Checker<'_> {
     /// Runs every lint over `config` (which passed validation), parsed
@@ -30,6 +31,39 @@ impl Checker<'_> {
         self.lint_shadowed(config);
         self.lint_always_false(config);
         self.lint_unreferenced_disabled(config, source);
+        self.lint_scope_never_active(config);
+    }
+
+    /// `scope-never-active`: a scoped hook on a phase where its scope
+    /// cannot be active — `run_start` (nothing has started yet) and, for a
+    /// skill, `user_prompt` (a new user turn ends every skill before its
+    /// hooks run).
+    fn lint_scope_never_active(&mut self, config: &Config) {
+        for (i, hook) in config.hooks.iter().enumerate() {
+            let kind = match &hook.scope {
+                Some(crate::HookScope::Subagent { .. }) => "subagent",
+                Some(crate::HookScope::Skill { .. }) => "skill",
+                None => continue,
+            };
+            let never = match hook.phase {
+                Phase::RunStart => "nothing has started when a run starts",
+                Phase::UserPrompt if kind == "skill" => {
+                    "a new user turn ends every skill before its `user_prompt` hooks run"
+                }
+                _ => continue,
+            };
+            self.lint(
+                Severity::Warning,
+                &format!("/hooks/{i}/scope"),
+                At::Key,
+                "scope-never-active",
+                format!(
+                    "hook `{}` never runs: its {kind} scope is never active on `{}` ({never})",
+                    hook.id, hook.phase
+                ),
+                "remove `scope`, or move the hook to a phase its scope is active on".to_owned(),
+            );
+        }
     }
 
     /// `unreferenced-disabled`: see the module docs for "referenced".
@@ -117,10 +151,14 @@ impl Checker<'_> {
     }
 }
 
-/// An enabled, enforcing `block` or `terminate` without a `when`.
+/// An enabled, enforcing `block` or `terminate` without a `when`, a
+/// `scope` (it holds only while its subagent or skill is active) or `once`
+/// (it holds for one event).
 fn is_unconditional_terminal(hook: &Hook) -> bool {
     matches!(hook.action, Action::Block(_) | Action::Terminate(_))
         && hook.when.is_none()
+        && hook.scope.is_none()
+        && !hook.once
         && hook.enabled
         && hook.mode == Mode::Enforce
 }

@@ -113,3 +113,21 @@ fn an_any_is_false_only_when_every_branch_is() {
         when("{all: [{pointer: /a, exists: false}, not: {pointer: /a, equals: 1}]}").is_empty()
     );
 }
+
+/// A scoped or `once` block does not end every event: it shadows nothing.
+#[test]
+fn scoped_and_once_blocks_shadow_nothing() {
+    for key in [
+        "scope: { subagent: reviewer }",
+        "scope: { skill: pdf }",
+        "once: true",
+    ] {
+        let earlier = format!(
+            "  - id: first\n    phase: before_tool\n    {key}\n    block: {{ reason: x }}\n"
+        );
+        assert!(
+            shadowed(&format!("{earlier}{LATER_BASH}")).is_empty(),
+            "{key}"
+        );
+    }
+}

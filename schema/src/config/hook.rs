@@ -102,7 +102,7 @@ pub struct Hook {
 
 /// `scope`: limits a hook to one subagent or one skill, by name. The hook
 /// matches only while that scope is active: a subagent from its
-/// `subagent_start` to its `subagent_stop` (both included); a skill from
+/// `subagent_start` to its `subagent_stop` (both included); a skill after
 /// the `after_tool` of the `Skill` tool call that loaded it (Claude Code's
 /// `Skill` tool, argument `skill`) to the next `user_prompt` or the end of
 /// the run. As Claude Code's hooks in a subagent's or skill's frontmatter.
@@ -264,12 +264,13 @@ struct RawHook {
     background: bool,
     /// Limit the hook to one subagent (`{subagent: TYPE}`, from its
     /// `subagent_start` to its `subagent_stop`) or one skill
-    /// (`{skill: NAME}`, from the `Skill` tool call that loads it to the
+    /// (`{skill: NAME}`, after the `Skill` tool call that loads it, to the
     /// next user prompt or the end of the run). Default: always active.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scope: Option<HookScope>,
-    /// Run at most once per agent session (counted across processes
-    /// through the session store). Default `false`.
+    /// Run at most once per agent session: claimed when dispatch reaches
+    /// the hook on an event it matches, counted across processes through
+    /// the session store. Default `false`.
     #[serde(default, skip_serializing_if = "is_false")]
     #[schemars(extend("default" = false))]
     once: bool,
