@@ -158,7 +158,7 @@ fn disabled_and_outcome_and_human_output() {
     assert_eq!(listed, text.lines().count() - 2, "{text}");
     let last = text.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("1 of 7 `before_tool` rules match; ")
+        last.starts_with("1 of 8 `before_tool` rules match; ")
             && last.ends_with(" rules of other phases not shown (`--all` lists them)"),
         "{text}"
     );
@@ -177,6 +177,6 @@ fn disabled_and_outcome_and_human_output() {
     assert!(rules.iter().all(|r| r["phase"] == "before_tool"), "{json}");
     assert_eq!(
         rules.len() + json["other_phases"].as_u64().expect("a count") as usize,
-        21
+        23
     );
 }
