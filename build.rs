@@ -1,6 +1,7 @@
 //! Facade build script. One purpose: **validate the shipped example configs**.
 //!
-//! Every `examples/*.yaml` (and `*.yml`) is loaded with `hooks-schema` — the
+//! Every `examples/*.yaml` (and `*.yml`) but the policy test files
+//! (`*.test.yaml`, README "Policy tests") is loaded with `hooks-schema` — the
 //! same three-layer check as `agent-hooks check` and `hooks!` — and any
 //! finding fails the build with the rendered diagnostics (`file:line:col`,
 //! snippet, hint). So an example config can never drift out of date with the
@@ -23,6 +24,8 @@ fn main() -> ExitCode {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        // Policy test files (`NAME.test.yaml`) are cases, not configs.
+        .filter(|p| !p.to_string_lossy().ends_with(".test.yaml"))
         .collect();
     configs.sort();
     let mut failed = false;

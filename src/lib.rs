@@ -200,6 +200,11 @@ pub mod import;
 #[doc(hidden)]
 pub mod replay;
 
+// Policy tests: cases of events and expected decisions, run through the
+// runtime from `agent-hooks test --expect` or `cargo test`.
+#[cfg(feature = "cli")]
+pub mod policy_test;
+
 /// Compiles a YAML hook config into a type implementing
 /// [`AgentHook`] over a `static` dispatch table ([`Table`]), validating it at
 /// build time.

@@ -64,8 +64,20 @@ enum Command {
         #[arg(value_name = "CONFIG")]
         config: std::path::PathBuf,
         /// The event: a JSON file, or `-` for stdin.
-        #[arg(long, value_name = "EVENT")]
-        event: std::path::PathBuf,
+        #[arg(
+            long,
+            value_name = "EVENT",
+            required_unless_present = "expect",
+            conflicts_with = "expect"
+        )]
+        event: Option<std::path::PathBuf>,
+        /// Policy tests: a YAML file of cases (events and the decisions
+        /// expected); exits 1 when a case fails (README, "Policy tests").
+        #[arg(long, value_name = "CASES")]
+        expect: Option<std::path::PathBuf>,
+        /// With `--expect`: also write the results as JUnit XML to FILE.
+        #[arg(long, value_name = "FILE", requires = "expect")]
+        junit: Option<std::path::PathBuf>,
         /// Output format: `human` or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -382,8 +394,15 @@ fn run(cli: Cli) -> u8 {
         Command::Test {
             config,
             event,
+            expect,
+            junit,
             format,
-        } => cli::test::run(&config, &event, format),
+        } => match (event, expect) {
+            (_, Some(cases)) => cli::expect::run(&config, &cases, junit.as_deref(), format),
+            (Some(event), None) => cli::test::run(&config, &event, format),
+            // clap requires one of them.
+            (None, None) => cli::EXIT_USAGE,
+        },
         Command::Explain {
             config,
             event,

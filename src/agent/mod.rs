@@ -32,6 +32,7 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
+mod verdict;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -13,11 +13,10 @@ use std::sync::Arc;
 
 use agent_hooks::agent::{Decision, decide};
 use hooks_runtime::{
-    CompactionDecision, CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor,
-    HookContext, HookReport, HookStack, InvalidCallDecision, ModelDecision, OwnedEvent,
-    PermissionDecision, PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch,
-    SecretSet, SessionDir, ShellRuntime, StepEventKind, StopDecision, Table, TableRef,
-    ToolDecision,
+    CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor, HookContext,
+    HookReport, HookStack, InvalidCallDecision, ModelDecision, OwnedEvent, PermissionDecision,
+    PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, SessionDir,
+    ShellRuntime, StepEventKind, Table, TableRef, ToolDecision,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -89,7 +88,7 @@ pub(crate) struct Bound {
     /// a token only a second signal cancels.
     shutdown_shell: Arc<ShellRuntime>,
     table: Arc<Table>,
-    records: RecordsTail,
+    records: std::cell::RefCell<RecordsTail>,
 }
 
 impl Bound {
@@ -138,8 +137,13 @@ impl Bound {
             shutdown_stack: stack_over(&shutdown_shell),
             shutdown_shell,
             table,
-            records: RecordsTail { path, offset: 0 },
+            records: std::cell::RefCell::new(RecordsTail { path, offset: 0 }),
         })
+    }
+
+    /// The stack of every phase but the shutdown ones.
+    pub(crate) fn stack(&self) -> &HookStack {
+        &self.stack
     }
 
     /// The stack that drives `event`: the shutdown one for `run_end` and
@@ -192,8 +196,8 @@ impl Bound {
     /// The records written since the last call, in the order written: what
     /// `test` shows of the records file. Everything the commands count or
     /// decide comes from the reports and decisions the runtime returned.
-    pub(crate) fn take_records(&mut self) -> Vec<Value> {
-        self.records.take()
+    pub(crate) fn take_records(&self) -> Vec<Value> {
+        self.records.borrow_mut().take()
     }
 
     /// The rules `reports` say were consulted (one report each), in
@@ -378,94 +382,24 @@ fn rewritten<T: ToOwned + ?Sized>(value: Cow<'_, T>) -> Option<T::Owned> {
 /// process group and applies nothing.
 pub(crate) async fn drive(stack: &HookStack, ctx: &HookContext, event: &OwnedEvent) -> Applied {
     let phase = event.as_step().kind();
-    match split(phase, decide(stack, ctx, event).await) {
-        (Decision::Prompt(PromptDecision::Send { prompt }), f) => {
-            let mut a = f.applied("submit", None);
-            a.outcome.prompt = rewritten(prompt);
-            a
-        }
-        (Decision::Prompt(PromptDecision::Skip { reason }), f) => f.applied("drop", Some(&reason)),
-        (Decision::Completion(CompletionDecision::Send { patch }), f) => {
-            let mut a = f.applied("continue", None);
-            a.outcome.patch = patch;
-            a
-        }
-        (Decision::Tool(ToolDecision::Run { args }), f) => with_args(f.applied("run", None), args),
-        (Decision::Tool(ToolDecision::Skip { reason, args }), f) => {
-            with_args(f.applied("skip", Some(&reason)), args)
-        }
-        (Decision::Tool(ToolDecision::Ask { reason, args }), f) => {
-            with_args(f.applied("ask", Some(&reason)), args)
-        }
-        (Decision::Permission(PermissionDecision::Allow { args }), f) => {
-            with_args(f.applied("allow", None), args)
-        }
-        (Decision::Permission(PermissionDecision::Deny { reason }), f) => {
-            f.applied("deny", Some(&reason))
-        }
-        (Decision::Permission(PermissionDecision::Ask { reason, args }), f) => {
-            with_args(f.applied("ask", reason.as_deref()), args)
-        }
-        (Decision::AfterTool(decision), f) => {
-            let mut a = match &decision.terminate {
-                Some(reason) => f.applied("terminate", Some(reason)),
-                None => f.applied("continue", None),
-            };
-            a.outcome.result = rewritten(decision.result);
-            a
-        }
-        (Decision::InvalidCall(InvalidCallDecision::Fail), f) => f.applied("fail", None),
-        (Decision::InvalidCall(InvalidCallDecision::Retry { feedback }), f) => {
-            f.applied("retry", Some(&feedback))
-        }
-        (Decision::InvalidCall(InvalidCallDecision::Repair { tool_name, args }), f) => {
-            let mut a = f.applied("repair", Some(&tool_name));
-            a.outcome.args = args;
-            a
-        }
-        (Decision::InvalidCall(InvalidCallDecision::Skip { reason }), f) => {
-            f.applied("skip", Some(&reason))
-        }
-        (Decision::Stop(decision), f) => stopped((decision, f)),
-        (Decision::Compaction(CompactionDecision::Compact), f) => f.applied("compact", None),
-        (Decision::Compaction(CompactionDecision::Skip { reason }), f) => {
-            f.applied("skip", Some(&reason))
-        }
-        (Decision::Model(ModelDecision::Select { model }), f) => {
-            let mut a = f.applied("select", Some(&model));
-            a.outcome.model = rewritten(model);
-            a
-        }
-        (Decision::Model(ModelDecision::Block { reason }), f) => f.applied("block", Some(&reason)),
-        (Decision::Observed(decision), f) => match &decision.terminate {
-            Some(reason) => f.applied("terminate", Some(reason)),
-            None => f.applied("continue", None),
-        },
-        (
-            Decision::Prompt(PromptDecision::Terminate { reason })
-            | Decision::Completion(CompletionDecision::Terminate { reason })
-            | Decision::Tool(ToolDecision::Terminate { reason })
-            | Decision::Permission(PermissionDecision::Terminate { reason })
-            | Decision::InvalidCall(InvalidCallDecision::Terminate { reason })
-            | Decision::Compaction(CompactionDecision::Terminate { reason })
-            | Decision::Model(ModelDecision::Terminate { reason }),
-            f,
-        ) => f.applied("terminate", Some(&reason)),
-    }
-}
-
-/// `applied` with the tool arguments the hooks rewrote, if they did.
-fn with_args(mut applied: Applied, args: Cow<'_, Value>) -> Applied {
-    applied.outcome.args = rewritten(args);
-    applied
-}
-
-/// The printed verdict of a `stop` or `subagent_stop` decision.
-fn stopped((decision, f): (StopDecision, Extras)) -> Applied {
+    let (decision, extras) = split(phase, decide(stack, ctx, event).await);
+    let (label, reason) = decision.verdict();
+    let mut a = extras.applied(label, reason);
     match decision {
-        StopDecision::Stop => f.applied("stop", None),
-        StopDecision::Resume { reason } => f.applied("resume", Some(&reason)),
-        StopDecision::Capped { reason, .. } => f.applied("capped", Some(&reason)),
-        StopDecision::Terminate { reason } => f.applied("terminate", Some(&reason)),
+        Decision::Prompt(PromptDecision::Send { prompt }) => a.outcome.prompt = rewritten(prompt),
+        Decision::Completion(CompletionDecision::Send { patch }) => a.outcome.patch = patch,
+        Decision::Tool(
+            ToolDecision::Run { args }
+            | ToolDecision::Skip { args, .. }
+            | ToolDecision::Ask { args, .. },
+        )
+        | Decision::Permission(
+            PermissionDecision::Allow { args } | PermissionDecision::Ask { args, .. },
+        ) => a.outcome.args = rewritten(args),
+        Decision::AfterTool(decision) => a.outcome.result = rewritten(decision.result),
+        Decision::InvalidCall(InvalidCallDecision::Repair { args, .. }) => a.outcome.args = args,
+        Decision::Model(ModelDecision::Select { model }) => a.outcome.model = rewritten(model),
+        _ => {}
     }
+    a
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod check;
 pub(crate) mod drive;
+pub(crate) mod expect;
 pub(crate) mod explain;
 pub(crate) mod hook;
 pub(crate) mod import;

@@ -97,7 +97,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return EXIT_USAGE;
         }
     };
-    let mut bound = match Bound::new(table, session.path(), RunRules::Execute) {
+    let bound = match Bound::new(table, session.path(), RunRules::Execute) {
         Ok(b) => b,
         Err(e) => {
             warn(&format!("error: {e}"));

@@ -1,0 +1,87 @@
+//! `agent-hooks test CONFIG --expect CASES.yaml [--junit FILE]`: policy
+//! tests. Each case's event runs through the config as `test --event` runs
+//! one (the same binding: `run` hooks for real, the current directory as
+//! workspace root, records in a private session directory), each as the
+//! first event of a run of its own, and what it came to is compared with
+//! the case's `expect` ([`agent_hooks::policy_test`]).
+//!
+//! Prints one line per case and a diff per failed one (`--format json`:
+//! the report as JSON); `--junit FILE` writes the JUnit XML for CI.
+//! Everything printed and written passes through the redaction function.
+//!
+//! Exit codes: 0 when every case passes, 1 when one fails or the config
+//! has findings, 2 when the config, the cases or the JUnit file cannot be
+//! read or written, 130 / 143 / 129 after SIGINT / SIGTERM / SIGHUP.
+
+use std::path::Path;
+
+use agent_hooks::policy_test::{self, Cases};
+use hooks_runtime::{SecretSet, redact_sensitive_text};
+
+use crate::Format;
+use crate::cli::drive::{Bound, RunRules, load_config, session_dir};
+use crate::cli::{
+    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted,
+    run_interruptible, warn,
+};
+
+/// Runs `agent-hooks test --expect`; returns the exit code.
+pub(crate) fn run(config: &Path, cases: &Path, junit: Option<&Path>, format: Format) -> u8 {
+    let (_, table) = match load_config(config) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            warn(&e.message);
+            return e.code;
+        }
+    };
+    let cases = match Cases::load(cases) {
+        Ok(cases) => cases,
+        Err(e) => {
+            warn(&format!("error: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    let session = match session_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            warn(&format!("error: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    let bound = match Bound::new(table, session.path(), RunRules::Execute) {
+        Ok(b) => b,
+        Err(e) => {
+            warn(&format!("error: {e}"));
+            return EXIT_USAGE;
+        }
+    };
+    let runtime = match current_thread_runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let suite = config.display().to_string();
+    let work = policy_test::run(&suite, bound.stack(), &cases, || bound.take_records());
+    let report = match run_interruptible(&runtime, bound.cancels(), work) {
+        Ok(Ran::Done(report)) => report,
+        Ok(Ran::Interrupted(i)) => return i.code,
+        Err(code) => return code,
+    };
+    runtime.block_on(bound.shutdown_workers());
+    if let Some(path) = junit {
+        let xml = report.junit();
+        let xml = redact_sensitive_text(&xml, &SecretSet::new());
+        if let Err(e) = std::fs::write(path, xml.as_bytes()) {
+            warn(&format!("error: cannot write `{}`: {e}", path.display()));
+            return EXIT_USAGE;
+        }
+    }
+    match format {
+        Format::Json => emit_json(&report),
+        Format::Human => emit_redacted(&report.to_string()),
+    }
+    if report.passed() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    }
+}
