@@ -151,6 +151,30 @@ impl<'e> Fold<'e> {
         self.apply_reported(HookReport::new(hook.clone()), flow)
     }
 
+    /// Applies `flow`, one part of a hook's answer whose report comes with
+    /// its last part ([`Fold::apply_reported`]): the context, arguments or
+    /// environment a shell hook returned beside its decision. Adds no
+    /// report; a part the phase does not honour fails closed.
+    pub(crate) fn apply_part(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        if self.decision.is_some() {
+            return ControlFlow::Break(());
+        }
+        if flow.is_continue() {
+            return ControlFlow::Continue(());
+        }
+        let (kind, phase) = (flow.kind(), self.phase());
+        if !kind.honoured_on(phase) {
+            let diagnostic = Diagnostic::Unhonoured {
+                hook: hook.clone(),
+                flow: kind,
+                phase,
+            };
+            self.fail_closed(diagnostic);
+            return ControlFlow::Break(());
+        }
+        self.apply_honoured(hook, flow)
+    }
+
     /// Applies `flow`, returned by the hook `report` is about, and adds
     /// `report` to the outcome's reports. The caller fills in what it knows
     /// of the call (elapsed time, failure, message, diagnostics, and for a

@@ -139,7 +139,14 @@ impl Checker<'_> {
             );
         }
         for kind in kinds {
-            self.nonempty_string(&child(p, kind), &m[kind]);
+            let at = child(p, kind);
+            if self
+                .nonempty_string(&at, &m[kind])
+                .is_some_and(|name| name.trim().is_empty())
+            {
+                let message = format!("the {kind} name `{}` is only blanks", m[kind]);
+                self.report(&at, At::Value, Layer::Schema, "empty-string", message, None);
+            }
         }
     }
 

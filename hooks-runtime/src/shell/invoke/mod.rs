@@ -103,25 +103,15 @@ impl Invocation {
     /// Returns `ControlFlow::Break` when the fold is stopped (by this
     /// invocation or an earlier one).
     pub fn fold_into(self, fold: &mut Fold<'_>) -> ControlFlow<()> {
-        if !self.context.is_empty() {
-            let hook = self.report.hook.clone();
-            if fold
-                .apply(&hook, Flow::InjectContext(self.context))
-                .is_break()
-            {
-                return ControlFlow::Break(());
-            }
-        }
-        if let Some(args) = self.args {
-            let hook = self.report.hook.clone();
-            if fold.apply(&hook, Flow::RewriteArgs(args)).is_break() {
-                return ControlFlow::Break(());
-            }
-        }
-        if !self.env.is_empty() {
-            let hook = self.report.hook.clone();
-            if fold.apply(&hook, Flow::SetEnv(self.env)).is_break() {
-                return ControlFlow::Break(());
+        let hook = &self.report.hook;
+        let context = (!self.context.is_empty()).then(|| Flow::InjectContext(self.context));
+        let args = self.args.map(Flow::RewriteArgs);
+        let env = (!self.env.is_empty()).then(|| Flow::SetEnv(self.env));
+        for part in [context, args, env].into_iter().flatten() {
+            // One report per invocation, with its flow: a part that
+            // stops the fold leaves the flow ignored.
+            if fold.apply_part(hook, part).is_break() {
+                break;
             }
         }
         fold.apply_reported(self.report, self.flow)
