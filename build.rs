@@ -1,7 +1,7 @@
 //! Facade build script. One purpose: **validate the shipped example configs**.
 //!
 //! Every `examples/*.yaml` (and `*.yml`) but the policy test files
-//! (`*.test.yaml`, README "Policy tests") is loaded with `hooks-schema` — the
+//! (`*.test.yaml`, docs/cli.md "Policy tests") is loaded with `hooks-schema` — the
 //! same three-layer check as `agent-hooks check` and `hooks!` — and any
 //! finding fails the build with the rendered diagnostics (`file:line:col`,
 //! snippet, hint). So an example config can never drift out of date with the

@@ -28,7 +28,7 @@
 //!
 //! # Cargo features
 //!
-//! A build pays only for what its configs use (the README's "Cargo
+//! A build pays only for what its configs use (docs/embedding.md's "Cargo
 //! features" gives each one's build cost): `rewrite-check` (default; a
 //! `catalogue:`'s schemas, jsonschema), `http` (`http` hooks; reqwest,
 //! rustls), `policy` (`policy` hooks; regorus), `load` (`Table::load`,

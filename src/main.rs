@@ -72,7 +72,7 @@ enum Command {
         )]
         event: Option<std::path::PathBuf>,
         /// Policy tests: a YAML file of cases (events and the decisions
-        /// expected); exits 1 when a case fails (README, "Policy tests").
+        /// expected); exits 1 when a case fails (docs/cli.md, "Policy tests").
         #[arg(long, value_name = "CASES")]
         expect: Option<std::path::PathBuf>,
         /// With `--expect`: also write the results as JUnit XML to FILE.
@@ -171,7 +171,7 @@ enum Command {
     Serve(cli::serve::Args),
     /// Evaluate one `policy` hook request read from stdin and print the
     /// query's value: the policy process a hook runtime under a memory
-    /// cap runs (README, *Policy evaluation is bounded*), not a command
+    /// cap runs (docs/security.md, *Policy evaluation is bounded*), not a command
     /// for people.
     #[command(hide = true)]
     PolicyEval,

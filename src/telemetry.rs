@@ -6,7 +6,7 @@
 //! per event fold (`agent_hooks.fold`), and ends each invocation with a
 //! metrics event: the counter `agent_hooks.hook.invocations` and the
 //! histogram `agent_hooks.hook.duration_ms`, per hook id and outcome. See
-//! the README, "Running a fleet".
+//! docs/fleet.md.
 //!
 //! [`Otlp`] exports those over OTLP with the `opentelemetry` crates,
 //! configured from the standard variables: `OTEL_EXPORTER_OTLP_ENDPOINT`

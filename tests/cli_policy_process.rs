@@ -1,5 +1,5 @@
 //! Under `limits.max_hook_memory_bytes` the binary evaluates `policy`
-//! hooks in its policy process (`agent-hooks policy-eval`, README *Policy
+//! hooks in its policy process (`agent-hooks policy-eval`, docs/security.md, *Policy
 //! evaluation is bounded*): a policy that builds a huge value fails as
 //! that process under the hook's failure policy instead of growing the
 //! agent, and an ordinary policy decides as it does in process.

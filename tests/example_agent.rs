@@ -4,7 +4,8 @@
 //! same. The example's source is compiled into this test (the same `run`
 //! its `main` calls), so no nested `cargo` is needed.
 //!
-//! Also: the README's embedding example is the crate docs' doctest.
+//! Also: the embedding example of `docs/embedding.md` is the crate docs'
+//! doctest.
 
 #[allow(
     dead_code,
@@ -212,17 +213,17 @@ fn the_scripted_session_exercises_every_kind_of_hook() {
     assert!(t.contains("summary\n"), "{t}");
 }
 
-/// The README's embedding example is the facade's crate-doc doctest, so the
-/// README shows code that compiles and passes.
+/// The embedding example of `docs/embedding.md` is the facade's crate-doc
+/// doctest, so the chapter shows code that compiles and passes.
 #[test]
-fn the_readme_embedding_example_is_the_crate_doctest() {
+fn the_embedding_chapter_example_is_the_crate_doctest() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let chapter = std::fs::read_to_string(format!("{root}/docs/embedding.md")).unwrap();
     let lib = std::fs::read_to_string(format!("{root}/src/lib.rs")).unwrap();
-    let section = readme
+    let section = chapter
         .split("## Embedding `hooks!` in your own agent loop")
         .nth(1)
-        .expect("the README has the embedding section");
+        .expect("docs/embedding.md has the embedding section");
     let code = section
         .split("```rust\n")
         .nth(1)
@@ -237,7 +238,7 @@ fn the_readme_embedding_example_is_the_crate_doctest() {
     assert!(code.lines().count() > 10, "{code}");
     assert!(
         docs.contains(code),
-        "README example differs from the crate doctest:\n{code}"
+        "docs/embedding.md's example differs from the crate doctest:\n{code}"
     );
 }
 

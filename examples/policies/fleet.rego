@@ -4,7 +4,7 @@
 # Evaluated in process by a `policy` hook (`query: data.agent.hooks.decision`),
 # or served by OPA (`opa run --server examples/policies/fleet.rego`) and
 # reached with an `http` hook of `protocol: opa` at
-# http://OPA:8181/v1/data/agent/hooks/decision; both decide alike (README,
+# http://OPA:8181/v1/data/agent/hooks/decision; both decide alike (docs/fleet.md,
 # "Running a fleet").
 package agent.hooks
 

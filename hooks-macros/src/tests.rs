@@ -116,7 +116,7 @@ pub(crate) fn big_config(n: usize) -> String {
 /// expansion`); the assertion only detects a hang. The figure depends on the
 /// optimization of hooks-schema and regex-automata as built here: Cargo's
 /// default `build-override` (opt-level 0) makes it ~7x slower than
-/// `opt-level = 3` (README, "Build time of `hooks!`").
+/// `opt-level = 3` (docs/embedding.md, "Build time of `hooks!`").
 #[test]
 fn expansion_of_a_thousand_rules_is_measured() {
     let yaml = big_config(1000);

@@ -1,4 +1,4 @@
-//! Bounds on hooks (README, "Bounds under hostile input"): how many hooks run at once, per
+//! Bounds on hooks (docs/security.md, "Bounds under hostile input"): how many hooks run at once, per
 //! event and per runtime (the rest queue, their timeout counted from the
 //! call), and the memory cap of each hook process (one-shot and workers).
 //!

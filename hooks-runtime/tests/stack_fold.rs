@@ -1,4 +1,4 @@
-//! How `HookStack` folds flows per event (the README's *How several hooks
+//! How `HookStack` folds flows per event (docs/config.md's *How several hooks
 //! combine*) and what the driver methods return; flows an event cannot
 //! honour and stacks inside stacks are in `stack_nesting.rs`.
 

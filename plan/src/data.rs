@@ -337,7 +337,7 @@ pub enum Json {
     Object(List<(Text, Json)>),
 }
 
-/// A `when` predicate: `all` / `any` / `not` over leaf tests (the README's
+/// A `when` predicate: `all` / `any` / `not` over leaf tests (docs/config.md's
 /// *Keys of a hook* lists the leaves and how each one matches).
 #[derive(Debug, PartialEq)]
 pub enum Pred {
@@ -365,7 +365,7 @@ pub enum Pred {
 
 /// A Claude Code permission rule, compiled: `Tool`, `Tool(specifier)`,
 /// `mcp__server__tool` (source: Claude Code's permission documentation;
-/// the README's *Permission rules* gives the semantics).
+/// docs/config.md's *Permission rules* gives the semantics).
 #[derive(Debug, PartialEq)]
 pub struct PermissionRule {
     /// The rule as written, for messages and explanations.
@@ -580,14 +580,14 @@ pub struct Rule {
     pub show_in_tui: bool,
     /// `parallel`: on a mutating phase, this rule and the matching rules
     /// next to it that are `parallel` too start at once and fold in
-    /// declared order (the README's *Parallel hooks*); its answers must not
+    /// declared order (docs/config.md's *Parallel hooks*); its answers must not
     /// chain ([`FlowKind::chains`](crate::FlowKind::chains)). No effect on
     /// an observe-only phase, whose rules always run concurrently.
     pub parallel: bool,
     /// `async`: a background hook. The agent does not wait for it: a
     /// `run`, `http` or `policy` rule whose context is delivered with a
     /// later event of the run that takes context, cancelled when the run
-    /// ends (the README's *Background hooks*). Never in a parallel group.
+    /// ends (docs/config.md's *Background hooks*). Never in a parallel group.
     pub background: bool,
     /// `include_tools`; `None` = every tool.
     pub include: Option<ToolSet>,
@@ -609,7 +609,7 @@ pub struct Rule {
 /// runs (from its `subagent_start` to its `subagent_stop`, both included)
 /// or while that skill is active (from the `after_tool` of the `Skill`
 /// tool call that loaded it to the next user prompt or the end of the
-/// run). The README's *Scoped and one-shot hooks* states the lifetimes.
+/// run). docs/config.md's *Scoped and one-shot hooks* states the lifetimes.
 #[derive(Debug, PartialEq)]
 pub struct Scope {
     /// A subagent or a skill.

@@ -222,7 +222,7 @@ impl Pred {
 
 impl PermissionRule {
     /// Whether the rule matches a call of `tool` with `args` (Claude Code's
-    /// semantics, the README's *Permission rules*): the tool is one the rule
+    /// semantics, docs/config.md's *Permission rules*): the tool is one the rule
     /// names and, with a specifier, the specifier matches — for `Bash`, some
     /// simple command of `command`. Allocates only to split a `Bash`
     /// command into its simple commands.

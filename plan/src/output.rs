@@ -117,7 +117,7 @@ impl OutputDecision {
 }
 
 /// Changes a `before_completion` hook makes to the completion request.
-/// Patches of several hooks merge field by field (the README's *How several
+/// Patches of several hooks merge field by field (docs/config.md's *How several
 /// hooks combine*).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

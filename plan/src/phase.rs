@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A point in an agent's run at which hooks are dispatched.
 ///
-/// The names are this project's canonical phases; the table in the README
+/// The names are this project's canonical phases; the table in docs/phases.md
 /// maps them to rig's `StepEvent` variants and to Claude Code's hook events.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
@@ -66,7 +66,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// Every phase, in the order of a run (and of the README's phase table).
+    /// Every phase, in the order of a run (and of the phase table in docs/phases.md).
     pub const ALL: [Phase; 24] = [
         Phase::RunStart,
         Phase::UserPrompt,

@@ -1,7 +1,7 @@
 //! What scoped and one-shot rules are matched against: the session's active
 //! subagents and skills ([`ActiveScopes`]) and the `once` rules an event
-//! may run ([`Admission`]). The runtime keeps both per session (the
-//! README's *Scoped and one-shot hooks*); the plan only reads them.
+//! may run ([`Admission`]). The runtime keeps both per session (see
+//! docs/config.md's *Scoped and one-shot hooks*); the plan only reads them.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,7 @@
 //! Which parts of the config language this build can run: `http` hooks,
 //! `policy` hooks and a `catalogue:` (whose schemas rewrites are checked
 //! against at run time) each need a cargo feature of `agent-hooks`
-//! (`http`, `policy`, `rewrite-check`; see the README, "Cargo features").
+//! (`http`, `policy`, `rewrite-check`; see docs/embedding.md, "Cargo features").
 //! Without it, a config that uses the part is a located error naming the
 //! feature, from [`missing`]: the one place the rule lives, read by
 //! `hooks!` (whose features mirror the facade's) and `Table::load`.

@@ -2,7 +2,7 @@
 //! `Read(./.env)`, `WebFetch(domain:example.com)`, `mcp__github__*`) read
 //! into the regexes a [`PermissionRule`](hooks_plan::PermissionRule) is
 //! compiled from. Source: Claude Code's permission documentation
-//! (*Permission rule syntax*); the README's *Permission rules* states what
+//! (*Permission rule syntax*); docs/config.md's *Permission rules* states what
 //! is kept and what differs.
 
 use regex_syntax::escape;

@@ -195,7 +195,7 @@ fn first_failure(rule: &Rule, hook: &hooks_schema::Hook, event: &StepEvent<'_>) 
                     scope.name
                 ),
                 (Some(scope), _) => format!(
-                    "the rule is scoped to {} `{}`, which is not active when one event is judged alone (see the README's *Scoped and one-shot hooks*)",
+                    "the rule is scoped to {} `{}`, which is not active when one event is judged alone (see docs/config.md's *Scoped and one-shot hooks*)",
                     scope_kind(scope.kind),
                     scope.name,
                 ),

@@ -3,7 +3,7 @@
 //! test CONFIG --expect CASES.yaml` runs them from the command line (a diff
 //! per mismatch, exit 1 when one fails, `--junit FILE` for CI); [`run`]
 //! runs them on any [`HookStack`] from `cargo test`, so a `hooks!` table is
-//! tested with the same file. The README's *Policy tests* shows the format.
+//! tested with the same file. docs/cli.md's *Policy tests* and docs/policy-tests.md show the format.
 //!
 //! ```yaml
 //! cases:

@@ -32,7 +32,7 @@ pub(crate) fn dir(sub: &str) -> Option<PathBuf> {
     static SHOWN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
     let thread = std::thread::current();
     let line = format!(
-        "skipped real inputs in {}: {} is missing (see the README, \"Development\")",
+        "skipped real inputs in {}: {} is missing (see docs/development.md, \"Development\")",
         thread.name().unwrap_or("a test"),
         dir.display()
     );

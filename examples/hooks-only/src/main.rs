@@ -2,7 +2,7 @@
 //! at build time, a `run` hook goes through the shared executor, and the
 //! declarative rule decides in process. Built with the facade's default
 //! features off, so nothing that loads configs at run time, speaks HTTP or
-//! evaluates Rego is linked (see the README, "Cargo features").
+//! evaluates Rego is linked (see docs/embedding.md, "Cargo features").
 
 use std::sync::Arc;
 

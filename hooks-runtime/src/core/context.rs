@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 ///
 /// The session identity (set with the `with_*` builder methods) is what
 /// `protocol: claude` hook scripts receive as `session_id`,
-/// `transcript_path`, `cwd` and `permission_mode`; the README's *Claude Code
-/// compatibility* section says which scripts need which.
+/// `transcript_path`, `cwd` and `permission_mode`; docs/protocols.md's *Claude
+/// Code compatibility* section says which scripts need which.
 #[derive(Clone)]
 pub struct HookContext {
     run_id: Arc<str>,

@@ -1,6 +1,6 @@
 //! `Flow`: what one hook asks for after seeing an event; how a
 //! [`HookStack`](crate::HookStack) folds the flows of several hooks is in the
-//! crate docs and the README's *How several hooks combine*.
+//! crate docs and docs/config.md's *How several hooks combine*.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

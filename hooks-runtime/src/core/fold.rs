@@ -1,5 +1,5 @@
 //! [`Fold`]: how several hooks' flows for one event combine into a
-//! [`StackOutcome`], one hook at a time (the rules of the README's *How
+//! [`StackOutcome`], one hook at a time (the rules of docs/config.md's *How
 //! several hooks combine*).
 
 use std::ops::ControlFlow;

@@ -296,7 +296,7 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// All kinds, in declaration order (the order the README's *Shell hooks*
+    /// All kinds, in declaration order (the order docs/config.md's *Shell hooks*
     /// lists them).
     pub const ALL: [FailureKind; 12] = [
         FailureKind::SpawnFailed,

@@ -1,5 +1,5 @@
 //! `HookStack`: runs hooks in declared order and folds their flows per event
-//! (the rules are in the crate docs and the README's *How several hooks
+//! (the rules are in the crate docs and docs/config.md's *How several hooks
 //! combine*); `Fold`, the fold itself, usable without a stack.
 
 use std::fmt;
@@ -177,7 +177,7 @@ impl HookStack {
 
     /// Whether a hook config in the stack has a `scope` or `once` hook:
     /// with a session store, every event then loads the session's scopes
-    /// and claims from it (the README's *Scoped and one-shot hooks*).
+    /// and claims from it (docs/config.md's *Scoped and one-shot hooks*).
     pub fn has_scoped_hooks(&self) -> bool {
         self.marked
     }

@@ -4,7 +4,7 @@
 //! Spans and events use the target `agent_hooks`, so a subscriber can
 //! select them. Without a subscriber nothing is recorded and nothing is
 //! allocated (a disabled span is a no-op). The facade's `otlp` feature
-//! exports them over OTLP (see the README, "Running a fleet").
+//! exports them over OTLP (see docs/fleet.md).
 //!
 //! | span | fields |
 //! | --- | --- |

@@ -199,7 +199,7 @@ impl Table {
     /// are applied in declared order, with the outcome and records of
     /// running them one by one: rules after one whose flow stops the fold
     /// are killed and leave no record; a `parallel` rule's rewrite answer
-    /// is an `invalid_output` failure (the README's *Parallel hooks*). On an
+    /// is an `invalid_output` failure (docs/config.md's *Parallel hooks*). On an
     /// observe-only phase (`run_start`, deltas, `after_completion`,
     /// `after_reasoning`, `after_assistant`, `stream_finish`, `run_end`,
     /// `run_error`) the matching `run` rules run concurrently

@@ -4,7 +4,7 @@
 //! ([`SessionMarks`]); a [`HookStack`](crate::HookStack) with a session
 //! store loads them from the store before each event and writes back what
 //! the event changed, so that every process and replica of one session
-//! sees the same scopes and runs a `once` rule once (the README's *Scoped
+//! sees the same scopes and runs a `once` rule once (docs/config.md's *Scoped
 //! and one-shot hooks*).
 //!
 //! In the store they are counters (one name per fact, value 1):

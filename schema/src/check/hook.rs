@@ -217,7 +217,7 @@ impl Checker<'_> {
 
     /// No `permission` rule in the `when` of an `allow` hook: a rule holds
     /// when *some* simple command of a line matches, and a path pattern
-    /// relative to the project matches below any directory (the README's
+    /// relative to the project matches below any directory (docs/config.md's
     /// *Permission rules*), both right for a filter that runs a hook or
     /// denies, both too wide to grant (Claude Code's own allow rules need
     /// every part of a compound command to match).

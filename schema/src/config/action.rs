@@ -360,7 +360,7 @@ impl RewriteOp {
 }
 
 /// A change to the completion request, as a `patch` action declares it.
-/// Patches of several hooks merge field by field (the README's *How several
+/// Patches of several hooks merge field by field (docs/config.md's *How several
 /// hooks combine*).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

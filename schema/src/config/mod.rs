@@ -1,4 +1,4 @@
-//! The typed config, language version 1 (the README's *Keys of a hook*
+//! The typed config, language version 1 (docs/config.md's *Keys of a hook*
 //! summarises it; `examples/hooks.yaml` uses every key).
 //!
 //! # Shape of a hook and "exactly one action"

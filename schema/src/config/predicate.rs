@@ -32,7 +32,7 @@ pub enum Predicate {
     /// The tool's outcome (`after_tool` only).
     Outcome(OutcomeKind),
     /// A Claude Code permission rule on the tool call, e.g.
-    /// `Bash(git push *)` (tool phases; the README's *Permission rules*).
+    /// `Bash(git push *)` (tool phases; docs/config.md's *Permission rules*).
     Permission(String),
 }
 

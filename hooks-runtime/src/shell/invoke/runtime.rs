@@ -180,8 +180,8 @@ impl ShellRuntime {
     /// hook's deadline, so a policy that builds a huge value fails as the
     /// process it ran in, under the hook's failure policy, instead of
     /// growing the agent. Without a memory cap, or without this, policies
-    /// evaluate in process on a thread of their own (README, *Policy
-    /// evaluation is bounded*). The `agent-hooks` binary sets it to
+    /// evaluate in process on a thread of their own (docs/security.md,
+    /// *Policy evaluation is bounded*). The `agent-hooks` binary sets it to
     /// itself.
     #[must_use]
     pub fn with_policy_process(mut self, argv: Vec<String>) -> Self {

@@ -93,7 +93,7 @@ pub struct ProcessTarget {
     pub env: EnvSpec,
     /// `Some(n)`: run as a persistent worker with a pool of `n` processes,
     /// kept by the [`ShellRuntime`](super::ShellRuntime) under the hook's id
-    /// (see the README's "Persistent workers" section for the line
+    /// (see docs/config.md's "Persistent workers" section for the line
     /// protocol); `None`: one process per event.
     pub worker: Option<u32>,
 }

@@ -1,17 +1,18 @@
-//! The README's phase table states what `when` addresses on each phase:
+//! The phase table of `docs/phases.md` states what `when` addresses on each phase:
 //! the capability table's subjects ([`hooks_schema::Capabilities::subjects`]),
 //! in the same order, so the two cannot drift apart.
 
 use hooks_schema::Phase;
 
 #[test]
-fn the_readme_phase_table_states_each_phases_subjects() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("the README is readable");
-    let start = readme
+fn the_phase_table_states_each_phases_subjects() {
+    let chapter =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/phases.md"))
+            .expect("docs/phases.md is readable");
+    let start = chapter
         .find("| phase | rig `StepEvent` |")
         .expect("the phase table");
-    let table = &readme[start..];
+    let table = &chapter[start..];
     let table = &table[..table.find("\n\n").unwrap_or(table.len())];
     let ticked = |cell: &str| -> Vec<String> {
         cell.split('`')

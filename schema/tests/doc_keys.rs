@@ -1,12 +1,12 @@
-//! The README's *Keys of a hook* table names every key of a hook (the
+//! The *Keys of a hook* table of `docs/config.md` names every key of a hook (the
 //! actions in its `action` row), and its `limits` paragraph every limit, as
 //! the generated JSON Schema has them, so a new key cannot go undocumented.
 
 use serde_json::Value;
 
-fn readme() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("the README is readable")
+fn config_chapter() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/config.md"))
+        .expect("docs/config.md is readable")
 }
 
 /// The property names of definition `name` of the config schema.
@@ -19,10 +19,10 @@ fn properties(name: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_readme_keys_table_names_every_hook_key() {
-    let readme = readme();
-    let start = readme.find("### Keys of a hook").expect("the keys table");
-    let table = &readme[start..];
+fn the_keys_table_names_every_hook_key() {
+    let chapter = config_chapter();
+    let start = chapter.find("### Keys of a hook").expect("the keys table");
+    let table = &chapter[start..];
     let table = &table[..table.find("\n\nTop level").unwrap_or(table.len())];
     let mut named = Vec::new();
     for row in table.lines().filter(|l| l.starts_with("| ")) {
@@ -39,18 +39,18 @@ fn the_readme_keys_table_names_every_hook_key() {
     for key in properties("Hook") {
         assert!(
             named.contains(&key),
-            "`{key}` is not in the README's keys table"
+            "`{key}` is not in docs/config.md's keys table"
         );
     }
 }
 
 #[test]
-fn the_readme_names_every_limit() {
-    let readme = readme();
+fn the_config_chapter_names_every_limit() {
+    let chapter = config_chapter();
     for key in properties("Limits") {
         assert!(
-            readme.contains(&format!("`{key}`")),
-            "`limits.{key}` is not in the README"
+            chapter.contains(&format!("`{key}`")),
+            "`limits.{key}` is not in docs/config.md"
         );
     }
 }
