@@ -44,3 +44,20 @@ fn the_phase_table_states_each_phases_subjects() {
     seen.sort_by_key(|p| p.index());
     assert_eq!(seen, Phase::ALL, "every phase has a row");
 }
+
+/// The picture of one agent run (`docs/img/agent-turn.svg`) names every
+/// phase, so a new phase cannot be left out of it.
+#[test]
+fn the_agent_turn_picture_names_every_phase() {
+    let svg = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/img/agent-turn.svg"
+    ))
+    .expect("docs/img/agent-turn.svg is readable");
+    let missing: Vec<&str> = Phase::ALL
+        .iter()
+        .map(|p| p.as_str())
+        .filter(|name| !svg.contains(name))
+        .collect();
+    assert!(missing.is_empty(), "not in the picture: {missing:?}");
+}
