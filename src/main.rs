@@ -56,9 +56,10 @@ enum Command {
         tools: Option<std::path::PathBuf>,
     },
     /// Run a config's hooks on one sample event (our event JSON) and print
-    /// the merged decision and the records. `run` hooks execute for real,
-    /// with the current directory as workspace root. Exits 0 whatever the
-    /// hooks decide.
+    /// the merged decision and the records, exiting 0 whatever the hooks
+    /// decide; or, with `--expect CASES.yaml`, run policy tests and exit 1
+    /// when a case's decision differs from the expected one. `run` hooks
+    /// execute for real, with the current directory as workspace root.
     Test {
         /// The hook config.
         #[arg(value_name = "CONFIG")]
@@ -399,6 +400,10 @@ fn run(cli: Cli) -> u8 {
             format,
         } => match (event, expect) {
             (_, Some(cases)) => cli::expect::run(&config, &cases, junit.as_deref(), format),
+            (Some(_), None) if junit.is_some() => {
+                cli::warn("error: `--junit` writes the results of `--expect`, not of `--event`");
+                cli::EXIT_USAGE
+            }
             (Some(event), None) => cli::test::run(&config, &event, format),
             // clap requires one of them.
             (None, None) => cli::EXIT_USAGE,

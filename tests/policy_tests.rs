@@ -74,7 +74,67 @@ fn a_changed_decision_fails_with_a_diff_and_a_junit_failure() {
         xml.contains(r#"tests="9" failures="1" errors="0""#),
         "{xml}"
     );
-    assert!(xml.contains("decision: expected run, got skip"), "{xml}");
+    assert!(
+        xml.contains("decision: expected run\n          got      skip"),
+        "{xml}"
+    );
+}
+
+/// Secrets in a case's event or name are redacted on stdout, in the JSON
+/// report and in the JUnit file alike; control characters in a name are
+/// escaped, so the XML stays well formed.
+#[test]
+fn secrets_and_control_characters_never_reach_a_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = dir.path().join("secret.yaml");
+    std::fs::write(
+        &cases,
+        "cases:\n  - name: \"password=\\\"abc123456\\\" \\u0001 bell\"\n    event: { phase: before_tool, tool_name: read_file, call_id: c, args: { path: a, password: hunter2hunter2, token: plainvalue123 } }\n    expect: { fired: [] }\n",
+    )
+    .expect("write");
+    let junit = dir.path().join("junit.xml");
+    let junit_arg = junit.to_str().expect("UTF-8 path");
+    for format in ["human", "json"] {
+        let out = expect(&cases, &["--format", format, "--junit", junit_arg]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let xml = std::fs::read_to_string(&junit).expect("junit written");
+        for secret in ["hunter2hunter2", "plainvalue123", "abc123456"] {
+            assert!(!stdout.contains(secret), "{format}: {stdout}");
+            assert!(!xml.contains(secret), "{xml}");
+        }
+        assert!(!xml.contains('\u{1}'), "{xml}");
+        if format == "json" {
+            assert!(stdout.contains(r#""field": "fired""#), "{stdout}");
+        }
+    }
+}
+
+/// A case file that would fail every run is refused before anything
+/// runs: no cases, an unknown decision, a pattern that does not compile.
+#[test]
+fn cases_that_cannot_be_checked_are_refused_up_front() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text, said) in [
+        ("empty", "cases: []\n", "no cases"),
+        (
+            "decision",
+            "cases:\n  - name: x\n    event: { phase: run_start }\n    expect: { decision: blocked }\n",
+            "unknown decision `blocked`",
+        ),
+        (
+            "regex",
+            "cases:\n  - name: x\n    event: { phase: run_start }\n    expect: { context: ['(unclosed'] }\n",
+            "is not a regular expression",
+        ),
+    ] {
+        let file = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&file, text).expect("write");
+        let out = expect(&file, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(said), "{name}: {stderr}");
+    }
 }
 
 /// A case file with an unknown key, or an event that is not one: exit 2
@@ -104,7 +164,10 @@ fn bad_case_files_and_events_are_named() {
     let out = expect(&bad_event, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("error: the event is not one"), "{stdout}");
+    assert!(
+        stdout.contains("error: the event cannot be read"),
+        "{stdout}"
+    );
 }
 
 /// The same cases on the `hooks!` table of the same config, from a test:
@@ -131,4 +194,28 @@ async fn the_cases_run_on_a_hooks_table_from_cargo_test() {
     .await;
     assert!(report.passed(), "{report}");
     assert_eq!(report.results.len(), 9);
+}
+
+/// A background hook (`async: true`) ends with its own case, as with
+/// `test --event`: its records are that case's, none reach the next one.
+#[test]
+fn a_background_hooks_records_belong_to_its_case() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: bg\n    phase: after_tool\n    async: true\n    run:\n      command: sleep 0.3; printf '{\"context_items\":[{\"role\":\"user\",\"content\":\"late\"}]}'\n",
+    )
+    .expect("config");
+    std::fs::write(
+        dir.path().join("cases.yaml"),
+        "cases:\n  - name: its own case\n    event: { phase: after_tool, tool_name: bash, call_id: c1, args: { command: ls }, result: { output: '' }, outcome: success }\n    expect: { fired: [bg], records: { bg: [decision, dropped] } }\n  - name: the next case\n    event: { phase: run_start }\n    expect: { fired: [], records: { bg: [] } }\n",
+    )
+    .expect("cases");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args(["test", "hooks.yaml", "--expect", "cases.yaml"])
+        .output()
+        .expect("run agent-hooks");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
 }

@@ -34,6 +34,8 @@ pub mod copilot;
 pub mod gemini;
 mod verdict;
 
+pub use verdict::DECISION_NAMES;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -8,6 +8,29 @@ use hooks_runtime::{
 
 use super::Decision;
 
+/// Every name [`Decision::verdict`] gives, for a file that names one
+/// (policy tests check theirs against it).
+pub const DECISION_NAMES: &[&str] = &[
+    "run",
+    "skip",
+    "ask",
+    "allow",
+    "deny",
+    "submit",
+    "drop",
+    "stop",
+    "resume",
+    "capped",
+    "select",
+    "block",
+    "fail",
+    "retry",
+    "repair",
+    "compact",
+    "terminate",
+    "continue",
+];
+
 impl Decision<'_> {
     /// The decision's name and its reason (or feedback, repaired tool,
     /// chosen model), if it has one: `run`, `skip`, `ask`, `terminate`
@@ -62,5 +85,32 @@ impl Decision<'_> {
             | Decision::Compaction(CompactionDecision::Terminate { reason })
             | Decision::Model(ModelDecision::Terminate { reason }) => ("terminate", Some(reason)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use hooks_runtime::{Observed, ToolDecision};
+
+    use super::{DECISION_NAMES, Decision};
+
+    /// The names in [`DECISION_NAMES`] are the ones `verdict` gives (a
+    /// sample of every shape: a name added to one and not the other fails).
+    #[test]
+    fn the_names_list_holds_the_verdicts() {
+        let args = serde_json::json!({});
+        let decisions = [
+            Decision::Tool(ToolDecision::Run {
+                args: Cow::Borrowed(&args),
+            }),
+            Decision::Observed(Observed::default()),
+        ];
+        for decision in &decisions {
+            assert!(DECISION_NAMES.contains(&decision.verdict().0));
+        }
+        let unique: std::collections::BTreeSet<_> = DECISION_NAMES.iter().collect();
+        assert_eq!(unique.len(), DECISION_NAMES.len());
     }
 }

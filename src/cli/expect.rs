@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use agent_hooks::policy_test::{self, Cases};
-use hooks_runtime::{SecretSet, redact_sensitive_text};
+use hooks_runtime::HookContext;
 
 use crate::Format;
 use crate::cli::drive::{Bound, RunRules, load_config, session_dir};
@@ -60,24 +60,42 @@ pub(crate) fn run(config: &Path, cases: &Path, junit: Option<&Path>, format: For
         Err(code) => return code,
     };
     let suite = config.display().to_string();
-    let work = policy_test::run(&suite, bound.stack(), &cases, || bound.take_records());
-    let report = match run_interruptible(&runtime, bound.cancels(), work) {
-        Ok(Ran::Done(report)) => report,
-        Ok(Ran::Interrupted(i)) => return i.code,
+    let bound = &bound;
+    // After each case: its background hooks end (their records shown, as
+    // with `test --event`), then its records are read; a first signal
+    // stops the run there.
+    let after = |ctx: &HookContext| {
+        let run_id = ctx.run_id().to_owned();
+        async move {
+            bound.settle(&run_id).await;
+            let records = bound.take_records();
+            (!bound.run_cancelled()).then_some(records)
+        }
+    };
+    let work = policy_test::run_with(&suite, bound.stack(), &cases, after);
+    let (mut report, interrupted) = match run_interruptible(&runtime, bound.cancels(), work) {
+        Ok(Ran::Done(report)) => (report, None),
+        Ok(Ran::Interrupted(i)) => match i.partial {
+            Some(report) => (report, Some((i.signal, i.code))),
+            None => return i.code,
+        },
         Err(code) => return code,
     };
     runtime.block_on(bound.shutdown_workers());
-    if let Some(path) = junit {
-        let xml = report.junit();
-        let xml = redact_sensitive_text(&xml, &SecretSet::new());
-        if let Err(e) = std::fs::write(path, xml.as_bytes()) {
-            warn(&format!("error: cannot write `{}`: {e}", path.display()));
-            return EXIT_USAGE;
-        }
-    }
+    report.interrupted = interrupted.map(|(signal, _)| signal);
+    // The report first: a JUnit file that cannot be written loses nothing.
     match format {
         Format::Json => emit_json(&report),
         Format::Human => emit_redacted(&report.to_string()),
+    }
+    if let Some(path) = junit
+        && let Err(e) = std::fs::write(path, report.junit())
+    {
+        warn(&format!("error: cannot write `{}`: {e}", path.display()));
+        return EXIT_USAGE;
+    }
+    if let Some((_, code)) = interrupted {
+        return code;
     }
     if report.passed() {
         EXIT_OK

@@ -9,9 +9,19 @@ use std::io;
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 
-use super::Report;
+use hooks_runtime::{SecretSet, redact_sensitive_text};
 
-/// The JUnit XML of `report`.
+use super::{Report, printable};
+
+/// `text` through the redaction function, then with its control
+/// characters escaped: redacted before XML escaping, so the patterns that
+/// recognise a secret see the text as printed.
+fn clean(text: &str) -> String {
+    let redacted = redact_sensitive_text(text, &SecretSet::new());
+    printable(&redacted).into_owned()
+}
+
+/// The JUnit XML of `report`, every name and text redacted.
 pub(super) fn render(report: &Report) -> String {
     let mut writer = Writer::new_with_indent(Vec::new(), b' ', 2);
     // Writing to a `Vec` cannot fail.
@@ -24,16 +34,17 @@ fn write(writer: &mut Writer<Vec<u8>>, report: &Report) -> io::Result<()> {
     let seconds = |ms: f64| format!("{:.3}", ms / 1000.0);
     let total: f64 = report.results.iter().map(|r| r.elapsed_ms).sum();
     let errors = report.results.iter().filter(|r| r.error.is_some()).count();
-    let failures = report.failures() - errors;
+    let failures = report.failed - errors;
     let (tests, failures, errors, time) = (
         report.results.len().to_string(),
         failures.to_string(),
         errors.to_string(),
         seconds(total),
     );
+    let suite = clean(&report.suite);
     writer
         .create_element("testsuite")
-        .with_attribute(("name", report.suite.as_str()))
+        .with_attribute(("name", suite.as_str()))
         .with_attribute(("tests", tests.as_str()))
         .with_attribute(("failures", failures.as_str()))
         .with_attribute(("errors", errors.as_str()))
@@ -41,12 +52,14 @@ fn write(writer: &mut Writer<Vec<u8>>, report: &Report) -> io::Result<()> {
         .write_inner_content(|w| {
             for result in &report.results {
                 let time = seconds(result.elapsed_ms);
+                let name = clean(&result.name);
                 let case = w
                     .create_element("testcase")
-                    .with_attribute(("classname", report.suite.as_str()))
-                    .with_attribute(("name", result.name.as_str()))
+                    .with_attribute(("classname", suite.as_str()))
+                    .with_attribute(("name", name.as_str()))
                     .with_attribute(("time", time.as_str()));
                 if let Some(error) = &result.error {
+                    let error = clean(error);
                     case.write_inner_content(|w| {
                         w.create_element("error")
                             .with_attribute(("message", error.as_str()))
@@ -56,15 +69,20 @@ fn write(writer: &mut Writer<Vec<u8>>, report: &Report) -> io::Result<()> {
                 } else if result.differences.is_empty() {
                     case.write_empty()?;
                 } else {
-                    let keys: Vec<&str> = result.differences.iter().map(|d| d.key).collect();
-                    let message = format!("differs in {}", keys.join(", "));
+                    let fields: Vec<&str> = result.differences.iter().map(|d| d.field).collect();
+                    let message = format!("differs in {}", fields.join(", "));
                     let body: String = result
                         .differences
                         .iter()
                         .map(|d| {
-                            format!("{}: expected {}, got {}\n", d.key, d.expected, d.observed)
+                            let pad = " ".repeat(d.field.len());
+                            format!(
+                                "{}: expected {}\n{pad}  got      {}\n",
+                                d.field, d.expected, d.observed
+                            )
                         })
                         .collect();
+                    let body = clean(&body);
                     case.write_inner_content(|w| {
                         w.create_element("failure")
                             .with_attribute(("message", message.as_str()))

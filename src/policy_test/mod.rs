@@ -31,6 +31,7 @@ use serde_json::Value;
 use crate::agent::{Decision, decide};
 use crate::replay::read_event_line;
 
+mod compare;
 mod junit;
 
 /// A policy test file: `cases:`, a list of [`Case`]s.
@@ -110,8 +111,29 @@ pub struct Observed {
     pub prompt: Option<String>,
     /// The context items' texts.
     pub context: Vec<String>,
-    /// Per hook id, its records' statuses.
-    pub records: BTreeMap<String, Vec<String>>,
+    /// Per hook, its records' statuses, in the order the hooks first wrote
+    /// (a list, not a map: a hook id such as `token` is not a secret's key).
+    pub records: Vec<HookRecords>,
+}
+
+/// The statuses of the records one hook wrote for an event, in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct HookRecords {
+    /// The hook's id.
+    pub hook: String,
+    /// Its records' `status`es.
+    pub statuses: Vec<String>,
+}
+
+impl Observed {
+    /// The statuses of `hook`'s records (none: empty).
+    pub fn statuses(&self, hook: &str) -> &[String] {
+        self.records
+            .iter()
+            .find(|r| r.hook == hook)
+            .map_or(&[], |r| &r.statuses)
+    }
 }
 
 impl Observed {
@@ -119,16 +141,23 @@ impl Observed {
     /// record lines its hooks wrote, as JSON) come to.
     pub fn of(decided: &Decided<Decision<'_>>, event: &Value, records: &[Value]) -> Observed {
         let (decision, reason) = decided.decision.verdict();
-        let mut records_by_hook: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut records_by_hook: Vec<HookRecords> = Vec::new();
         for record in records {
             if let (Some(hook), Some(status)) = (
                 record.get("hook_id").and_then(Value::as_str),
                 record.get("status").and_then(Value::as_str),
             ) {
-                records_by_hook
-                    .entry(hook.to_owned())
-                    .or_default()
-                    .push(status.to_owned());
+                let at = match records_by_hook.iter().position(|r| r.hook == hook) {
+                    Some(at) => at,
+                    None => {
+                        records_by_hook.push(HookRecords {
+                            hook: hook.to_owned(),
+                            statuses: Vec::new(),
+                        });
+                        records_by_hook.len() - 1
+                    }
+                };
+                records_by_hook[at].statuses.push(status.to_owned());
             }
         }
         let (args, result, prompt) = effective(&decided.decision, event);
@@ -184,11 +213,13 @@ fn effective(
 #[non_exhaustive]
 pub struct Difference {
     /// The `expect` key: `decision`, `reason`, `fired`, `args`, `result`,
-    /// `prompt`, `context`, `records`.
-    pub key: &'static str,
-    /// What the case expected, as written (JSON for values).
+    /// `prompt`, `context`, `records` (named `field`, not `key`: the
+    /// redaction of JSON output masks values under keys named `key`).
+    pub field: &'static str,
+    /// What the case expected (JSON for values and texts, `/…/` for a
+    /// regular expression).
     pub expected: String,
-    /// What the event came to.
+    /// What the event came to (JSON).
     pub observed: String,
 }
 
@@ -214,120 +245,89 @@ pub enum PolicyTestError {
         /// What the parser said.
         message: String,
     },
+    /// A case cannot be checked as written: no cases, two cases of one
+    /// name, an unknown decision name, a regular expression that does not
+    /// compile.
+    #[error("`{path}`, case {case:?}: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// The case's name (`""`: the file as a whole).
+        case: String,
+        /// What is wrong, and what was expected.
+        message: String,
+    },
 }
 
 impl Cases {
-    /// Reads the cases of the YAML file `path`.
+    /// Reads the cases of the YAML file `path` and checks that each can be
+    /// compared ([`Cases::validate`]).
     ///
     /// # Errors
     ///
     /// [`PolicyTestError::Read`], [`PolicyTestError::Parse`] (unknown
-    /// keys included).
+    /// keys included, with line and column), [`PolicyTestError::Invalid`].
     pub fn load(path: &Path) -> Result<Cases, PolicyTestError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| PolicyTestError::Read {
             path: shown.clone(),
             source,
         })?;
-        serde_saphyr::from_str(&text).map_err(|e| PolicyTestError::Parse {
-            path: shown,
-            message: e.to_string(),
-        })
+        let cases: Cases = serde_saphyr::from_str(&text).map_err(|e| PolicyTestError::Parse {
+            path: shown.clone(),
+            message: e.to_string().trim_start_matches("error: ").to_owned(),
+        })?;
+        cases.validate(&shown)?;
+        Ok(cases)
     }
-}
 
-impl Expect {
-    /// The keys of `self` that `observed` does not meet, in key order; a
-    /// regular expression that does not compile is a difference of its key
-    /// (`expected` names the error).
-    pub fn compare(&self, observed: &Observed) -> Vec<Difference> {
-        let mut out = Vec::new();
-        let mut differ = |key, expected: String, observed: String| {
-            out.push(Difference {
-                key,
-                expected,
-                observed,
-            });
+    /// Checks, before anything runs, what would otherwise fail every run
+    /// of the file: at least one case, unique names, known decision names
+    /// ([`DECISION_NAMES`](crate::agent::DECISION_NAMES)), regular
+    /// expressions that compile. `path` names the file in the error.
+    ///
+    /// # Errors
+    ///
+    /// [`PolicyTestError::Invalid`] for the first problem.
+    pub fn validate(&self, path: &str) -> Result<(), PolicyTestError> {
+        let invalid = |case: &str, message: String| PolicyTestError::Invalid {
+            path: path.to_owned(),
+            case: case.to_owned(),
+            message,
         };
-        let json = |v: &Value| v.to_string();
-        if let Some(d) = &self.decision
-            && *d != observed.decision
-        {
-            differ("decision", d.clone(), observed.decision.clone());
+        if self.cases.is_empty() {
+            return Err(invalid(
+                "",
+                "no cases: a file that tests nothing passes nothing".into(),
+            ));
         }
-        if let Some(pattern) = &self.reason {
-            let shown = observed
-                .reason
-                .clone()
-                .unwrap_or_else(|| "(no reason)".to_owned());
-            match searches(pattern, observed.reason.as_deref()) {
-                Ok(true) => {}
-                Ok(false) => differ("reason", format!("/{pattern}/"), shown),
-                Err(e) => differ("reason", format!("/{pattern}/ (invalid: {e})"), shown),
+        for (i, case) in self.cases.iter().enumerate() {
+            if self.cases[..i].iter().any(|c| c.name == case.name) {
+                return Err(invalid(&case.name, "a second case of this name".into()));
             }
-        }
-        if let Some(fired) = &self.fired
-            && *fired != observed.fired
-        {
-            differ("fired", fired.join(", "), observed.fired.join(", "));
-        }
-        for (key, expected, got) in [
-            ("args", &self.args, &observed.args),
-            ("result", &self.result, &observed.result),
-        ] {
-            if let Some(want) = expected
-                && Some(want) != got.as_ref()
+            let expect = &case.expect;
+            if let Some(d) = &expect.decision
+                && !crate::agent::DECISION_NAMES.contains(&d.as_str())
             {
-                differ(
-                    key,
-                    json(want),
-                    got.as_ref().map_or("(none)".to_owned(), json),
-                );
+                let known = crate::agent::DECISION_NAMES.join(", ");
+                return Err(invalid(
+                    &case.name,
+                    format!("unknown decision `{d}`, expected one of: {known}"),
+                ));
+            }
+            let patterns = expect.reason.iter().chain(expect.context.iter().flatten());
+            for pattern in patterns {
+                if let Err(e) = regex::Regex::new(pattern) {
+                    let e = e.to_string().replace('\n', " ");
+                    return Err(invalid(
+                        &case.name,
+                        format!("`{pattern}` is not a regular expression: {e}"),
+                    ));
+                }
             }
         }
-        if let Some(want) = &self.prompt
-            && Some(want) != observed.prompt.as_ref()
-        {
-            let got = observed
-                .prompt
-                .clone()
-                .unwrap_or_else(|| "(none)".to_owned());
-            differ("prompt", want.clone(), got);
-        }
-        if let Some(patterns) = &self.context {
-            let fits = patterns.len() == observed.context.len()
-                && patterns
-                    .iter()
-                    .zip(&observed.context)
-                    .all(|(p, item)| searches(p, Some(item)).unwrap_or(false));
-            if !fits {
-                let shown: Vec<String> = patterns.iter().map(|p| format!("/{p}/")).collect();
-                differ(
-                    "context",
-                    shown.join(", "),
-                    format!("{:?}", observed.context),
-                );
-            }
-        }
-        if let Some(records) = &self.records {
-            let none = Vec::new();
-            let got: BTreeMap<&String, &Vec<String>> = records
-                .keys()
-                .map(|hook| (hook, observed.records.get(hook).unwrap_or(&none)))
-                .collect();
-            let want: BTreeMap<&String, &Vec<String>> = records.iter().collect();
-            if got != want {
-                differ("records", format!("{want:?}"), format!("{got:?}"));
-            }
-        }
-        out
+        Ok(())
     }
-}
-
-/// Whether `pattern` is found in `text` (`None`: never).
-fn searches(pattern: &str, text: Option<&str>) -> Result<bool, regex::Error> {
-    let re = regex::Regex::new(pattern)?;
-    Ok(text.is_some_and(|t| re.is_match(t)))
 }
 
 /// The outcome of one case.
@@ -344,12 +344,14 @@ pub struct CaseResult {
     pub error: Option<String>,
     /// How long its event took, in milliseconds.
     pub elapsed_ms: f64,
+    /// Whether the case ran and met every expectation.
+    pub passed: bool,
 }
 
 impl CaseResult {
     /// Whether the case ran and met every expectation.
     pub fn passed(&self) -> bool {
-        self.error.is_none() && self.differences.is_empty()
+        self.passed
     }
 }
 
@@ -357,21 +359,29 @@ impl CaseResult {
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
 pub struct Report {
-    /// The name the report gives the suite (the case file's).
+    /// The name the report gives the suite (the config's).
     pub suite: String,
-    /// One result per case, in order.
+    /// How many cases passed.
+    pub passed: usize,
+    /// How many cases failed (or could not run).
+    pub failed: usize,
+    /// `SIGINT`, `SIGTERM` or `SIGHUP` when a signal stopped the run: the
+    /// cases after the one it stopped were not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<&'static str>,
+    /// One result per case run, in order.
     pub results: Vec<CaseResult>,
 }
 
 impl Report {
-    /// Whether every case passed.
+    /// Whether every case ran and passed.
     pub fn passed(&self) -> bool {
-        self.results.iter().all(CaseResult::passed)
+        self.failed == 0 && self.interrupted.is_none()
     }
 
     /// How many cases failed.
     pub fn failures(&self) -> usize {
-        self.results.iter().filter(|r| !r.passed()).count()
+        self.failed
     }
 
     /// The report as JUnit XML (one `testsuite`, a `testcase` per case, a
@@ -383,36 +393,64 @@ impl Report {
 
 impl fmt::Display for Report {
     /// One line per case (`ok` / `FAILED`), then each failed case's
-    /// differences as `key: expected X, got Y`, and a summary line.
+    /// differences (`field: expected X` over `got Y`), and a summary line.
+    /// Control characters in names and texts are shown escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for r in &self.results {
-            let status = if r.passed() { "ok" } else { "FAILED" };
-            writeln!(f, "case {} ... {status}", r.name)?;
+            let status = if r.passed { "ok" } else { "FAILED" };
+            writeln!(f, "case {} ... {status}", printable(&r.name))?;
         }
-        for r in self.results.iter().filter(|r| !r.passed()) {
-            writeln!(f, "\n--- {}", r.name)?;
+        for r in self.results.iter().filter(|r| !r.passed) {
+            writeln!(f, "\n--- {}", printable(&r.name))?;
             if let Some(e) = &r.error {
-                writeln!(f, "  error: {e}")?;
+                writeln!(f, "  error: {}", printable(e))?;
             }
             for d in &r.differences {
-                writeln!(f, "  {}: expected {}", d.key, d.expected)?;
-                writeln!(f, "  {}  got      {}", " ".repeat(d.key.len()), d.observed)?;
+                writeln!(f, "  {}: expected {}", d.field, printable(&d.expected))?;
+                let pad = " ".repeat(d.field.len());
+                writeln!(f, "  {pad}  got      {}", printable(&d.observed))?;
             }
         }
-        let failed = self.failures();
+        if let Some(signal) = self.interrupted {
+            writeln!(
+                f,
+                "\ninterrupted by {signal}: the case it stopped and the ones after it are not reported"
+            )?;
+        }
         write!(
             f,
-            "\n{}: {} passed, {failed} failed",
-            self.suite,
-            self.results.len() - failed
+            "\n{}: {} passed, {} failed",
+            printable(&self.suite),
+            self.passed,
+            self.failed
         )
     }
+}
+
+/// `text` with its control characters (but tab) escaped, so a name cannot
+/// move the terminal's cursor or break an XML file.
+pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\t' && c != '\n')
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| match c {
+            '\t' | '\n' => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Runs `cases` through `stack`, each case's event as the first of a run
 /// of its own, and compares what each came to with its `expect`.
 /// `records` returns the record lines written since its last call (a
-/// record writer's file, read on), or nothing when the stack writes none.
+/// record writer's file, read on: `tests/policy_tests.rs` in the
+/// repository), or nothing when the stack writes none — cases that expect
+/// `records` then fail.
 ///
 /// # Cancel safety
 ///
@@ -424,37 +462,67 @@ pub async fn run(
     cases: &Cases,
     mut records: impl FnMut() -> Vec<Value>,
 ) -> Report {
+    run_with(suite, stack, cases, |_| std::future::ready(Some(records()))).await
+}
+
+/// [`run`] with `after`, awaited after each case's decision with the
+/// case's run context: it may wait for the run's background hooks (`async:
+/// true`) before returning the records written since its last call, or
+/// return `None` to stop (an interrupted run: [`Report::interrupted`] is
+/// the caller's to set; the cases after it are not run).
+///
+/// # Cancel safety
+///
+/// As [`run`].
+pub async fn run_with<F, Fut>(suite: &str, stack: &HookStack, cases: &Cases, mut after: F) -> Report
+where
+    F: FnMut(&HookContext) -> Fut,
+    Fut: std::future::Future<Output = Option<Vec<Value>>>,
+{
     let mut results = Vec::with_capacity(cases.cases.len());
     for case in &cases.cases {
         let start = Instant::now();
         let outcome = match read_event_line(&case.event.to_string()) {
-            Err(e) => Err(format!("the event is not one: {e}")),
+            Err(e) => Err(format!("the event cannot be read: {e}")),
             Ok((event, identity)) => {
                 let ctx = identity.apply(HookContext::new(format!("policy-test {}", case.name)));
                 let decided = decide(stack, &ctx, &event).await;
-                Ok(Observed::of(&decided, &case.event, &records()))
+                let elapsed = start.elapsed();
+                match after(&ctx).await {
+                    Some(records) => Ok((Observed::of(&decided, &case.event, &records), elapsed)),
+                    None => break,
+                }
             }
         };
-        let elapsed_ms = duration_ms(start.elapsed());
-        results.push(match outcome {
-            Ok(observed) => CaseResult {
-                name: case.name.clone(),
-                differences: case.expect.compare(&observed),
-                observed: Some(observed),
-                error: None,
-                elapsed_ms,
-            },
+        let result = match outcome {
+            Ok((observed, elapsed)) => {
+                let differences = case.expect.compare(&observed);
+                CaseResult {
+                    name: case.name.clone(),
+                    passed: differences.is_empty(),
+                    differences,
+                    observed: Some(observed),
+                    error: None,
+                    elapsed_ms: duration_ms(elapsed),
+                }
+            }
             Err(error) => CaseResult {
                 name: case.name.clone(),
                 observed: None,
                 differences: Vec::new(),
                 error: Some(error),
-                elapsed_ms,
+                elapsed_ms: duration_ms(start.elapsed()),
+                passed: false,
             },
-        });
+        };
+        results.push(result);
     }
+    let failed = results.iter().filter(|r| !r.passed).count();
     Report {
         suite: suite.to_owned(),
+        passed: results.len() - failed,
+        failed,
+        interrupted: None,
         results,
     }
 }
