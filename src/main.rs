@@ -79,6 +79,10 @@ enum Command {
         /// With `--expect`: also write the results as JUnit XML to FILE.
         #[arg(long, value_name = "FILE", requires = "expect")]
         junit: Option<std::path::PathBuf>,
+        /// With `--event`: also write the event's timeline as one
+        /// self-contained HTML page to FILE (docs/cli.md, "Session reports").
+        #[arg(long, value_name = "FILE", conflicts_with = "expect")]
+        report: Option<std::path::PathBuf>,
         /// Output format: `human` or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -113,6 +117,10 @@ enum Command {
         /// replaying a session must not run side-effecting commands).
         #[arg(long)]
         exec: bool,
+        /// Also write the session's timeline as one self-contained HTML
+        /// page to FILE (docs/cli.md, "Session reports").
+        #[arg(long, value_name = "FILE")]
+        report: Option<std::path::PathBuf>,
         /// Output format: `human` or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -397,6 +405,7 @@ fn run(cli: Cli) -> u8 {
             event,
             expect,
             junit,
+            report,
             format,
         } => match (event, expect) {
             (_, Some(cases)) => cli::expect::run(&config, &cases, junit.as_deref(), format),
@@ -404,7 +413,7 @@ fn run(cli: Cli) -> u8 {
                 cli::warn("error: `--junit` writes the results of `--expect`, not of `--event`");
                 cli::EXIT_USAGE
             }
-            (Some(event), None) => cli::test::run(&config, &event, format),
+            (Some(event), None) => cli::test::run(&config, &event, report.as_deref(), format),
             // clap requires one of them.
             (None, None) => cli::EXIT_USAGE,
         },
@@ -418,8 +427,9 @@ fn run(cli: Cli) -> u8 {
             config,
             inputs,
             exec,
+            report,
             format,
-        } => cli::replay::run(&config, &inputs, exec, format),
+        } => cli::replay::run(&config, &inputs, exec, report.as_deref(), format),
         Command::Trust {
             config,
             list,

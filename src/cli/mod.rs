@@ -8,6 +8,7 @@ pub(crate) mod hook;
 pub(crate) mod import;
 pub(crate) mod init;
 pub(crate) mod replay;
+pub(crate) mod report;
 pub(crate) mod schema;
 pub(crate) mod serve;
 pub(crate) mod test;

@@ -52,6 +52,7 @@ use serde_json::Value;
 
 use crate::Format;
 use crate::cli::drive::{Applied, Bound, RunRules, drive, load_config, session_dir};
+use crate::cli::report::{EventRow, SessionReport};
 use crate::cli::{
     EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted, run_interruptible,
     warn,
@@ -165,8 +166,16 @@ fn fired_list<S: serde::Serializer>(
 /// signal.
 const CANCELLED_REASON: &str = "cancelled";
 
-/// Runs `agent-hooks replay`; returns the exit code.
-pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format) -> u8 {
+/// Runs `agent-hooks replay`; returns the exit code. With `report`, the
+/// session's timeline is also written there as HTML ([`SessionReport`]),
+/// after the summary; a failed write is [`EXIT_USAGE`].
+pub(crate) fn run(
+    config: &Path,
+    inputs: &[PathBuf],
+    exec: bool,
+    report: Option<&Path>,
+    format: Format,
+) -> u8 {
     let table = match load_config(config) {
         Ok((_, table)) => table,
         Err(e) => {
@@ -180,6 +189,13 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         exec,
         ..Summary::default()
     };
+    let mut timeline = report.map(|_| SessionReport {
+        command: "replay",
+        config: config.display().to_string(),
+        inputs: inputs.iter().map(|p| p.display().to_string()).collect(),
+        exec,
+        ..SessionReport::default()
+    });
     let mut sessions = Vec::with_capacity(inputs.len());
     for path in inputs {
         match read_session(path) {
@@ -215,7 +231,7 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
     let progress = indicatif::ProgressBar::new(total as u64);
     let cancels = bound.cancels();
     let replayed = run_interruptible(&runtime, cancels, async {
-        for (path, session) in inputs.iter().zip(&sessions) {
+        for (input, (path, session)) in inputs.iter().zip(&sessions).enumerate() {
             // Each input is its own run; each prompt starts a user turn
             // (the runtime caps stop resumes per turn).
             let run = session.identity.apply(HookContext::new("replay"));
@@ -239,6 +255,9 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 if let OwnedEvent::AfterTool { call_id, .. } = event {
                     if stopped.contains(call_id.as_str()) {
                         summary.suppressed += 1;
+                        if let Some(t) = &mut timeline {
+                            t.events.push(EventRow::not_replayed(input, event));
+                        }
                         continue;
                     }
                     if let Some(args) = rewritten.get(call_id.as_str()) {
@@ -257,6 +276,9 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                 );
                 let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
                 tally(&mut summary, &applied, &bound);
+                if let Some(t) = &mut timeline {
+                    t.events.push(row(input, event_in, &applied, &bound, exec));
+                }
                 if matches!(
                     event_in,
                     OwnedEvent::RunEnd { .. } | OwnedEvent::RunError { .. }
@@ -292,6 +314,9 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
                     };
                     let applied = drive(bound.stack_for(&end), &turn, &end).await;
                     tally(&mut summary, &applied, &bound);
+                    if let Some(t) = &mut timeline {
+                        t.events.push(row(input, &end, &applied, &bound, exec));
+                    }
                     summary.shutdown_run_end = true;
                 }
                 bound.end_run(run.run_id()).await;
@@ -330,7 +355,37 @@ pub(crate) fn run(config: &Path, inputs: &[PathBuf], exec: bool, format: Format)
         Format::Json => emit_json(&summary),
         Format::Human => print_human(&summary),
     }
+    if let (Some(path), Some(mut t)) = (report, timeline) {
+        t.notes = notes(&summary);
+        if let Err(e) = t.write(path) {
+            warn(&format!("error: {e}"));
+            return if code == EXIT_OK { EXIT_USAGE } else { code };
+        }
+    }
     code
+}
+
+/// The report's row of `event`: a hook is "would run" when it is a `run`
+/// rule and the replay is a dry run.
+fn row(input: usize, event: &OwnedEvent, applied: &Applied, bound: &Bound, exec: bool) -> EventRow {
+    EventRow::new(input, event, applied, |id| !exec && bound.is_run_rule(id))
+}
+
+/// The lines the report shows above its timeline: an interruption, the
+/// unusable input lines.
+fn notes(s: &Summary) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(signal) = s.interrupted {
+        notes.push(format!(
+            "interrupted by {signal}: the timeline ends with the events replayed before it"
+        ));
+    }
+    for f in &s.files {
+        for w in &f.warnings {
+            notes.push(format!("warning: {}: {w}", f.path));
+        }
+    }
+    notes
 }
 
 /// `event` (an `after_tool`) with `args` as the arguments the tool ran with

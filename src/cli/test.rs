@@ -41,7 +41,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::drive::{Bound, Outcome, RunRules, Verdict, drive, load_config, session_dir};
+use crate::cli::drive::{
+    Applied, Bound, Outcome, RunRules, Verdict, drive, load_config, session_dir,
+};
+use crate::cli::report::{EventRow, SessionReport};
 use crate::cli::{
     EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted, run_interruptible,
     warn,
@@ -74,8 +77,10 @@ struct Report {
     shell_diagnostics: Vec<String>,
 }
 
-/// Runs `agent-hooks test`; returns the exit code.
-pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
+/// Runs `agent-hooks test`; returns the exit code. With `html`, the
+/// event's timeline is also written there as HTML ([`SessionReport`]),
+/// after the report; a failed write is [`EXIT_USAGE`].
+pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Format) -> u8 {
     let (_, table) = match load_config(config) {
         Ok(loaded) => loaded,
         Err(e) => {
@@ -83,6 +88,7 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
             return e.code;
         }
     };
+    let event_path = event;
     let event = match read_event(event) {
         Ok(e) => e,
         Err(message) => {
@@ -135,6 +141,16 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
         .iter()
         .flat_map(|r| r.diagnostics.iter().map(ToString::to_string))
         .collect();
+    let timeline = html.map(|_| {
+        timeline(
+            config,
+            event_path,
+            &event,
+            applied.as_ref(),
+            &records,
+            interrupted.map(|(signal, _)| signal),
+        )
+    });
     let (verdict, outcome) = applied.map(|a| (a.verdict, a.outcome)).unzip();
     let report = Report {
         config: config.display().to_string(),
@@ -152,7 +168,48 @@ pub(crate) fn run(config: &Path, event: &Path, format: Format) -> u8 {
     }
     drop(bound);
     drop(session);
-    interrupted.map_or(EXIT_OK, |(_, code)| code)
+    let code = interrupted.map_or(EXIT_OK, |(_, code)| code);
+    if let (Some(path), Some(t)) = (html, timeline)
+        && let Err(e) = t.write(path)
+    {
+        warn(&format!("error: {e}"));
+        return if code == EXIT_OK { EXIT_USAGE } else { code };
+    }
+    code
+}
+
+/// The HTML report of one `test` run: one event, with the records the
+/// runtime wrote. A run a second signal dropped has no decision: its
+/// event is shown as `dropped`, with the records.
+fn timeline(
+    config: &Path,
+    event_path: &Path,
+    event: &OwnedEvent,
+    applied: Option<&Applied>,
+    records: &[Value],
+    interrupted: Option<&str>,
+) -> SessionReport {
+    let mut row = match applied {
+        Some(applied) => EventRow::new(0, event, applied, |_| false),
+        None => {
+            let mut row = EventRow::not_replayed(0, event);
+            "dropped".clone_into(&mut row.decision);
+            row.reason = Some("a second signal dropped the run".to_owned());
+            row
+        }
+    };
+    row.records = records.to_vec();
+    SessionReport {
+        command: "test",
+        config: config.display().to_string(),
+        inputs: vec![event_path.display().to_string()],
+        exec: true,
+        events: vec![row],
+        notes: interrupted
+            .map(|signal| format!("interrupted by {signal}: running hooks were cancelled"))
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// Reads one event of our format from `path`, or stdin when it is `-`.
