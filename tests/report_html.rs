@@ -348,6 +348,11 @@ fn assert_filter(
     assert!(errors.is_empty(), "{url}: {errors:#?}");
     let tags = event_tags(&dom);
     assert_eq!(tags.len(), expected.len(), "{url}: every event in the DOM");
+    assert_eq!(
+        dom.matches("<tr class=\"hook\"").count(),
+        html.matches("<tr class=\"hook\"").count(),
+        "{url}: every consulted hook in the DOM"
+    );
     for (tag, keep) in tags.iter().zip(&expected) {
         let shown = attr(tag, "data-shown");
         assert_eq!(shown, Some(if *keep { "1" } else { "0" }), "{url}: {tag}");

@@ -242,7 +242,8 @@ fn event_section(out: &mut String, r: &SessionReport, n: usize, e: &EventRow, sc
 /// The hooks consulted for one event, with their latency bars.
 fn hook_table(out: &mut String, hooks: &[HookRow], scale: f64) {
     out.push_str(
-        "<table class=\"hooks\"><tr><th>hook</th><th>layer</th><th>verdict</th>\
+        "<table class=\"hooks\"><tr><th>hook</th>\
+         <th title=\"the hook's layer; for now the config file it comes from\">layer</th><th>verdict</th>\
          <th>failure</th><th>latency</th><th>message</th></tr>\n",
     );
     for h in hooks {
