@@ -213,6 +213,39 @@ fn test_report_shows_the_event_its_hooks_and_records() {
 }
 
 #[test]
+fn a_failing_hook_shows_its_failure_kind_policy_and_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("hooks.yaml"),
+        "version: 1\nhooks:\n  - id: broken-gate\n    phase: before_tool\n    run:\n      command: \"echo token=hunter2secret >&2; exit 3\"\n",
+    )
+    .expect("write the config");
+    let event =
+        r#"{"phase":"before_tool","tool_name":"bash","call_id":"c1","args":{"command":"ls"}}"#;
+    std::fs::write(dir.path().join("event.json"), event).expect("write the event");
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+        .current_dir(dir.path())
+        .args([
+            "test",
+            "hooks.yaml",
+            "--event",
+            "event.json",
+            "--report",
+            "f.html",
+        ])
+        .output()
+        .expect("run agent-hooks");
+    assert_eq!(out.status.code(), Some(0));
+    let html = std::fs::read_to_string(dir.path().join("f.html")).expect("read the report");
+    assert!(html.contains("<span class=\"failure\">nonzero_exit</span> <small>policy block"));
+    assert!(html.contains("exited with code 3"));
+    assert!(
+        !html.contains("hunter2secret"),
+        "the hook's stderr is redacted"
+    );
+}
+
+#[test]
 fn report_with_expect_is_refused() {
     let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
         .current_dir(root())
