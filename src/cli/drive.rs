@@ -21,7 +21,7 @@ use hooks_runtime::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{Cancels, EXIT_FINDINGS, EXIT_USAGE};
+use crate::cli::{Cancels, EXIT_FINDINGS, EXIT_USAGE, current_thread_runtime, warn};
 
 /// Why a config could not be used: the exit code and the message.
 pub(crate) struct ConfigError {
@@ -57,6 +57,23 @@ pub(crate) fn session_dir() -> Result<SessionDir, String> {
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     SessionDir::create_outside(&workspace)
         .map_err(|e| format!("cannot create a session directory: {e}"))
+}
+
+/// A command's binding of `table`: its private session directory
+/// ([`session_dir`]), the table bound there ([`Bound::new`]) and a
+/// current-thread runtime to drive it, in the order they must be dropped
+/// last to first. `Err` is the exit code, after a warning.
+pub(crate) fn bind(
+    table: Table,
+    run: RunRules,
+) -> Result<(SessionDir, Bound, tokio::runtime::Runtime), u8> {
+    let bound = session_dir().and_then(|dir| Ok((Bound::new(table, dir.path(), run)?, dir)));
+    let (bound, session) = bound.map_err(|e| {
+        warn(&format!("error: {e}"));
+        EXIT_USAGE
+    })?;
+    let runtime = current_thread_runtime()?;
+    Ok((session, bound, runtime))
 }
 
 /// Whether `run` rules execute.

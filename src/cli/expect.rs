@@ -19,10 +19,9 @@ use agent_hooks::policy_test::{self, Cases};
 use hooks_runtime::HookContext;
 
 use crate::Format;
-use crate::cli::drive::{Bound, RunRules, load_config, session_dir};
+use crate::cli::drive::{RunRules, bind, load_config};
 use crate::cli::{
-    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted,
-    run_interruptible, warn,
+    EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Ran, emit_json, emit_redacted, run_interruptible, warn,
 };
 
 /// Runs `agent-hooks test --expect`; returns the exit code.
@@ -41,22 +40,8 @@ pub(crate) fn run(config: &Path, cases: &Path, junit: Option<&Path>, format: For
             return EXIT_USAGE;
         }
     };
-    let session = match session_dir() {
-        Ok(d) => d,
-        Err(e) => {
-            warn(&format!("error: {e}"));
-            return EXIT_USAGE;
-        }
-    };
-    let bound = match Bound::new(table, session.path(), RunRules::Execute) {
-        Ok(b) => b,
-        Err(e) => {
-            warn(&format!("error: {e}"));
-            return EXIT_USAGE;
-        }
-    };
-    let runtime = match current_thread_runtime() {
-        Ok(rt) => rt,
+    let (_session, bound, runtime) = match bind(table, RunRules::Execute) {
+        Ok(bound) => bound,
         Err(code) => return code,
     };
     let suite = config.display().to_string();

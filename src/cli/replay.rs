@@ -51,12 +51,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::drive::{Applied, Bound, RunRules, drive, load_config, session_dir};
+use crate::cli::drive::{Applied, Bound, RunRules, bind, drive, load_config};
 use crate::cli::report::{EventRow, SessionReport};
-use crate::cli::{
-    EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted, run_interruptible,
-    warn,
-};
+use crate::cli::{EXIT_OK, EXIT_USAGE, Ran, emit_json, emit_redacted, run_interruptible, warn};
 
 /// One input file, as summarized.
 #[derive(Debug, Serialize)]
@@ -213,17 +210,8 @@ pub(crate) fn run(
     } else {
         RunRules::DryRun
     };
-    let dir = session_dir();
-    let bound = dir.and_then(|dir| Ok((Bound::new(table, dir.path(), run_rules)?, dir)));
-    let (bound, session) = match bound {
-        Ok(b) => b,
-        Err(e) => {
-            warn(&format!("error: {e}"));
-            return EXIT_USAGE;
-        }
-    };
-    let runtime = match current_thread_runtime() {
-        Ok(rt) => rt,
+    let (session, bound, runtime) = match bind(table, run_rules) {
+        Ok(bound) => bound,
         Err(code) => return code,
     };
     let total: usize = sessions.iter().map(|s| s.events.len()).sum();

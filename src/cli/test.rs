@@ -41,14 +41,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::drive::{
-    Applied, Bound, Outcome, RunRules, Verdict, drive, load_config, session_dir,
-};
+use crate::cli::drive::{Applied, Outcome, RunRules, Verdict, bind, drive, load_config};
 use crate::cli::report::{EventRow, SessionReport};
-use crate::cli::{
-    EXIT_OK, EXIT_USAGE, Ran, current_thread_runtime, emit_json, emit_redacted, run_interruptible,
-    warn,
-};
+use crate::cli::{EXIT_OK, EXIT_USAGE, Ran, emit_json, emit_redacted, run_interruptible, warn};
 
 /// What `test --format json` prints.
 #[derive(Debug, Serialize)]
@@ -96,22 +91,8 @@ pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Form
             return EXIT_USAGE;
         }
     };
-    let session = match session_dir() {
-        Ok(d) => d,
-        Err(e) => {
-            warn(&format!("error: {e}"));
-            return EXIT_USAGE;
-        }
-    };
-    let bound = match Bound::new(table, session.path(), RunRules::Execute) {
-        Ok(b) => b,
-        Err(e) => {
-            warn(&format!("error: {e}"));
-            return EXIT_USAGE;
-        }
-    };
-    let runtime = match current_thread_runtime() {
-        Ok(rt) => rt,
+    let (session, bound, runtime) = match bind(table, RunRules::Execute) {
+        Ok(bound) => bound,
         Err(code) => return code,
     };
     let (event, identity) = event;
