@@ -408,12 +408,20 @@ fn run(cli: Cli) -> u8 {
             report,
             format,
         } => match (event, expect) {
-            (_, Some(cases)) => cli::expect::run(&config, &cases, junit.as_deref(), format),
+            (_, Some(cases)) => match cli::refuse_overwrite(junit.as_deref(), &[&config, &cases]) {
+                Ok(()) => cli::expect::run(&config, &cases, junit.as_deref(), format),
+                Err(code) => code,
+            },
             (Some(_), None) if junit.is_some() => {
                 cli::warn("error: `--junit` writes the results of `--expect`, not of `--event`");
                 cli::EXIT_USAGE
             }
-            (Some(event), None) => cli::test::run(&config, &event, report.as_deref(), format),
+            (Some(event), None) => {
+                match cli::refuse_overwrite(report.as_deref(), &[&config, &event]) {
+                    Ok(()) => cli::test::run(&config, &event, report.as_deref(), format),
+                    Err(code) => code,
+                }
+            }
             // clap requires one of them.
             (None, None) => cli::EXIT_USAGE,
         },
@@ -429,7 +437,14 @@ fn run(cli: Cli) -> u8 {
             exec,
             report,
             format,
-        } => cli::replay::run(&config, &inputs, exec, report.as_deref(), format),
+        } => {
+            let mut read: Vec<&std::path::Path> = vec![&config];
+            read.extend(inputs.iter().map(std::path::PathBuf::as_path));
+            match cli::refuse_overwrite(report.as_deref(), &read) {
+                Ok(()) => cli::replay::run(&config, &inputs, exec, report.as_deref(), format),
+                Err(code) => code,
+            }
+        }
         Command::Trust {
             config,
             list,

@@ -263,6 +263,59 @@ fn report_with_expect_is_refused() {
     assert!(!root().join("x.html").exists());
 }
 
+/// A report is never written over a file the command reads: a typo in
+/// `--report` must not replace the transcript or the config.
+#[test]
+fn a_report_over_an_input_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = written_session(dir.path());
+    let before = std::fs::read(&session).expect("read");
+    for target in [&session, &root().join("examples/hooks.yaml")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+            .current_dir(root())
+            .args(["replay", "examples/hooks.yaml"])
+            .arg(&session)
+            .arg("--report")
+            .arg(target)
+            .output()
+            .expect("run agent-hooks");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("which this command reads"), "{stderr}");
+    }
+    assert_eq!(std::fs::read(&session).expect("read"), before);
+    let config = std::fs::read_to_string(root().join("examples/hooks.yaml")).expect("read");
+    assert!(
+        config.starts_with("# yaml-language-server"),
+        "the config is intact"
+    );
+}
+
+/// Bidirectional controls cannot reverse the page's text, and a secret in
+/// a multi-line value is masked without eating the lines after it.
+#[test]
+fn bidi_controls_are_shown_and_redaction_keeps_the_next_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let session = dir.path().join("s.jsonl");
+    let events = [
+        serde_json::json!({"phase": "before_tool", "tool_name": "ba\u{202e}sh", "call_id": "b1", "args": {"command": "ls"}}),
+        serde_json::json!({"phase": "after_tool", "tool_name": "read_file", "call_id": "b2", "args": {"path": "a"},
+            "result": {"output": "password: hunter2hunter2\nline2 visible\nline3 visible"}, "outcome": "success"}),
+    ];
+    let text: String = events.iter().map(|e| format!("{e}\n")).collect();
+    std::fs::write(&session, text).expect("write");
+    let out = dir.path().join("r.html");
+    replay_report(&root().join("examples/hooks.yaml"), &session, &out);
+    let html = std::fs::read_to_string(&out).expect("report");
+    assert!(!html.contains('\u{202e}'), "a raw bidi control");
+    assert!(html.contains("ba\\u{202e}sh"), "shown as text");
+    assert!(!html.contains("hunter2hunter2"));
+    assert!(
+        html.contains("line2 visible"),
+        "the line after the secret is kept"
+    );
+}
+
 // --- In headless Chromium -----------------------------------------------
 
 /// A config for real Claude Code transcripts: shell calls are blocked (so

@@ -64,6 +64,37 @@ pub(crate) fn emit_json(value: &impl Serialize) {
     emit(&serde_json::to_string_pretty(&value).unwrap_or_default());
 }
 
+/// `Err(`[`EXIT_USAGE`]`)`, after a warning, when the file a command is to
+/// write (`--report`, `--junit`) is one of the files it reads: a typo must
+/// not replace a transcript or a config with a report. Paths are compared
+/// once resolved (symbolic links, `.`/`..`); a file that does not exist
+/// yet is none of the inputs.
+pub(crate) fn refuse_overwrite(
+    out: Option<&std::path::Path>,
+    inputs: &[&std::path::Path],
+) -> Result<(), u8> {
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let Ok(resolved) = std::fs::canonicalize(out) else {
+        return Ok(());
+    };
+    match inputs
+        .iter()
+        .find(|input| std::fs::canonicalize(input).is_ok_and(|i| i == resolved))
+    {
+        Some(input) => {
+            warn(&format!(
+                "error: `{}` is `{}`, which this command reads: choose another file to write",
+                out.display(),
+                input.display()
+            ));
+            Err(EXIT_USAGE)
+        }
+        None => Ok(()),
+    }
+}
+
 /// Writes `text` and a newline to stderr, redacted like [`emit_redacted`]
 /// (error messages may quote config or event text).
 pub(crate) fn warn(text: &str) {

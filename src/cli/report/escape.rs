@@ -1,6 +1,7 @@
 //! HTML escaping for the session report: the five characters of HTML's
 //! syntax become character references, and control characters (which a
-//! browser would drop or turn into U+FFFD) become visible `\u{..}` text.
+//! browser would drop or turn into U+FFFD) and bidirectional controls
+//! (which would reverse the text after them) become visible `\u{..}` text.
 //! No crate of the tree escapes HTML; this is all the report needs, since
 //! it writes text only into element content and quoted attribute values.
 
@@ -17,11 +18,19 @@ pub(crate) fn escape_html(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(c),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c if c.is_control() || is_bidi_control(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// The Unicode bidirectional controls (marks, embeddings, overrides,
+/// isolates): raw, one could reverse how the rest of a line reads.
+pub(crate) fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -41,6 +50,15 @@ mod tests {
         assert_eq!(escape_html("a\u{1b}[31mb\u{0}c"), "a\\u{1b}[31mb\\u{0}c");
         assert_eq!(escape_html("line\n\tnext\r"), "line\n\tnext\\u{d}");
         assert_eq!(escape_html("\u{85}"), "\\u{85}");
+    }
+
+    #[test]
+    fn bidirectional_controls_become_visible_text() {
+        assert_eq!(escape_html("ba\u{202e}hs"), "ba\\u{202e}hs");
+        assert_eq!(
+            escape_html("\u{2066}x\u{2069}\u{200f}"),
+            "\\u{2066}x\\u{2069}\\u{200f}"
+        );
     }
 
     #[test]

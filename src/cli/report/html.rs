@@ -28,10 +28,12 @@ fn text(s: &str) -> String {
 }
 
 /// `value` redacted ([`redact_json`]: credential-like keys masked, every
-/// string redacted) as pretty JSON, then redacted as text and escaped.
+/// string redacted) as pretty JSON, escaped.
 fn json(value: &Value) -> String {
+    // Every string is redacted as a value, before serialization: redacting
+    // the JSON text again would run across its escaped newlines.
     let value = redact_json(value, &SecretSet::new());
-    text(&serde_json::to_string_pretty(&value).unwrap_or_default())
+    escape_html(&serde_json::to_string_pretty(&value).unwrap_or_default())
 }
 
 /// Per-hook figures of the summary.
@@ -119,7 +121,14 @@ fn summary(out: &mut String, r: &SessionReport) {
             t.failures += usize::from(h.failure.is_some());
             t.total_ms += h.elapsed_ms;
             t.max_ms = t.max_ms.max(h.elapsed_ms);
-            *t.verdicts.entry(h.verdict.clone()).or_default() += 1;
+            // A dry run's `run` hook did not run: its verdict says so
+            // here as in the timeline.
+            let verdict = if h.would_run {
+                format!("{} (would run)", h.verdict)
+            } else {
+                h.verdict.clone()
+            };
+            *t.verdicts.entry(verdict).or_default() += 1;
         }
     }
     out.push_str("<div class=\"counts\">\n");
@@ -194,9 +203,7 @@ fn filters(out: &mut String, r: &SessionReport) {
         }
         out.push_str("</select></label>\n");
     }
-    out.push_str(
-        "<span class=\"shown\"><span id=\"shown-count\"></span> events shown</span>\n</form>\n",
-    );
+    out.push_str("<span class=\"shown\"><span id=\"shown-count\"></span> shown</span>\n</form>\n");
 }
 
 /// One event of the timeline.

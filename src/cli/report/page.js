@@ -15,8 +15,14 @@
     m[1].split(",").forEach(function (part) {
       var i = part.indexOf(":");
       if (i < 0) { return; }
-      var key = decodeURIComponent(part.slice(0, i));
-      if (keys.indexOf(key) >= 0) { filter[key] = decodeURIComponent(part.slice(i + 1)); }
+      var key, value;
+      try {
+        key = decodeURIComponent(part.slice(0, i));
+        value = decodeURIComponent(part.slice(i + 1));
+      } catch (e) {
+        return; // a malformed %-escape: that part is ignored
+      }
+      if (keys.indexOf(key) >= 0) { filter[key] = value; }
     });
     return filter;
   }
@@ -46,7 +52,8 @@
       return k + ":" + filter[k];
     });
     document.body.setAttribute("data-filter", parts.join(","));
-    document.getElementById("shown-count").textContent = String(shown);
+    document.getElementById("shown-count").textContent =
+      shown === 1 ? "1 event" : String(shown) + " events";
     keys.forEach(function (k) {
       var select = document.getElementById("filter-" + k);
       if (select) { select.value = filter[k] || ""; }
