@@ -89,7 +89,7 @@ fn secrets_and_control_characters_never_reach_a_report() {
     let cases = dir.path().join("secret.yaml");
     std::fs::write(
         &cases,
-        "cases:\n  - name: \"password=\\\"abc123456\\\" \\u0001 bell\"\n    event: { phase: before_tool, tool_name: read_file, call_id: c, args: { path: a, password: hunter2hunter2, token: plainvalue123 } }\n    expect: { fired: [] }\n",
+        "cases:\n  - name: \"password=\\\"abc123456\\\" \\u0001 bell \\u202e rtl\"\n    event: { phase: before_tool, tool_name: read_file, call_id: c, args: { path: a, password: hunter2hunter2, token: plainvalue123 } }\n    expect: { fired: [] }\n",
     )
     .expect("write");
     let junit = dir.path().join("junit.xml");
@@ -104,6 +104,9 @@ fn secrets_and_control_characters_never_reach_a_report() {
             assert!(!xml.contains(secret), "{xml}");
         }
         assert!(!xml.contains('\u{1}'), "{xml}");
+        // JSON keeps the name as data; the text and the XML show it escaped.
+        assert!(!xml.contains('\u{202e}'), "{xml}");
+        assert!(format == "json" || !stdout.contains('\u{202e}'), "{stdout}");
         if format == "json" {
             assert!(stdout.contains(r#""field": "fired""#), "{stdout}");
         }

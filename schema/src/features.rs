@@ -31,7 +31,7 @@ pub(crate) fn missing(config: &Config, positions: &Positions, file: &str) -> Vec
                     format!("{what} needs the `{feature}` feature of agent-hooks, which this build does not enable"),
                 )
             .with_hint(format!(
-                "add `\"{feature}\"` to the `features` of the `agent-hooks` dependency in Cargo.toml: `agent-hooks = {{ version = \"...\", features = [\"{feature}\"] }}`"
+                "add `\"{feature}\"` to the `features` of the `agent-hooks` dependency in Cargo.toml: `agent-hooks = {{ ..., features = [\"{feature}\"] }}`"
             )),
         );
     };

@@ -427,22 +427,28 @@ impl fmt::Display for Report {
     }
 }
 
-/// `text` with its control characters (but tab) escaped, so a name cannot
-/// move the terminal's cursor or break an XML file.
+/// `text` with its control characters (but tab and newline) and its
+/// bidirectional controls escaped, so a name cannot move the terminal's
+/// cursor, reverse the text after it or break an XML file.
 pub(crate) fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\t' && c != '\n')
-    {
+    let hidden = |c: char| (c.is_control() && c != '\t' && c != '\n') || is_bidi_control(c);
+    if !text.chars().any(hidden) {
         return std::borrow::Cow::Borrowed(text);
     }
     text.chars()
         .map(|c| match c {
-            '\t' | '\n' => c.to_string(),
-            c if c.is_control() => c.escape_default().to_string(),
+            c if hidden(c) => c.escape_default().to_string(),
             c => c.to_string(),
         })
         .collect()
+}
+
+/// Whether `c` is a Unicode bidirectional control (marks, embeddings,
+/// overrides, isolates): shown raw, one could reverse how the rest of a
+/// line reads. Every report escapes them (the policy tests' and the CLI's
+/// HTML session report).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Runs `cases` through `stack`, each case's event as the first of a run

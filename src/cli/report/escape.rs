@@ -5,6 +5,8 @@
 //! No crate of the tree escapes HTML; this is all the report needs, since
 //! it writes text only into element content and quoted attribute values.
 
+use agent_hooks::policy_test::is_bidi_control;
+
 /// `text` escaped for element content or a double-quoted attribute value:
 /// `&`, `<`, `>`, `"` and `'` as character references, control characters
 /// other than newline and tab as `\u{1b}`-style text.
@@ -25,12 +27,6 @@ pub(crate) fn escape_html(text: &str) -> String {
         }
     }
     out
-}
-
-/// The Unicode bidirectional controls (marks, embeddings, overrides,
-/// isolates): raw, one could reverse how the rest of a line reads.
-pub(crate) fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
