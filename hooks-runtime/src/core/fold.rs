@@ -162,17 +162,26 @@ impl<'e> Fold<'e> {
         if flow.is_continue() {
             return ControlFlow::Continue(());
         }
-        let (kind, phase) = (flow.kind(), self.phase());
-        if !kind.honoured_on(phase) {
-            let diagnostic = Diagnostic::Unhonoured {
-                hook: hook.clone(),
-                flow: kind,
-                phase,
-            };
-            self.fail_closed(diagnostic);
+        if self.refuse_unhonoured(hook, flow.kind()) {
             return ControlFlow::Break(());
         }
         self.apply_honoured(hook, flow)
+    }
+
+    /// Whether the event's phase does not honour `kind`: if so, the fold
+    /// fails closed with a [`Diagnostic::Unhonoured`] naming `hook`.
+    fn refuse_unhonoured(&mut self, hook: &HookId, kind: FlowKind) -> bool {
+        let phase = self.phase();
+        if kind.honoured_on(phase) {
+            return false;
+        }
+        let diagnostic = Diagnostic::Unhonoured {
+            hook: hook.clone(),
+            flow: kind,
+            phase,
+        };
+        self.fail_closed(diagnostic);
+        true
     }
 
     /// Applies `flow`, returned by the hook `report` is about, and adds
@@ -209,21 +218,13 @@ impl<'e> Fold<'e> {
             self.push_report(report, before);
             return ControlFlow::Continue(());
         }
-        let hook = &report.hook;
-        let phase = self.phase();
-        if !kind.honoured_on(phase) {
-            let diagnostic = Diagnostic::Unhonoured {
-                hook: hook.clone(),
-                flow: kind,
-                phase,
-            };
-            self.fail_closed(diagnostic);
+        if self.refuse_unhonoured(&report.hook, kind) {
             report.verdict = Verdict::Refused(kind);
             self.push_report(report, before);
             return ControlFlow::Break(());
         }
         report.verdict = Verdict::Applied(kind);
-        let step = self.apply_honoured(hook, flow);
+        let step = self.apply_honoured(&report.hook, flow);
         self.push_report(report, before);
         step
     }
