@@ -25,7 +25,7 @@ enum Command {
     /// or I/O error.
     Check {
         /// Config files to check.
-        #[arg(required = true, value_name = "FILE")]
+        #[arg(required_unless_present = "stack", value_name = "FILE")]
         files: Vec<std::path::PathBuf>,
         /// Output format: `human` (rustc-style with snippets) or `json`.
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -38,10 +38,12 @@ enum Command {
         /// directory, as `test` and `replay` run hooks.
         #[arg(long, value_name = "DIR")]
         workspace: Option<std::path::PathBuf>,
-        /// The files are the configs of one hook stack: a hook id defined
-        /// in two of them is an error.
-        #[arg(long)]
-        stack: bool,
+        /// A stack file (docs/fleet.md, "Layers"): check it and its
+        /// configs, each on its own and together (a hook id in two of
+        /// them, a managed hook redefined by another layer, an `http` hook
+        /// outside the managed allowlists).
+        #[arg(long, value_name = "STACK")]
+        stack: Option<std::path::PathBuf>,
     },
     /// Print a JSON Schema: the hook config (default), the hook stdin payload
     /// or the hook stdout output.
@@ -62,8 +64,12 @@ enum Command {
     /// execute for real, with the current directory as workspace root.
     Test {
         /// The hook config.
-        #[arg(value_name = "CONFIG")]
-        config: std::path::PathBuf,
+        #[arg(value_name = "CONFIG", required_unless_present = "stack")]
+        config: Option<std::path::PathBuf>,
+        /// A stack file (docs/fleet.md, "Layers"): run its configs (then
+        /// CONFIG, if given) as one stack.
+        #[arg(long, value_name = "STACK")]
+        stack: Option<std::path::PathBuf>,
         /// The event: a JSON file, or `-` for stdin.
         #[arg(
             long,
@@ -91,8 +97,12 @@ enum Command {
     /// condition that failed. Never spawns anything.
     Explain {
         /// The hook config.
-        #[arg(value_name = "CONFIG")]
-        config: std::path::PathBuf,
+        #[arg(value_name = "CONFIG", required_unless_present = "stack")]
+        config: Option<std::path::PathBuf>,
+        /// A stack file (docs/fleet.md, "Layers"): explain its configs'
+        /// rules (then CONFIG's, if given), in the order they run.
+        #[arg(long, value_name = "STACK")]
+        stack: Option<std::path::PathBuf>,
         /// The event: a JSON file of our event format, or `-` for stdin.
         #[arg(long, value_name = "EVENT")]
         event: std::path::PathBuf,
@@ -107,12 +117,14 @@ enum Command {
     /// Drive recorded sessions (Claude Code transcripts, our event JSONL)
     /// through a config and summarize what its hooks would have done.
     Replay {
-        /// The hook config.
-        #[arg(value_name = "CONFIG")]
-        config: std::path::PathBuf,
-        /// Session files (JSONL).
-        #[arg(required = true, value_name = "TRANSCRIPT")]
-        inputs: Vec<std::path::PathBuf>,
+        /// The hook config, then the session files (JSONL); with
+        /// `--stack`, only the session files.
+        #[arg(required = true, value_name = "CONFIG] [TRANSCRIPT")]
+        paths: Vec<std::path::PathBuf>,
+        /// A stack file (docs/fleet.md, "Layers"): replay through its
+        /// configs as one stack (every path is then a session file).
+        #[arg(long, value_name = "STACK")]
+        stack: Option<std::path::PathBuf>,
         /// Execute matching `run` hooks (by default they are only counted:
         /// replaying a session must not run side-effecting commands).
         #[arg(long)]
@@ -130,8 +142,12 @@ enum Command {
     /// now. Any later change asks for trust again.
     Trust {
         /// The config to trust (or, with `--revoke`, to forget).
-        #[arg(value_name = "CONFIG", required_unless_present = "list")]
+        #[arg(value_name = "CONFIG", required_unless_present_any = ["list", "stack"])]
         config: Option<std::path::PathBuf>,
+        /// A stack file (docs/fleet.md, "Layers"): trust (or forget) each
+        /// of its configs; a stack with errors is not trusted.
+        #[arg(long, value_name = "STACK", conflicts_with = "list")]
+        stack: Option<std::path::PathBuf>,
         /// List the trusted configs instead.
         #[arg(long, conflicts_with_all = ["config", "revoke"])]
         list: bool,
@@ -166,9 +182,14 @@ enum Command {
         /// payload's own `hook_event_name` wins.
         #[arg(long, value_name = "NAME")]
         event: Option<String>,
-        /// The hook configs, run in this order as one stack.
-        #[arg(required = true, value_name = "CONFIG")]
+        /// The hook configs, run as one stack: by layer, lowest first,
+        /// those of one layer in this order.
+        #[arg(required_unless_present = "stack", value_name = "CONFIG")]
         configs: Vec<std::path::PathBuf>,
+        /// A stack file (docs/fleet.md, "Layers"): its configs run before
+        /// those named, in one stack.
+        #[arg(long, value_name = "STACK")]
+        stack: Option<std::path::PathBuf>,
         /// Append a record of every consulted hook to this JSONL file.
         #[arg(long, value_name = "FILE")]
         records: Option<std::path::PathBuf>,
@@ -201,6 +222,9 @@ enum Command {
         /// The hook configs the routed events run.
         #[arg(value_name = "CONFIG")]
         configs: Vec<std::path::PathBuf>,
+        /// A stack file the routed events run (docs/fleet.md, "Layers").
+        #[arg(long, value_name = "STACK", conflicts_with = "url")]
+        stack: Option<std::path::PathBuf>,
         /// Which settings: the project's (default), the user's, or Claude
         /// Code's `.claude/settings.local.json`.
         #[arg(long, value_enum, default_value_t = cli::init::Scope::Project)]
@@ -396,57 +420,68 @@ fn run(cli: Cli) -> u8 {
                 format,
                 deny_warnings,
                 workspace: &workspace.unwrap_or_else(|| std::path::PathBuf::from(".")),
-                stack,
+                stack: stack.as_deref(),
             },
         ),
         Command::Schema { kind, tools } => cli::schema::run(kind, tools.as_deref()),
         Command::Test {
             config,
+            stack,
             event,
             expect,
             junit,
             report,
             format,
-        } => match (event, expect) {
-            (_, Some(cases)) => match cli::refuse_overwrite(junit.as_deref(), &[&config, &cases]) {
-                Ok(()) => cli::expect::run(&config, &cases, junit.as_deref(), format),
-                Err(code) => code,
-            },
-            (Some(_), None) if junit.is_some() => {
-                cli::warn("error: `--junit` writes the results of `--expect`, not of `--event`");
-                cli::EXIT_USAGE
-            }
-            (Some(event), None) => {
-                match cli::refuse_overwrite(report.as_deref(), &[&config, &event]) {
-                    Ok(()) => cli::test::run(&config, &event, report.as_deref(), format),
-                    Err(code) => code,
-                }
-            }
-            // clap requires one of them.
-            (None, None) => cli::EXIT_USAGE,
-        },
+        } => {
+            let source = cli::drive::Source {
+                config: config.as_deref(),
+                stack: stack.as_deref(),
+            };
+            test(source, event, expect, junit, report, format)
+        }
         Command::Explain {
             config,
+            stack,
             event,
             all,
             format,
-        } => cli::explain::run(&config, &event, all, format),
+        } => {
+            let source = cli::drive::Source {
+                config: config.as_deref(),
+                stack: stack.as_deref(),
+            };
+            cli::explain::run(source, &event, all, format)
+        }
         Command::Replay {
-            config,
-            inputs,
+            paths,
+            stack,
             exec,
             report,
             format,
         } => {
-            let mut read: Vec<&std::path::Path> = vec![&config];
+            // Without a stack file, the first path is the config.
+            let (config, inputs) = match (&stack, paths.split_first()) {
+                (None, Some((config, inputs))) => (Some(config.as_path()), inputs),
+                _ => (None, &paths[..]),
+            };
+            if inputs.is_empty() {
+                cli::warn("error: give the session files to replay (after the config)");
+                return cli::EXIT_USAGE;
+            }
+            let source = cli::drive::Source {
+                config,
+                stack: stack.as_deref(),
+            };
+            let mut read = source.files();
             read.extend(inputs.iter().map(std::path::PathBuf::as_path));
             match cli::refuse_overwrite(report.as_deref(), &read) {
-                Ok(()) => cli::replay::run(&config, &inputs, exec, report.as_deref(), format),
+                Ok(()) => cli::replay::run(source, inputs, exec, report.as_deref(), format),
                 Err(code) => code,
             }
         }
         Command::Trust {
             config,
+            stack,
             list,
             revoke,
             strict,
@@ -454,6 +489,7 @@ fn run(cli: Cli) -> u8 {
             store,
         } => cli::trust::run(&cli::trust::Args {
             config,
+            stack,
             list,
             revoke,
             strict,
@@ -464,14 +500,22 @@ fn run(cli: Cli) -> u8 {
             agent,
             event,
             configs,
+            stack,
             records,
-        } => cli::hook::run(agent, event.as_deref(), &configs, records.as_deref()),
+        } => cli::hook::run(
+            agent,
+            event.as_deref(),
+            &configs,
+            stack.as_deref(),
+            records.as_deref(),
+        ),
         Command::Serve(args) => cli::serve::run(args),
         Command::PolicyEval => cli::policy_eval(),
         Command::Import { source } => source.run(),
         Command::Init {
             agent,
             configs,
+            stack,
             scope,
             settings,
             url,
@@ -482,6 +526,7 @@ fn run(cli: Cli) -> u8 {
         } => cli::init::run(&cli::init::Args {
             agent,
             configs,
+            stack,
             scope,
             settings,
             url,
@@ -490,5 +535,39 @@ fn run(cli: Cli) -> u8 {
             uninstall,
             import,
         }),
+    }
+}
+
+/// `agent-hooks test`: one event (`--event`) or policy tests (`--expect`).
+fn test(
+    source: cli::drive::Source<'_>,
+    event: Option<std::path::PathBuf>,
+    expect: Option<std::path::PathBuf>,
+    junit: Option<std::path::PathBuf>,
+    report: Option<std::path::PathBuf>,
+    format: Format,
+) -> u8 {
+    let mut read = source.files();
+    match (event, expect) {
+        (_, Some(cases)) => {
+            read.push(&cases);
+            match cli::refuse_overwrite(junit.as_deref(), &read) {
+                Ok(()) => cli::expect::run(source, &cases, junit.as_deref(), format),
+                Err(code) => code,
+            }
+        }
+        (Some(_), None) if junit.is_some() => {
+            cli::warn("error: `--junit` writes the results of `--expect`, not of `--event`");
+            cli::EXIT_USAGE
+        }
+        (Some(event), None) => {
+            read.push(&event);
+            match cli::refuse_overwrite(report.as_deref(), &read) {
+                Ok(()) => cli::test::run(source, &event, report.as_deref(), format),
+                Err(code) => code,
+            }
+        }
+        // clap requires one of them.
+        (None, None) => cli::EXIT_USAGE,
     }
 }

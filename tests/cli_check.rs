@@ -293,27 +293,108 @@ fn json_output_carries_the_severity() {
     assert_eq!(reports[0]["ok"], false);
 }
 
-/// `check --stack`: an id defined in two configs of one stack is an error
-/// located in the later file, naming the first (snapshot
-/// `tests/configs/stack/project.expected`); without `--stack`, or with ids
-/// of their own, the files are clean.
+/// `check --stack STACK.yaml`: an id defined in two configs of one stack
+/// is an error located in the later file, naming the first (snapshot
+/// `tests/configs/stack/project.expected`); checked alone, or with ids of
+/// their own, the files are clean.
 #[test]
 fn stack_ids_are_unique_across_files() {
     let team = "tests/configs/stack/team.yaml";
-    let out = check(&["--stack", team, "tests/configs/stack/project.yaml"]);
+    let out = check(&["--stack", "tests/configs/stack/stack.yaml"]);
     assert_eq!(out.status.code(), Some(1));
     let expected = std::fs::read_to_string(root().join("tests/configs/stack/project.expected"))
         .expect("the snapshot exists");
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
     let alone = check(&[team, "tests/configs/stack/project.yaml"]);
     assert_eq!(alone.status.code(), Some(0));
-    let twin = check(&["--stack", team, "tests/configs/stack/project-ok.yaml"]);
+    let twin = check(&["--stack", "tests/configs/stack/stack-ok.yaml"]);
     assert_eq!(
         twin.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&twin.stdout)
     );
+}
+
+/// A lower layer cannot redefine (or disable) a managed hook, nor call a
+/// URL or read a header variable the managed layer does not allow: each
+/// is an error located in the lower config, naming the managed one
+/// (snapshot `tests/configs/stack/managed-stack.expected`; the stack file
+/// puts `user.yaml` in the user layer).
+#[test]
+fn a_lower_layer_cannot_redefine_a_managed_hook_or_escape_its_allowlists() {
+    let out = check(&["--stack", "tests/configs/stack/managed-stack.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    let expected =
+        std::fs::read_to_string(root().join("tests/configs/stack/managed-stack.expected"))
+            .expect("the snapshot exists");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    // Checked alone, neither file has an error.
+    let alone = check(&[
+        "tests/configs/stack/managed.yaml",
+        "tests/configs/stack/user.yaml",
+    ]);
+    assert_eq!(alone.status.code(), Some(0));
+}
+
+/// Stack files are checked like configs: a missing `stack` list, an
+/// unknown key, a config listed twice and an unknown layer are located
+/// errors; a config declaring another layer than its entry gives is one
+/// too, in the config.
+#[test]
+fn stack_files_have_located_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    write("a.yaml", "version: 1\nlayer: user\nhooks: []\n");
+    let bad = write(
+        "bad.stack.yaml",
+        "stack:\n  - a.yaml\n  - a.yaml\n  - { config: a.yaml, layer: admin }\nlayers: []\n",
+    );
+    let out = check(&["--stack", &bad]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "bad.stack.yaml:3:5: error[config-listed-twice]",
+        "bad.stack.yaml:4:30: error[unknown-layer]",
+        "bad.stack.yaml:5:1: error[unknown-key]",
+    ] {
+        assert!(text.contains(expected), "{expected} in:\n{text}");
+    }
+    let differs = write(
+        "differs.stack.yaml",
+        "stack:\n  - { config: a.yaml, layer: project }\n",
+    );
+    let out = check(&["--stack", &differs]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("a.yaml:2:8: error[layer-differs-from-stack]: this config declares layer `user`, its stack file gives `project`"),
+        "{text}"
+    );
+    // A project config cannot promote itself to the managed layer: only a
+    // stack file entry grants it.
+    write("claims.yaml", "version: 1\nlayer: managed\nhooks: []\n");
+    let claims = write("claims.stack.yaml", "stack:\n  - a.yaml\n  - claims.yaml\n");
+    let out = check(&["--stack", &claims]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("claims.yaml:2:8: error[managed-not-granted]"),
+        "{text}"
+    );
+    let granted = write(
+        "granted.stack.yaml",
+        "stack:\n  - a.yaml\n  - { config: claims.yaml, layer: managed }\n",
+    );
+    assert_eq!(check(&["--stack", &granted]).status.code(), Some(0));
+    let empty = write("empty.stack.yaml", "stack: []\n");
+    assert_eq!(check(&["--stack", &empty]).status.code(), Some(1));
+    let missing = dir.path().join("missing.stack.yaml").display().to_string();
+    assert_eq!(check(&["--stack", &missing]).status.code(), Some(2));
 }
 
 /// The summary line's level is the worst finding's: notes alone are a

@@ -42,6 +42,11 @@ const NOT_CONFIGS: &[(&str, &str, &str)] = &[
     ),
     ("docs/config.md", "catalogue:", "the `catalogue:` key alone"),
     (
+        "docs/fleet.md",
+        "# hooks.stack.yaml: paths relative to this file",
+        "a stack file (its configs are the reader's)",
+    ),
+    (
         "docs/policy-tests.md",
         "cases:",
         "a policy test cases file (test --expect)",

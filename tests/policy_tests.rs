@@ -46,6 +46,44 @@ fn the_reference_cases_pass() {
     assert!(stdout.contains(": 9 passed, 0 failed"), "{stdout}");
 }
 
+/// The stack of examples/hooks.stack.yaml (managed, a team in shadow, the
+/// project) passes its cases; with the managed layer's expected decision
+/// changed, it fails.
+#[test]
+fn the_stack_cases_pass_and_a_changed_managed_decision_fails() {
+    let run = |cases: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_agent-hooks"))
+            .current_dir(root())
+            .args(["test", "--stack", "examples/hooks.stack.yaml", "--expect"])
+            .arg(cases)
+            .output()
+            .expect("run agent-hooks")
+    };
+    let cases = Path::new("examples/hooks.stack.test.yaml");
+    let out = run(cases);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains(": 5 passed, 0 failed"), "{stdout}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(root().join(cases)).expect("cases");
+    let changed = text.replacen("      decision: skip\n", "      decision: run\n", 1);
+    assert_ne!(changed, text);
+    let changed_cases = dir.path().join("changed.yaml");
+    std::fs::write(&changed_cases, changed).expect("write");
+    let out = run(&changed_cases);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("the managed layer refuses a force push the project would run ... FAILED"),
+        "{stdout}"
+    );
+}
+
 /// One expected decision changed: exit 1, a diff naming the case, the key,
 /// what was expected and what came; the JUnit file counts one failure.
 #[test]

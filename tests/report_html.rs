@@ -539,3 +539,46 @@ fn a_real_transcript_in_chromium() {
     check_in_browser(&bin, dir.path(), &page, "no-shell", "skip", "after_tool");
     screenshot(&bin, dir.path(), &page, "report-screenshot-real.png");
 }
+
+/// A stack with a config in `mode: shadow` (docs/cli.md, *Shadow mode*):
+/// the `shadow` filter keeps exactly the events it would change, or
+/// exactly the others.
+#[test]
+fn the_shadow_filter_in_chromium() {
+    let Some(bin) = chromium("the_shadow_filter_in_chromium") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.path().join(name), text).expect("write a file");
+    };
+    write(
+        "a.yaml",
+        "version: 1\nhooks:\n  - id: note-bash\n    phase: before_tool\n    include_tools: [bash]\n    inject: { content: \"bash ran\" }\n",
+    );
+    write(
+        "b.yaml",
+        "version: 1\nmode: shadow\nhooks:\n  - id: no-rm\n    phase: before_tool\n    include_tools: [bash]\n    when: { pointer: /command, matches: 'rm\\s+-rf' }\n    block: { reason: \"no rm -rf\" }\n",
+    );
+    write("stack.yaml", "stack: [a.yaml, b.yaml]\n");
+    write(
+        "session.jsonl",
+        "{\"phase\":\"before_tool\",\"tool_name\":\"bash\",\"call_id\":\"c1\",\"args\":{\"command\":\"rm -rf /\"}}\n\
+         {\"phase\":\"before_tool\",\"tool_name\":\"bash\",\"call_id\":\"c2\",\"args\":{\"command\":\"ls\"}}\n",
+    );
+    let page = dir.path().join("shadow.html");
+    agent_hooks(&[
+        "replay",
+        "--stack",
+        &display(&dir.path().join("stack.yaml")),
+        &display(&dir.path().join("session.jsonl")),
+        "--report",
+        &display(&page),
+    ]);
+    assert_filter(&bin, dir.path(), &page, "#filter=shadow:change", |t| {
+        attr(t, "data-shadow") == Some("change")
+    });
+    assert_filter(&bin, dir.path(), &page, "#filter=shadow:none", |t| {
+        attr(t, "data-shadow") == Some("none")
+    });
+}

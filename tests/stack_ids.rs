@@ -1,6 +1,8 @@
 //! Hook ids are unique across the configs pushed into one `HookStack`:
 //! `HookStack::try_push` refuses a second config (loaded at run time or
-//! compiled by `hooks!`) that defines an id already in the stack.
+//! compiled by `hooks!`) that defines an id already in the stack. A
+//! `hooks!(stack = ...)` type compiles a stack file's configs and runs
+//! them by layer.
 
 use std::sync::Arc;
 
@@ -8,6 +10,7 @@ use agent_hooks::{HookStack, Table};
 use hooks_runtime::{Dispatcher, DuplicateHookId, TableRef};
 
 agent_hooks::hooks!(name = TeamHooks, "configs/stack/team.yaml");
+agent_hooks::hooks!(name = Layered, stack = "configs/layers/stack.yaml");
 
 fn loaded(file: &str) -> Dispatcher {
     let path = format!("{}/tests/configs/stack/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -62,4 +65,43 @@ fn configs_with_their_own_ids_stack() {
         .and_then(|s| s.try_with("project", loaded("project-ok.yaml")))
         .expect("no id is shared");
     assert_eq!(stack.len(), 2);
+}
+
+/// The stack file lists the managed config first; the stack runs it last,
+/// and its block replaces the project's (docs/fleet.md, *Layers*).
+#[test]
+fn a_hooks_stack_runs_its_configs_by_layer() {
+    use agent_hooks::{Flow, HookContext, StepEvent};
+    let sources: Vec<&str> = Layered::tables().iter().map(|t| t.source()).collect();
+    assert_eq!(sources.len(), 2);
+    assert!(sources[0].ends_with("managed.yaml"), "{sources:?}");
+    let hooks = Layered::new();
+    let ids: Vec<&str> = hooks.stack().ids().map(|id| id.as_str()).collect();
+    assert!(
+        ids[0].ends_with("project.yaml") && ids[1].ends_with("managed.yaml"),
+        "{ids:?}"
+    );
+    let args = serde_json::json!({"command": "git push --force origin main"});
+    let mut stack = HookStack::new();
+    stack.push("layered", hooks);
+    let outcome = block_on(stack.fold(
+        &HookContext::new("t"),
+        StepEvent::BeforeTool {
+            tool_name: "bash",
+            call_id: "c1",
+            args: &args,
+        },
+    ));
+    match outcome.decision {
+        Some(Flow::Skip { reason }) => assert!(reason.contains("(managed)"), "{reason}"),
+        other => panic!("expected the managed block, got {other:?}"),
+    }
+}
+
+/// Runs an in-process fold on a current-thread runtime.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime")
+        .block_on(future)
 }

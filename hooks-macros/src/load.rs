@@ -61,43 +61,137 @@ pub(crate) fn load(source: &Source, base_dir: &Path) -> Loaded {
                     "absolute config path `{written}`, expected a path relative to the directory of this source file"
                 ));
             }
-            let path = base_dir.join(&written);
-            // Diagnostics name the file as the crate's root sees it
-            // (`src/hooks.yaml`), so terminal and editor links resolve.
-            let shown = shown_path(&path).unwrap_or_else(|| written.clone());
-            let text = match std::fs::read(&path) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    return fail(format!(
+            load_path(base_dir.join(&written), &written, lit).0
+        }
+        Source::Stack(lit) => Loaded {
+            plan: Err(syn::Error::new(
+                lit.span(),
+                "a stack file is loaded by `load_stack`",
+            )),
+            warnings: Vec::new(),
+            tracked: Vec::new(),
+            display: lit.value(),
+        },
+    }
+}
+
+/// Loads the config at `path` (`written` as the literal says it, for a
+/// name outside the package), errors spanned on `lit`; and its text, when
+/// it could be read.
+fn load_path(path: PathBuf, written: &str, lit: &syn::LitStr) -> (Loaded, Option<String>) {
+    // Diagnostics name the file as the crate's root sees it
+    // (`src/hooks.yaml`), so terminal and editor links resolve.
+    let shown = shown_path(&path).unwrap_or_else(|| written.to_owned());
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let failed = Loaded {
+                plan: Err(syn::Error::new(
+                    lit.span(),
+                    format!(
                         "cannot read config `{shown}`: {} (paths are relative to the directory of the file calling `hooks!`)",
                         lowercase(&e.to_string())
-                    ));
-                }
+                    ),
+                )),
+                warnings: Vec::new(),
+                tracked: Vec::new(),
+                display: written.to_owned(),
             };
-            let dir = path.parent().unwrap_or(base_dir).to_owned();
-            let mut tracked = vec![path];
-            let compiled = match String::from_utf8(text) {
-                Ok(text) => compile(&text, &shown, &dir, lit, &mut tracked),
-                Err(e) => (
-                    Err(syn::Error::new(
-                        lit.span(),
-                        format!(
-                            "config `{shown}` is not valid UTF-8 (invalid byte at offset {})",
-                            e.utf8_error().valid_up_to()
-                        ),
-                    )),
-                    Vec::new(),
+            return (failed, None);
+        }
+    };
+    let dir = path.parent().map(Path::to_owned).unwrap_or_default();
+    let mut tracked = vec![path];
+    let (plan, warnings, text) = match String::from_utf8(text) {
+        Ok(text) => {
+            let (plan, warnings) = compile(&text, &shown, &dir, lit, &mut tracked);
+            (plan, warnings, Some(text))
+        }
+        Err(e) => (
+            Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "config `{shown}` is not valid UTF-8 (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
                 ),
-            };
-            let (plan, warnings) = compiled;
-            Loaded {
-                plan,
-                warnings,
-                tracked,
-                display: shown,
+            )),
+            Vec::new(),
+            None,
+        ),
+    };
+    let loaded = Loaded {
+        plan,
+        warnings,
+        tracked,
+        display: shown,
+    };
+    (loaded, text)
+}
+
+/// The configs of the stack file `lit` names (resolved against
+/// `base_dir`), each loaded as a config file is, in the layer its entry
+/// gives one that declares none, then checked together on the texts
+/// compiled ([`hooks_schema::check_stack_texts`]: each file read once);
+/// errors are spanned on `lit`. The stack file itself is tracked.
+pub(crate) fn load_stack(lit: &syn::LitStr, base_dir: &Path) -> Result<Vec<Loaded>, syn::Error> {
+    let path = base_dir.join(lit.value());
+    // Each finding rendered with a snippet of the file it is located in.
+    let render = |d: &hooks_schema::Diagnostic, files: &[String], texts: &[String]| {
+        let own = files
+            .iter()
+            .position(|f| *f == d.file)
+            .and_then(|i| texts.get(i));
+        let read = own
+            .is_none()
+            .then(|| std::fs::read_to_string(&d.file).ok())
+            .flatten();
+        d.render(own.map(String::as_str).or(read.as_deref()))
+    };
+    let error = |d: hooks_schema::Diagnostics, files: &[String], texts: &[String]| {
+        let mut all: Option<syn::Error> = None;
+        for d in d.iter() {
+            let e = syn::Error::new(lit.span(), render(d, files, texts));
+            match &mut all {
+                None => all = Some(e),
+                Some(a) => a.combine(e),
             }
         }
+        all.unwrap_or_else(|| syn::Error::new(lit.span(), "invalid stack"))
+    };
+    let entries = hooks_schema::read_stack_file(&path).map_err(|d| error(d, &[], &[]))?;
+    let mut loaded = Vec::with_capacity(entries.len());
+    let files: Vec<String> = entries
+        .iter()
+        .map(|e| e.config.display().to_string())
+        .collect();
+    let mut texts: Vec<String> = Vec::with_capacity(entries.len());
+    for (entry, file) in entries.iter().zip(&files) {
+        let (mut one, text) = load_path(entry.config.clone(), file, lit);
+        if let (Ok(plan), Some(key)) = (&mut one.plan, &entry.layer) {
+            plan.layer = key.layer();
+        }
+        loaded.push(one);
+        texts.extend(text);
     }
+    // A config that could not be read fails the build on its own.
+    if texts.len() == entries.len() {
+        let findings = hooks_schema::check_stack_texts(&entries, &texts)
+            .map_err(|d| error(d, &files, &texts))?;
+        if let Some(first) = loaded.first_mut() {
+            // The stack's warnings (switches leaving configs out, ...) are
+            // compiler warnings too.
+            first.warnings.extend(
+                findings
+                    .iter()
+                    .filter(|d| d.severity == hooks_schema::Severity::Warning)
+                    .map(|d| render(d, &files, &texts)),
+            );
+        }
+    }
+    if let Some(first) = loaded.first_mut() {
+        first.tracked.push(path);
+    }
+    Ok(loaded)
 }
 
 /// A compiled plan or the errors, and the rendered warnings either way.

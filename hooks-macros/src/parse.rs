@@ -6,6 +6,7 @@
 //! INPUT  := [ "name" "=" IDENT "," ] SOURCE [ "," ]
 //! SOURCE := STRING                      // a file, relative to the calling file
 //!         | "inline" "=" STRING         // the YAML itself
+//!         | "stack" "=" STRING          // a stack file, relative to the calling file
 //! ```
 
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -21,13 +22,16 @@ pub(crate) enum Source {
     File(LitStr),
     /// The YAML text itself.
     Inline(LitStr),
+    /// A stack file path literal (docs/fleet.md, *Layers*), relative to
+    /// the directory of the calling file.
+    Stack(LitStr),
 }
 
 impl Source {
     /// The literal errors are spanned on.
     pub(crate) fn literal(&self) -> &LitStr {
         match self {
-            Source::File(l) | Source::Inline(l) => l,
+            Source::File(l) | Source::Inline(l) | Source::Stack(l) => l,
         }
     }
 }
@@ -62,7 +66,7 @@ impl Parse for Input {
             let key: Ident = input.parse().map_err(|e| {
                 syn::Error::new(
                     e.span(),
-                    "expected a config path literal, `name = Type` or `inline = \"...\"`",
+                    "expected a config path literal, `name = Type`, `inline = \"...\"` or `stack = \"...\"`",
                 )
             })?;
             if !input.peek(Token![=]) {
@@ -88,10 +92,13 @@ impl Parse for Input {
                 }
                 "name" => return Err(syn::Error::new(key.span(), "duplicate `name`")),
                 "inline" => break Source::Inline(input.parse()?),
+                "stack" => break Source::Stack(input.parse()?),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown key `{other}`, expected one of: `name`, `inline`"),
+                        format!(
+                            "unknown key `{other}`, expected one of: `name`, `inline`, `stack`"
+                        ),
                     ));
                 }
             }

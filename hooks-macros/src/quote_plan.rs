@@ -36,10 +36,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use hooks_schema::plan::{
-    ActionSpec, Bits, ContextItem, Dfa, Gate, History, HttpSpec, Json, List, Params, PatternGroup,
-    PermissionRule, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch,
-    RewriteStep, Role, Rule, RunSpec, Scope, ScopeKind, Specifier, Test, Text, ToolChoice,
-    ToolPaths, ToolSchema, ToolSet,
+    ActionSpec, Bits, ContextItem, Dfa, Gate, History, HttpSpec, Json, Layer, List, Params,
+    PatternGroup, PermissionRule, PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec,
+    RequestPatch, RewriteStep, Role, Rule, RunSpec, Scope, ScopeKind, Specifier, Switches, Test,
+    Text, ToolChoice, ToolPaths, ToolSchema, ToolSet,
 };
 use hooks_schema::{
     FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
@@ -151,7 +151,9 @@ macro_rules! quote_unit_enums {
 }
 
 quote_structs! {
-    Plan { source, rules, phases, index, tool_paths, tool_schemas, limits }
+    Plan { source, rules, phases, index, tool_paths, tool_schemas, limits, layer, shadow, switches }
+    Layer { name, rank }
+    Switches { disable_all_hooks, managed_hooks_only, allowed_http_urls, allowed_header_env }
     Rule {
         id, phase, enabled, mode, failure_policy, show_in_tui, parallel, background, include,
         exclude, when, scope, once, action
@@ -401,6 +403,7 @@ macro_rules! quote_primitives {
 
 quote_primitives!(
     bool => |v| v,
+    u16 => |v| Literal::u16_suffixed(v),
     u32 => |v| Literal::u32_suffixed(v),
     u64 => |v| Literal::u64_suffixed(v),
 );

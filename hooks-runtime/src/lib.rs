@@ -152,7 +152,9 @@ pub use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome}
 pub use crate::core::patch::{HISTORY_KEYS, History, Params, PatchField, RequestPatch, ToolChoice};
 
 // A config's rules as a hook: compiled in by `hooks!`, or loaded.
-pub use crate::dispatch::{Dispatcher, RewriteMismatch, RewriteSchema, Table, TableRef};
+pub use crate::dispatch::{
+    Dispatcher, RewriteMismatch, RewriteSchema, StackTables, Table, TableRef,
+};
 // Loading configs at run time, and trusting them (the `load` feature).
 #[cfg(feature = "load")]
 pub use crate::dispatch::{
@@ -226,10 +228,10 @@ pub use crate::shell::redact::{
 /// change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::dispatch::{Dispatcher, Table, TableRef};
+    pub use crate::dispatch::{Dispatcher, Table, TableRef, stack_shell_runtime};
     pub use crate::{
-        AgentHook, Executor, Fold, FoldStep, HookContext, HookFuture, ShellRuntime, StackOutcome,
-        StepEvent, StepEventKind,
+        AgentHook, Executor, Fold, FoldStep, HookContext, HookFuture, HookStack, ShellRuntime,
+        StackOutcome, StepEvent, StepEventKind,
     };
     pub use hooks_plan::{
         ActionSpec, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule, Plan,
@@ -237,7 +239,7 @@ pub mod __private {
         RunSpec, Scope, ScopeKind, Specifier, StaticDfa, Test, ToolChoice, ToolPaths, ToolSchema,
         ToolSet,
     };
-    pub use hooks_plan::{Bits, Gate, LazySet, PatternGroup, PhaseIndex};
+    pub use hooks_plan::{Bits, Gate, Layer, LazySet, PatternGroup, PhaseIndex, Switches};
     pub use hooks_plan::{
         FailurePolicy, HttpProtocol, Limits, Mode, OutcomeKind, PayloadMode, Phase, Protocol,
     };

@@ -170,6 +170,9 @@ fn every_invocation_is_one_span_inside_its_fold() {
     assert_eq!(field("mark", "hook.action"), "rewrite");
     assert_eq!(field("mark", "hook.decision"), "rewrite_args");
     assert_eq!(field("mark", "hook.config"), "hooks.yaml");
+    assert_eq!(field("mark", "hook.layer"), "project");
+    assert_eq!(field("script", "hook.layer"), "project");
+    assert_eq!(field("rust-guard", "hook.layer"), "");
     assert_eq!(field("script", "hook.action"), "run");
     assert_eq!(field("script", "hook.outcome"), "failed");
     assert_eq!(field("script", "hook.failure_kind"), "nonzero_exit");

@@ -33,6 +33,7 @@ mod data;
 mod digest;
 mod eval;
 mod index;
+mod layer;
 mod lazy;
 mod limits;
 mod output;
@@ -55,6 +56,7 @@ pub use data::{
 pub use digest::{file_digest, policy_digest};
 pub use eval::{Facts, Mismatch, Subject, resolve, rewrite};
 pub use index::{Bits, Gate, PatternGroup, PhaseIndex};
+pub use layer::{Layer, Switches, url_matches, wildcard_match};
 pub use lazy::LazySet;
 pub use limits::{
     DEFAULT_TIMEOUT_MS, HeaderPart, HeaderTemplateError, HttpProtocol, Limits, header_parts,

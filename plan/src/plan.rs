@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use crate::data::{List, Rule, Text, ToolPaths};
 use crate::eval::Facts;
 use crate::index::{PhaseIndex, Words, candidates, next_set};
+use crate::layer::{Layer, Switches};
 use crate::limits::Limits;
 use crate::phase::Phase;
 
@@ -35,6 +36,13 @@ pub struct Plan {
     pub tool_schemas: List<ToolSchema>,
     /// The config's `limits`.
     pub limits: Limits,
+    /// The config's layer (`layer`; [`Layer::PROJECT`] when it declares none).
+    pub layer: Layer,
+    /// Whether the config is in `mode: shadow`: its rules were lowered in
+    /// `mode: audit` (evaluated and recorded, never enforced).
+    pub shadow: bool,
+    /// The managed layer's switches (`managed:`); `None` elsewhere.
+    pub switches: Option<Switches>,
 }
 
 /// One catalogue tool's JSON Schemas, as JSON text (compiled into
@@ -60,12 +68,24 @@ impl Plan {
             tool_paths: List::EMPTY,
             tool_schemas: List::EMPTY,
             limits: Limits::DEFAULT,
+            layer: Layer::PROJECT,
+            shadow: false,
+            switches: None,
         }
     }
 
     /// The indices of the enabled rules of `phase`, in declared order.
     pub fn rules_for(&self, phase: Phase) -> &[u32] {
         &self.phases[phase.index()]
+    }
+
+    /// The managed layer's switches this config sets and that apply: those
+    /// of a config in the managed layer, unless it is in `mode: shadow`
+    /// (a shadow config's switches are reported by `check`, never applied).
+    pub fn switches_in_force(&self) -> Option<&Switches> {
+        self.switches
+            .as_ref()
+            .filter(|_| self.layer.is_managed() && !self.shadow)
     }
 
     /// The `tool_settings` of `tool`, if the config has some.

@@ -73,15 +73,18 @@ pub use capability::{
 pub use catalogue::{
     Catalogue, CatalogueError, CatalogueSource, SchemaSource, ToolEntry, ToolSchemas,
 };
-pub use check::{cwd_problem, duplicate_ids_in_stack, valid_env_name};
+pub use check::{
+    StackEntry, check_stack, check_stack_texts, cwd_problem, read_stack_file, stack_findings,
+    valid_env_name,
+};
 #[cfg(feature = "http")]
 pub use config::url_problem;
 pub use config::{
-    ACTION_KEYS, Action, ArgTest, Config, Defaults, Env, Grant, HeaderPart, HeaderTemplateError,
-    HistoryPatch, Hook, HookScope, Http, HttpProtocol, Inject, Limits, OPA_DATA_PATH,
-    POLICY_QUERY_PATTERN, PointerSubject, Policy, Predicate, Program, Reason, RegexPattern,
-    RequestPatch, RewriteOp, Run, SelectModel, SpecificTools, ToolChoice, ToolChoiceMode,
-    ToolPattern, ToolSettings, Version, header_parts,
+    ACTION_KEYS, Action, ArgTest, BuiltinLayer, Config, ConfigMode, Defaults, Env, Grant,
+    HeaderPart, HeaderTemplateError, HistoryPatch, Hook, HookScope, Http, HttpProtocol, Inject,
+    LayerKey, Limits, Managed, NamedLayer, OPA_DATA_PATH, POLICY_QUERY_PATTERN, PointerSubject,
+    Policy, Predicate, Program, Reason, RegexPattern, RequestPatch, RewriteOp, Run, SelectModel,
+    SpecificTools, ToolChoice, ToolChoiceMode, ToolPattern, ToolSettings, Version, header_parts,
 };
 pub use dfa_cache::use_compile_cache;
 pub use diagnostic::{Diagnostic, Diagnostics, Layer, Severity};

@@ -44,6 +44,52 @@ pub struct Compiled {
     pub warnings: Vec<Diagnostic>,
 }
 
+impl Compiled {
+    /// The plan of this config as if it declared `mode: enforce`: what a
+    /// config in `mode: shadow` would do were it enforced (the what-if
+    /// pass of `agent-hooks test` and `replay`, docs/cli.md's *Shadow
+    /// mode*). Lowered again from [`Compiled::config`] as loading lowered
+    /// it: its `policy` hooks' files read again (relative to `workspace`,
+    /// as [`Loader::workspace`]), its catalogue's schemas; the plan keeps
+    /// this one's source and layer (which a stack file may have given).
+    ///
+    /// # Errors
+    ///
+    /// [`Diagnostics`] when a policy file can no longer be read or
+    /// compiled, or a pattern group no longer fits its budget.
+    pub fn enforced_plan(&self, workspace: &Path) -> Result<Plan, Diagnostics> {
+        let file = self.plan.source.as_ref();
+        let (policies, found) = crate::policy::load_policies(
+            &self.config,
+            &Positions::default(),
+            file,
+            workspace,
+            &mut Vec::new(),
+        );
+        if let Some(errors) = Diagnostics::from_vec(found) {
+            return Err(errors);
+        }
+        let mut dfas = DfaCache::default();
+        dfas.policies = policies;
+        let mut config = self.config.clone();
+        config.mode = crate::config::ConfigMode::Enforce;
+        let mut plan = plan::lower(&config, file, &mut dfas).map_err(|e| {
+            Diagnostics::single(Diagnostic::new(
+                file,
+                1,
+                1,
+                &e.pointer,
+                Layer::Semantic,
+                "pattern-too-large",
+                format!("hook `{}`: {}", e.hook, e.message),
+            ))
+        })?;
+        plan.tool_schemas = tool_schemas(self.catalogue.as_ref());
+        plan.layer = self.plan.layer.clone();
+        Ok(plan)
+    }
+}
+
 /// Loads configs with options: a tool catalogue from code, and the
 /// directory the config's relative `catalogue:` paths are resolved against.
 /// [`load_str`], [`compile_str`] and friends are `Loader::new()`'s methods.
@@ -140,6 +186,44 @@ impl Loader {
         let file = path.display().to_string();
         let source = read_config(path)?;
         self.compile(&source, &file, path.parent())
+    }
+
+    /// Compiles the configs of one stack (`entries`, in order; docs/fleet.md,
+    /// *Layers*) as [`Loader::compile_file`] does each, a config that
+    /// declares no layer in the one its entry gives, and checks them
+    /// together ([`crate::stack_findings`]) on the very text compiled: each
+    /// file is read once, so what is checked is what runs. Returns the
+    /// compiled configs and the stack's warnings. One config alone, its
+    /// layer not given, is not checked as a stack (nothing to clash with).
+    ///
+    /// # Errors
+    ///
+    /// The first config that cannot be read or is invalid; else every
+    /// error of the stack (a managed layer not granted, a managed hook
+    /// redefined, an id in two configs, an `http` hook outside the managed
+    /// allowlists, ...).
+    pub fn compile_stack(
+        &mut self,
+        entries: &[crate::StackEntry],
+    ) -> Result<(Vec<Compiled>, Vec<Diagnostic>), Diagnostics> {
+        let mut compiled = Vec::with_capacity(entries.len());
+        let mut texts = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let file = entry.config.display().to_string();
+            let text = read_config(&entry.config)?;
+            let mut one = self.compile(&text, &file, entry.config.parent())?;
+            if let Some(key) = &entry.layer {
+                // A config that declares another layer is refused below.
+                one.plan.layer = key.layer();
+            }
+            compiled.push(one);
+            texts.push(text);
+        }
+        if entries.len() == 1 && entries.iter().all(|e| e.layer.is_none()) {
+            return Ok((compiled, Vec::new()));
+        }
+        let warnings = crate::check_stack_texts(entries, &texts)?;
+        Ok((compiled, warnings))
     }
 
     /// As [`load_file`], with this loader's options.
@@ -453,7 +537,7 @@ pub fn load_file(path: &Path) -> Result<Config, Diagnostics> {
 }
 
 /// The text of a config file: size-capped, UTF-8 (see [`load_file`]).
-fn read_config(path: &Path) -> Result<String, Diagnostics> {
+pub(crate) fn read_config(path: &Path) -> Result<String, Diagnostics> {
     let file = path.display().to_string();
     // Refuse an oversized file before reading it into memory.
     if let Ok(meta) = std::fs::metadata(path)

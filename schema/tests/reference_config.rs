@@ -1,6 +1,8 @@
 //! `examples/hooks.yaml`, the fully commented reference config: it is valid,
-//! carries the schema modeline, uses every key of the language and every
-//! action, and the scripts it references work.
+//! carries the schema modeline, uses every key of the language (with the
+//! layers of its stack, `examples/managed.yaml` and `examples/team.yaml`,
+//! for the keys only they may use) and every action, and the scripts it
+//! references work.
 
 #![allow(
     clippy::unwrap_used,
@@ -119,10 +121,19 @@ fn reference_config_uses_every_key() {
             document_keys(v, &mut used, false);
         }
     }
+    // The managed switches and a named layer are the other layers' keys.
+    for other in ["examples/managed.yaml", "examples/team.yaml"] {
+        let text = std::fs::read_to_string(repo_root().join(other)).unwrap();
+        document_keys(
+            &hooks_schema::parse_document(&text, other).unwrap(),
+            &mut used,
+            false,
+        );
+    }
     let missing: Vec<&String> = declared.difference(&used).collect();
     assert!(
         missing.is_empty(),
-        "examples/hooks.yaml does not use: {missing:?}"
+        "examples/hooks.yaml (with managed.yaml and team.yaml) does not use: {missing:?}"
     );
 }
 

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use hooks_runtime::Table;
+use hooks_schema::{Compiled, StackEntry};
 
 /// Why the configs could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -21,24 +22,64 @@ pub enum ConfigError {
     Invalid(#[source] hooks_schema::Diagnostics),
 }
 
-/// Loads and compiles `paths` (in order) for an engine whose hooks run in
-/// `workspace`.
+/// The configs of one stack: those of the stack file at `stack`
+/// ([`hooks_schema::read_stack_file`]), if any, then `configs` in the
+/// order given, each in the layer it declares.
+///
+/// # Errors
+///
+/// [`ConfigError::Invalid`] when the stack file cannot be read or is
+/// invalid (located diagnostics).
+pub fn stack_entries(
+    configs: &[PathBuf],
+    stack: Option<&Path>,
+) -> Result<Vec<StackEntry>, ConfigError> {
+    let mut entries = match stack {
+        Some(file) => hooks_schema::read_stack_file(file).map_err(ConfigError::Invalid)?,
+        None => Vec::new(),
+    };
+    entries.extend(configs.iter().map(|config| StackEntry {
+        config: config.clone(),
+        layer: None,
+        at: "the command line".to_owned(),
+    }));
+    Ok(entries)
+}
+
+/// Loads and compiles the configs of one stack (`entries`, in order) for
+/// an engine whose hooks run in `workspace`, and checks them together
+/// ([`hooks_schema::stack_findings`]: a managed hook redefined by another
+/// layer, an id in two configs, an `http` hook outside the managed
+/// allowlists, a config declaring another layer than its stack file
+/// gives). A config that declares no layer is in the one its entry gives.
 ///
 /// # Errors
 ///
 /// [`ConfigError::Invalid`] for the first config that cannot be read or
-/// is invalid.
-pub fn load_tables(paths: &[PathBuf], workspace: &Path) -> Result<Vec<Table>, ConfigError> {
-    paths
-        .iter()
-        .map(|path| {
-            let compiled = hooks_schema::Loader::new()
-                .workspace(workspace)
-                .compile_file(path)
-                .map_err(ConfigError::Invalid)?;
-            Ok(Table::from_plan(compiled.plan))
-        })
-        .collect()
+/// is invalid, else with the stack's errors.
+pub fn compile_stack(
+    entries: &[StackEntry],
+    workspace: &Path,
+) -> Result<Vec<Compiled>, ConfigError> {
+    // Each file read once: the stack's checks judge the text compiled
+    // (`Loader::compile_stack`).
+    hooks_schema::Loader::new()
+        .workspace(workspace)
+        .compile_stack(entries)
+        .map(|(compiled, _warnings)| compiled)
+        .map_err(ConfigError::Invalid)
+}
+
+/// [`compile_stack`], each config's plan as a dispatch table.
+///
+/// # Errors
+///
+/// As [`compile_stack`].
+pub fn load_tables(entries: &[StackEntry], workspace: &Path) -> Result<Vec<Table>, ConfigError> {
+    Ok(compile_stack(entries, workspace)?
+        .into_iter()
+        .map(|compiled| Table::from_plan(compiled.plan))
+        .collect())
 }
 
 /// The environment variable that names the compile cache's directory;

@@ -43,12 +43,14 @@ use hooks_runtime::state::SessionStore;
 use hooks_runtime::{
     AfterToolDecision, CompactionDecision, CompletionDecision, Decided, Dispatcher, Executor,
     HookContext, HookStack, InvalidCallDecision, ModelDecision, Observed, OwnedEvent,
-    PermissionDecision, PromptDecision, RecordWriter, ShellRuntime, StepEvent, StopDecision, Table,
-    TableRef, ToolCall, ToolDecision,
+    PermissionDecision, PromptDecision, RecordWriter, ShellRuntime, StackTables, StepEvent,
+    StopDecision, Table, TableRef, ToolCall, ToolDecision,
 };
 use serde_json::Value;
 
-pub use cache::{CACHE_ENV, ConfigError, load_tables, use_cache_from_env};
+pub use cache::{
+    CACHE_ENV, ConfigError, compile_stack, load_tables, stack_entries, use_cache_from_env,
+};
 
 /// An agent whose hook protocol the engine speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -253,10 +255,13 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
-    /// Binds `tables` (in order: one [`Dispatcher`] each, named after its
-    /// config's source, in one [`HookStack`]) to shell runtimes built from
-    /// each table's `limits` ([`Table::shell_runtime`]) in
-    /// `options.workspace`.
+    /// Binds `tables` (one [`Dispatcher`] each, named after its config's
+    /// source, in one [`HookStack`], which runs them by layer, lowest
+    /// first) to shell runtimes built from each table's `limits`
+    /// ([`Table::shell_runtime`]) in `options.workspace`, after the
+    /// managed layer's switches ([`StackTables::new`]): with
+    /// `disable_all_hooks` no table runs, with `managed_hooks_only` only
+    /// the managed layer's.
     ///
     /// # Errors
     ///
@@ -269,12 +274,18 @@ impl Engine {
                 source,
             })?;
         let mut stack = HookStack::new();
+        let StackTables {
+            tables, switches, ..
+        } = StackTables::new(tables);
         let mut shells = Vec::with_capacity(tables.len());
         for table in tables {
             let table = Arc::new(table);
             let mut shell = table
                 .shell_runtime(executor.clone())
                 .with_cancel(options.cancel.clone());
+            if let Some(switches) = &switches {
+                shell = shell.with_switches(Arc::clone(switches));
+            }
             if let Some(records) = &options.records {
                 shell = shell.with_records(records.clone());
             }

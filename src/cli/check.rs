@@ -47,23 +47,46 @@ pub(crate) struct Options<'a> {
     pub(crate) workspace: &'a Path,
     /// Whether warnings fail the check.
     pub(crate) deny_warnings: bool,
-    /// Whether the files are configs of one stack (ids must be unique
-    /// across them).
-    pub(crate) stack: bool,
+    /// A stack file: it and its configs are checked, and the configs
+    /// together ([`hooks_schema::stack_findings`]).
+    pub(crate) stack: Option<&'a Path>,
 }
 
 /// Checks every file, prints the diagnostics, returns the exit code:
 /// 0 when no file has an error (warnings and notes are printed but pass,
 /// unless `deny_warnings` makes warnings fail), 1 when any has a failing
 /// finding, 2 when any could not be read (I/O errors win over findings).
-/// With `stack`, a hook id defined in two of the files is an error too.
+/// With a stack file, its configs are checked too (before `files`), and
+/// together: a hook id defined in two of them, a managed hook redefined,
+/// an `http` hook outside the managed allowlists, ...
 pub(crate) fn run(files: &[PathBuf], options: Options<'_>) -> u8 {
-    let mut loaded: Vec<Loaded> = files
-        .iter()
-        .map(|path| load(path, options.workspace))
-        .collect();
-    if options.stack {
-        add_stack_findings(&mut loaded);
+    let mut loaded: Vec<Loaded> = Vec::new();
+    let mut layers = Vec::new();
+    let mut stacked = false;
+    if let Some(stack) = options.stack {
+        // A stack file that cannot be read stands for its configs.
+        match hooks_schema::read_stack_file(stack) {
+            Ok(entries) => {
+                stacked = true;
+                for entry in entries {
+                    loaded.push(load(&entry.config, options.workspace));
+                    layers.push(entry.layer);
+                }
+            }
+            Err(diagnostics) => loaded.push(Loaded {
+                name: display_name(stack),
+                checked: std::fs::read_to_string(stack)
+                    .map(|source| (source, diagnostics.into_iter().collect()))
+                    .map_err(|e| format!("cannot read `{}`: {e}", stack.display())),
+            }),
+        }
+    }
+    loaded.extend(files.iter().map(|path| load(path, options.workspace)));
+    if stacked {
+        // The configs named beside the stack file join the stack, as in
+        // every other command.
+        layers.resize(loaded.len(), None);
+        add_stack_findings(&mut loaded, &layers);
     }
     let deny_warnings = options.deny_warnings;
     let code = if loaded.iter().any(|l| l.checked.is_err()) {
@@ -83,19 +106,20 @@ pub(crate) fn run(files: &[PathBuf], options: Options<'_>) -> u8 {
     code
 }
 
-/// Adds [`hooks_schema::duplicate_ids_in_stack`] to the findings of the
+/// Adds [`hooks_schema::stack_findings`] to the findings of the
 /// files it locates them in, keeping each file's findings in position order.
-fn add_stack_findings(loaded: &mut [Loaded]) {
-    let configs: Vec<(&str, &str)> = loaded
+fn add_stack_findings(loaded: &mut [Loaded], layers: &[Option<hooks_schema::LayerKey>]) {
+    let configs: Vec<(&str, &str, Option<&hooks_schema::LayerKey>)> = loaded
         .iter()
-        .filter_map(|l| {
+        .zip(layers)
+        .filter_map(|(l, layer)| {
             l.checked
                 .as_ref()
                 .ok()
-                .map(|(source, _)| (l.name.as_str(), source.as_str()))
+                .map(|(source, _)| (l.name.as_str(), source.as_str(), layer.as_ref()))
         })
         .collect();
-    let found = hooks_schema::duplicate_ids_in_stack(&configs);
+    let found = hooks_schema::stack_findings(&configs);
     for file in loaded.iter_mut() {
         if let Ok((_, diagnostics)) = &mut file.checked {
             let before = diagnostics.len();

@@ -16,8 +16,9 @@ use hooks_runtime::{
     CompletionDecision, ContextList, Decided, Diagnostic, Dispatcher, Executor, HookContext,
     HookReport, HookStack, InvalidCallDecision, ModelDecision, OwnedEvent, PermissionDecision,
     PromptDecision, ProvenanceList, RecordWriter, ReportList, RequestPatch, SecretSet, SessionDir,
-    ShellRuntime, StepEventKind, Table, TableRef, ToolDecision,
+    ShellRuntime, StackTables, StepEventKind, Table, TableRef, ToolDecision,
 };
+use hooks_schema::Compiled;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -29,22 +30,67 @@ pub(crate) struct ConfigError {
     pub(crate) message: String,
 }
 
-/// Reads `path` (unreadable: [`EXIT_USAGE`]) and loads it as the checked
-/// config (for its patterns' text) and the dispatch table built from it
-/// (invalid: [`EXIT_FINDINGS`]).
-pub(crate) fn load_config(path: &Path) -> Result<(hooks_schema::Config, Table), ConfigError> {
-    let name = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| ConfigError {
+/// What a command runs: one config file, or the configs of a stack file
+/// (`--stack`, docs/fleet.md's *Layers*) and then the config, if both are
+/// given.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Source<'a> {
+    /// The config named on the command line.
+    pub(crate) config: Option<&'a Path>,
+    /// The stack file given with `--stack`.
+    pub(crate) stack: Option<&'a Path>,
+}
+
+impl Source<'_> {
+    /// The name reports and summaries give it: the stack file's, else the
+    /// config's.
+    pub(crate) fn name(&self) -> String {
+        self.stack
+            .or(self.config)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    }
+
+    /// The files named on the command line (what `--report` and `--junit`
+    /// must not overwrite).
+    pub(crate) fn files(&self) -> Vec<&Path> {
+        self.stack.into_iter().chain(self.config).collect()
+    }
+}
+
+/// Loads `source` as the checked configs (for their patterns' text) and
+/// the dispatch tables built from them
+/// ([`agent_hooks::agent::compile_stack`], with the current directory as
+/// the workspace root): unreadable, [`EXIT_USAGE`]; invalid, alone or
+/// together, [`EXIT_FINDINGS`].
+pub(crate) fn load(source: Source<'_>) -> Result<Vec<Compiled>, ConfigError> {
+    let configs: Vec<PathBuf> = source.config.map(Path::to_owned).into_iter().collect();
+    let workspace = std::env::current_dir().map_err(|e| ConfigError {
         code: EXIT_USAGE,
-        message: format!("error: cannot read config `{name}`: {e}"),
+        message: format!("error: cannot read the current directory: {e}"),
     })?;
-    // The one way through: validation and the lowering (`compile_str`), so a
-    // pattern group too large to compile is a located finding, as in `check`.
-    let compiled = hooks_schema::compile_str(&source, &name).map_err(|d| ConfigError {
-        code: EXIT_FINDINGS,
-        message: d.to_string(),
-    })?;
-    Ok((compiled.config, Table::from_plan(compiled.plan)))
+    agent_hooks::agent::stack_entries(&configs, source.stack)
+        .and_then(|entries| agent_hooks::agent::compile_stack(&entries, &workspace))
+        .map_err(|e| {
+            let unreadable = matches!(&e, agent_hooks::agent::ConfigError::Invalid(d)
+                if d.iter().any(|d| d.layer == hooks_schema::Layer::Io));
+            ConfigError {
+                code: if unreadable {
+                    EXIT_USAGE
+                } else {
+                    EXIT_FINDINGS
+                },
+                message: e.to_string(),
+            }
+        })
+}
+
+/// The dispatch tables of `compiled` configs.
+pub(crate) fn tables(compiled: Vec<Compiled>) -> Vec<Table> {
+    compiled
+        .into_iter()
+        .map(|c| Table::from_plan(c.plan))
+        .collect()
 }
 
 /// The command's session directory: records and payload-ref files, private
@@ -59,15 +105,15 @@ pub(crate) fn session_dir() -> Result<SessionDir, String> {
         .map_err(|e| format!("cannot create a session directory: {e}"))
 }
 
-/// A command's binding of `table`: its private session directory
-/// ([`session_dir`]), the table bound there ([`Bound::new`]) and a
+/// A command's binding of `tables`: its private session directory
+/// ([`session_dir`]), the tables bound there ([`Bound::new`]) and a
 /// current-thread runtime to drive it, in the order they must be dropped
 /// last to first. `Err` is the exit code, after a warning.
 pub(crate) fn bind(
-    table: Table,
+    tables: Vec<Table>,
     run: RunRules,
 ) -> Result<(SessionDir, Bound, tokio::runtime::Runtime), u8> {
-    let bound = session_dir().and_then(|dir| Ok((Bound::new(table, dir.path(), run)?, dir)));
+    let bound = session_dir().and_then(|dir| Ok((Bound::new(tables, dir.path(), run)?, dir)));
     let (bound, session) = bound.map_err(|e| {
         warn(&format!("error: {e}"));
         EXIT_USAGE
@@ -75,6 +121,10 @@ pub(crate) fn bind(
     let runtime = current_thread_runtime()?;
     Ok((session, bound, runtime))
 }
+
+/// The name of the records file a command's binding writes in its
+/// session directory.
+const RECORDS_FILE: &str = "records.jsonl";
 
 /// Whether `run` rules execute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,48 +135,88 @@ pub(crate) enum RunRules {
     DryRun,
 }
 
-/// A config bound to the runtime: the stacks the commands drive, their
-/// shell runtimes, and the records file the runtime writes.
+/// The configs of a stack bound to the runtime: the stacks the commands
+/// drive, their shell runtimes, and the records file the runtime writes.
 ///
-/// Shutdown phases (`run_end`, `run_error`) run on a shell runtime of
-/// their own, with its own cancellation token: an interrupted command
+/// Shutdown phases (`run_end`, `run_error`) run on shell runtimes of
+/// their own, with their own cancellation token: an interrupted command
 /// cancels the run's token first, so the shutdown hooks still get their
 /// declared timeout ([`crate::cli::run_interruptible`]).
 pub(crate) struct Bound {
-    /// One [`Dispatcher`] over the table, named after the config file,
-    /// for every phase but the shutdown ones.
+    /// One [`Dispatcher`] per table, named after its config file, for
+    /// every phase but the shutdown ones (the stack runs them by layer).
     stack: HookStack,
-    /// The shell runtime of [`Bound::stack`] (the config's limits, the
-    /// record writer, the cancellation token a first signal cancels).
-    shell: Arc<ShellRuntime>,
-    /// The same dispatcher for `run_end` and `run_error`.
+    /// The shell runtimes of [`Bound::stack`], one per table (its limits,
+    /// the record writer, the token a first signal cancels).
+    shells: Vec<Arc<ShellRuntime>>,
+    /// The same dispatchers for `run_end` and `run_error`.
     shutdown_stack: HookStack,
-    /// Its shell runtime: the same limits, records and session directory,
-    /// a token only a second signal cancels.
-    shutdown_shell: Arc<ShellRuntime>,
-    table: Arc<Table>,
+    /// Their shell runtimes: the same limits, records and session
+    /// directory, a token only a second signal cancels.
+    shutdown_shells: Vec<Arc<ShellRuntime>>,
+    cancels: Cancels,
+    /// The tables, in the order the stack runs them.
+    tables: Vec<Arc<Table>>,
     records: std::cell::RefCell<RecordsTail>,
 }
 
 impl Bound {
-    /// Binds `table`: the current directory is the workspace root; records
-    /// go to `records.jsonl` in `dir`, which is also the session directory
-    /// (payload spill files) when `run` rules execute, and must then lie
-    /// inside the current directory or be private to the user
-    /// ([`session_dir`]).
-    pub(crate) fn new(table: Table, dir: &Path, run: RunRules) -> Result<Bound, String> {
+    /// Binds `tables` (the configs of one stack) after the managed
+    /// layer's switches ([`StackTables::new`]): the current directory is
+    /// the workspace root; records go to `records.jsonl` in `dir`, which
+    /// is also the session directory (payload spill files) when `run`
+    /// rules execute, and must then lie inside the current directory or be
+    /// private to the user ([`session_dir`]).
+    pub(crate) fn new(tables: Vec<Table>, dir: &Path, run: RunRules) -> Result<Bound, String> {
+        let cancels = Cancels {
+            run: hooks_runtime::CancellationToken::new(),
+            shutdown: hooks_runtime::CancellationToken::new(),
+        };
+        Bound::with_records(tables, dir, run, RECORDS_FILE, cancels)
+    }
+
+    /// Binds `tables` beside this binding, as [`Bound::new`] does but with
+    /// their records in `records` (a file name in `dir`) and this
+    /// binding's cancellation tokens: a signal stops both. The what-if
+    /// stack of shadow mode ([`crate::cli::shadow`]) is bound so.
+    pub(crate) fn beside(
+        &self,
+        tables: Vec<Table>,
+        dir: &Path,
+        run: RunRules,
+        records: &str,
+    ) -> Result<Bound, String> {
+        Bound::with_records(tables, dir, run, records, self.cancels.clone())
+    }
+
+    fn with_records(
+        tables: Vec<Table>,
+        dir: &Path,
+        run: RunRules,
+        records: &str,
+        cancels: Cancels,
+    ) -> Result<Bound, String> {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
         let executor = Executor::new(&cwd)
             .map_err(|e| format!("cannot use `{}` as workspace root: {e}", cwd.display()))?;
-        let path = dir.join("records.jsonl");
+        let path = dir.join(records);
         let writer = RecordWriter::open(&path, SecretSet::new())
             .map_err(|e| format!("cannot open the records file: {e}"))?;
-        let table = Arc::new(table);
-        let shell_runtime = || {
+        let StackTables {
+            tables, switches, ..
+        } = StackTables::new(tables);
+        let mut tables: Vec<Arc<Table>> = tables.into_iter().map(Arc::new).collect();
+        // The order the stack runs them: by layer, lowest first.
+        tables.sort_by_key(|t| t.layer().rank);
+        let shell_runtime = |table: &Table, cancel: &hooks_runtime::CancellationToken| {
             let mut shell = table
                 .shell_runtime(executor.clone())
-                .with_records(writer.clone());
+                .with_records(writer.clone())
+                .with_cancel(cancel.clone());
+            if let Some(switches) = &switches {
+                shell = shell.with_switches(Arc::clone(switches));
+            }
             if let Some(argv) = super::policy_process() {
                 shell = shell.with_policy_process(argv);
             }
@@ -138,22 +228,30 @@ impl Bound {
             };
             Ok::<_, String>(Arc::new(shell))
         };
-        let stack_over = |shell: &Arc<ShellRuntime>| {
-            let mut dispatcher =
-                Dispatcher::new(TableRef::Shared(Arc::clone(&table))).with_shell(Arc::clone(shell));
-            if run == RunRules::DryRun {
-                dispatcher = dispatcher.dry_run();
+        let bind = |cancel: &hooks_runtime::CancellationToken| {
+            let mut stack = HookStack::new();
+            let mut shells = Vec::with_capacity(tables.len());
+            for table in &tables {
+                let shell = shell_runtime(table, cancel)?;
+                let mut dispatcher = Dispatcher::new(TableRef::Shared(Arc::clone(table)))
+                    .with_shell(Arc::clone(&shell));
+                if run == RunRules::DryRun {
+                    dispatcher = dispatcher.dry_run();
+                }
+                stack.push(table.source().to_owned(), dispatcher);
+                shells.push(shell);
             }
-            HookStack::new().with(table.source().to_owned(), dispatcher)
+            Ok::<_, String>((stack, shells))
         };
-        let shell = shell_runtime()?;
-        let shutdown_shell = shell_runtime()?;
+        let (stack, shells) = bind(&cancels.run)?;
+        let (shutdown_stack, shutdown_shells) = bind(&cancels.shutdown)?;
         Ok(Bound {
-            stack: stack_over(&shell),
-            shell,
-            shutdown_stack: stack_over(&shutdown_shell),
-            shutdown_shell,
-            table,
+            stack,
+            shells,
+            shutdown_stack,
+            shutdown_shells,
+            cancels,
+            tables,
             records: std::cell::RefCell::new(RecordsTail { path, offset: 0 }),
         })
     }
@@ -175,39 +273,45 @@ impl Bound {
     /// Whether the run was cancelled (a first signal): later events would
     /// only fail as `cancelled`.
     pub(crate) fn run_cancelled(&self) -> bool {
-        self.shell.cancel_token().is_cancelled()
+        self.cancels.run.is_cancelled()
     }
 
-    /// Shuts down the persistent workers of both shell runtimes
+    /// Every shell runtime, the run's then the shutdown ones.
+    fn all_shells(&self) -> impl Iterator<Item = &Arc<ShellRuntime>> {
+        self.shells.iter().chain(&self.shutdown_shells)
+    }
+
+    /// Shuts down the persistent workers of every shell runtime
     /// ([`ShellRuntime::shutdown_workers`]): their processes get their
     /// stdin closed and a short grace, then their groups are killed.
     pub(crate) async fn shutdown_workers(&self) {
-        self.shell.shutdown_workers().await;
-        self.shutdown_shell.shutdown_workers().await;
+        for shell in self.all_shells() {
+            shell.shutdown_workers().await;
+        }
     }
 
-    /// Ends run `run_id`'s background hooks (`async: true`) on both shell
-    /// runtimes ([`ShellRuntime::end_run`]): after its `run_end` or
-    /// `run_error`, which runs on the shutdown runtime while they run on
+    /// Ends run `run_id`'s background hooks (`async: true`) on every shell
+    /// runtime ([`ShellRuntime::end_run`]): after its `run_end` or
+    /// `run_error`, which runs on the shutdown runtimes while they run on
     /// the run's, and after each replayed input.
     pub(crate) async fn end_run(&self, run_id: &str) {
-        self.shell.end_run(run_id).await;
-        self.shutdown_shell.end_run(run_id).await;
+        for shell in self.all_shells() {
+            shell.end_run(run_id).await;
+        }
     }
 
     /// Waits for run `run_id`'s background hooks, then ends the run
     /// ([`Bound::end_run`]): `test` shows their records.
     pub(crate) async fn settle(&self, run_id: &str) {
-        self.shell.wait_background(run_id).await;
+        for shell in &self.shells {
+            shell.wait_background(run_id).await;
+        }
         self.end_run(run_id).await;
     }
 
     /// The tokens [`crate::cli::run_interruptible`] cancels.
     pub(crate) fn cancels(&self) -> Cancels {
-        Cancels {
-            run: self.shell.cancel_token().clone(),
-            shutdown: self.shutdown_shell.cancel_token().clone(),
-        }
+        self.cancels.clone()
     }
 
     /// The records written since the last call, in the order written: what
@@ -225,11 +329,12 @@ impl Bound {
         ids
     }
 
-    /// The position and rule of id `id` in the table.
+    /// The position (in the order the stack runs them) and rule of id
+    /// `id`: ids are unique across a stack's configs.
     fn rule(&self, id: &str) -> Option<(usize, &hooks_schema::plan::Rule)> {
-        self.table
-            .rules()
+        self.tables
             .iter()
+            .flat_map(|table| table.rules())
             .enumerate()
             .find(|(_, rule)| &*rule.id == id)
     }

@@ -19,14 +19,14 @@ use agent_hooks::policy_test::{self, Cases};
 use hooks_runtime::HookContext;
 
 use crate::Format;
-use crate::cli::drive::{RunRules, bind, load_config};
+use crate::cli::drive::{RunRules, Source, bind, load, tables};
 use crate::cli::{
     EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Ran, emit_json, emit_redacted, run_interruptible, warn,
 };
 
 /// Runs `agent-hooks test --expect`; returns the exit code.
-pub(crate) fn run(config: &Path, cases: &Path, junit: Option<&Path>, format: Format) -> u8 {
-    let (_, table) = match load_config(config) {
+pub(crate) fn run(source: Source<'_>, cases: &Path, junit: Option<&Path>, format: Format) -> u8 {
+    let compiled = match load(source) {
         Ok(loaded) => loaded,
         Err(e) => {
             warn(&e.message);
@@ -40,11 +40,11 @@ pub(crate) fn run(config: &Path, cases: &Path, junit: Option<&Path>, format: For
             return EXIT_USAGE;
         }
     };
-    let (_session, bound, runtime) = match bind(table, RunRules::Execute) {
+    let (_session, bound, runtime) = match bind(tables(compiled), RunRules::Execute) {
         Ok(bound) => bound,
         Err(code) => return code,
     };
-    let suite = config.display().to_string();
+    let suite = source.name();
     let bound = &bound;
     // After each case: its background hooks end (their records shown, as
     // with `test --event`), then its records are read; a first signal

@@ -27,13 +27,19 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::drive::load_config;
+use crate::cli::drive::{Source, load};
 use crate::cli::{EXIT_OK, EXIT_USAGE, emit_json, emit_redacted, warn};
 
 /// The verdict on one rule.
 #[derive(Debug, Serialize)]
 struct RuleVerdict {
     id: String,
+    /// The layer of the rule's config (docs/fleet.md, *Layers*).
+    layer: String,
+    /// Whether its config is in `mode: shadow` (run, recorded, never
+    /// enforced).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    shadow: bool,
     phase: String,
     action: &'static str,
     matches: bool,
@@ -56,8 +62,8 @@ struct Failure {
 
 /// Runs `agent-hooks explain`; `all` lists the rules of every phase, not
 /// only the event's. Returns the exit code.
-pub(crate) fn run(config: &Path, event: &Path, all: bool, format: Format) -> u8 {
-    let (config_doc, table) = match load_config(config) {
+pub(crate) fn run(source: Source<'_>, event: &Path, all: bool, format: Format) -> u8 {
+    let mut compiled = match load(source) {
         Ok(loaded) => loaded,
         Err(e) => {
             warn(&e.message);
@@ -74,17 +80,34 @@ pub(crate) fn run(config: &Path, event: &Path, all: bool, format: Format) -> u8 
     let step = event_doc.as_step();
     let phase = step.kind().as_str();
     let mut other_phases = 0usize;
-    let verdicts: Vec<RuleVerdict> = table
-        .rules()
+    // In the order the stack runs them: by layer, lowest first; without
+    // the configs the managed layer's switches leave out.
+    compiled.sort_by_key(|c| c.plan.layer.rank);
+    let switches = compiled
         .iter()
-        .zip(&config_doc.hooks)
-        .filter(|(rule, _)| {
+        .find_map(|c| c.plan.switches_in_force().cloned());
+    let (compiled, left_out): (Vec<_>, Vec<_>) = compiled
+        .into_iter()
+        .partition(|c| switches.as_ref().is_none_or(|s| s.runs(&c.plan.layer)));
+    let left_out: Vec<String> = left_out.iter().map(|c| c.plan.source.to_string()).collect();
+    let verdicts: Vec<RuleVerdict> = compiled
+        .iter()
+        .flat_map(|c| {
+            let plan = &c.plan;
+            plan.rules
+                .iter()
+                .zip(&c.config.hooks)
+                .map(move |(r, h)| (r, h, plan))
+        })
+        .filter(|(rule, _, _)| {
             let shown = all || rule.phase.as_str() == phase;
             other_phases += usize::from(!shown);
             shown
         })
-        .map(|(rule, hook)| RuleVerdict {
+        .map(|(rule, hook, plan)| RuleVerdict {
             id: rule.id.to_string(),
+            layer: plan.layer.name.to_string(),
+            shadow: plan.shadow,
             phase: rule.phase.as_str().to_owned(),
             action: rule.action.name(),
             matches: rule.matches(&facts(&step)),
@@ -94,11 +117,12 @@ pub(crate) fn run(config: &Path, event: &Path, all: bool, format: Format) -> u8 
     match format {
         Format::Json => {
             let report = serde_json::json!({
-                "config": config.display().to_string(),
+                "config": source.name(),
                 "phase": step.kind().as_str(),
                 "tool": step.tool_name(),
                 "rules": verdicts,
                 "other_phases": other_phases,
+                "left_out": left_out,
             });
             emit_json(&report);
         }
@@ -107,17 +131,33 @@ pub(crate) fn run(config: &Path, event: &Path, all: bool, format: Format) -> u8 
             if let Some(tool) = step.tool_name() {
                 out.push_str(&format!(" (tool `{tool}`)"));
             }
+            let stacked = compiled.len() + left_out.len() > 1;
             for v in &verdicts {
+                // In a stack, each rule's layer; a shadow config's rules
+                // are only audited.
+                let mut origin = if stacked {
+                    format!(", layer {}", v.layer)
+                } else {
+                    String::new()
+                };
+                if v.shadow {
+                    origin.push_str(", shadow: audited only");
+                }
                 match &v.failed {
                     None => out.push_str(&format!(
-                        "\nmatch     `{}` ({}, {})",
+                        "\nmatch     `{}` ({}, {}{origin})",
                         v.id, v.phase, v.action
                     )),
                     Some(f) => out.push_str(&format!(
-                        "\nno match  `{}` ({}, {}): {}",
+                        "\nno match  `{}` ({}, {}{origin}): {}",
                         v.id, v.phase, v.action, f.message
                     )),
                 }
+            }
+            for file in &left_out {
+                out.push_str(&format!(
+                    "\nnot loaded `{file}`: the managed layer's switches leave it out"
+                ));
             }
             let n = verdicts.iter().filter(|v| v.matches).count();
             if all {

@@ -29,7 +29,8 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use agent_hooks::agent::{
-    Agent, Answer, Engine, EngineOptions, load_tables, runs_processes, use_cache_from_env,
+    Agent, Answer, Engine, EngineOptions, load_tables, runs_processes, stack_entries,
+    use_cache_from_env,
 };
 use hooks_runtime::{RecordWriter, SecretSet, SessionDir, state};
 
@@ -40,6 +41,7 @@ pub(crate) fn run(
     agent: Agent,
     event: Option<&str>,
     configs: &[PathBuf],
+    stack: Option<&Path>,
     records: Option<&Path>,
 ) -> u8 {
     let mut payload = Vec::new();
@@ -55,7 +57,7 @@ pub(crate) fn run(
         Err(e) => return fail(&format!("cannot read the current directory: {e}")),
     };
     use_cache_from_env();
-    let tables = match load_tables(configs, &workspace) {
+    let tables = match stack_entries(configs, stack).and_then(|e| load_tables(&e, &workspace)) {
         Ok(tables) => tables,
         Err(e) => return fail(&e),
     };

@@ -1,5 +1,6 @@
 //! Subcommands of the `agent-hooks` binary, one module each.
 
+pub(crate) mod calls;
 pub(crate) mod check;
 pub(crate) mod drive;
 pub(crate) mod expect;
@@ -11,6 +12,7 @@ pub(crate) mod replay;
 pub(crate) mod report;
 pub(crate) mod schema;
 pub(crate) mod serve;
+pub(crate) mod shadow;
 pub(crate) mod test;
 pub(crate) mod trust;
 

@@ -29,6 +29,10 @@
 //! `after_tool` event carries the rewritten `args` and the recorded ones as
 //! `original_args`, as the runtime would pass them.
 //!
+//! With a config in `mode: shadow`, every event is also folded through
+//! the what-if stack that enforces it ([`crate::cli::shadow`]): the summary
+//! counts the events it would change and lists the changes.
+//!
 //! SIGINT, SIGTERM or SIGHUP cancels the running hooks ([`run_interruptible`]) and
 //! stops the replay after the current event; the interrupted run is then
 //! ended with a `run_end` event (reason [`CANCELLED_REASON`]) unless it had
@@ -41,18 +45,19 @@
 //! input or the config cannot be read, 130 / 143 / 129 after SIGINT / SIGTERM / SIGHUP.
 //! Unparseable lines are warnings.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use agent_hooks::replay::read_session;
 use hooks_runtime::{HookContext, OwnedEvent};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::Format;
-use crate::cli::drive::{Applied, Bound, RunRules, bind, drive, load_config};
+use crate::cli::calls::Calls;
+use crate::cli::drive::{Applied, Bound, RunRules, Source, bind, drive, load, tables};
 use crate::cli::report::{EventRow, SessionReport};
+use crate::cli::shadow::{ShadowSummary, WhatIfRun, WhatIfTables};
 use crate::cli::{EXIT_OK, EXIT_USAGE, Ran, emit_json, emit_redacted, run_interruptible, warn};
 
 /// One input file, as summarized.
@@ -127,6 +132,10 @@ struct Summary {
     /// (reason [`CANCELLED_REASON`]) after the signal; its hooks are counted.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     shutdown_run_end: bool,
+    /// With a config in `mode: shadow`: the events it would change
+    /// (docs/cli.md, *Shadow mode*); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shadow: Option<ShadowSummary>,
 }
 
 /// Failures of one hook with one kind and message.
@@ -167,14 +176,14 @@ const CANCELLED_REASON: &str = "cancelled";
 /// session's timeline is also written there as HTML ([`SessionReport`]),
 /// after the summary; a failed write is [`EXIT_USAGE`].
 pub(crate) fn run(
-    config: &Path,
+    source: Source<'_>,
     inputs: &[PathBuf],
     exec: bool,
     report: Option<&Path>,
     format: Format,
 ) -> u8 {
-    let table = match load_config(config) {
-        Ok((_, table)) => table,
+    let compiled = match load(source) {
+        Ok(compiled) => compiled,
         Err(e) => {
             warn(&e.message);
             return e.code;
@@ -182,13 +191,13 @@ pub(crate) fn run(
     };
     let start = Instant::now();
     let mut summary = Summary {
-        config: config.display().to_string(),
+        config: source.name(),
         exec,
         ..Summary::default()
     };
     let mut timeline = report.map(|_| SessionReport {
         command: "replay",
-        config: config.display().to_string(),
+        config: source.name(),
         inputs: inputs.iter().map(|p| p.display().to_string()).collect(),
         exec,
         ..SessionReport::default()
@@ -210,10 +219,23 @@ pub(crate) fn run(
     } else {
         RunRules::DryRun
     };
-    let (session, bound, runtime) = match bind(table, run_rules) {
+    let what_if = match WhatIfTables::of(&compiled) {
+        Ok(what_if) => what_if,
+        Err(code) => return code,
+    };
+    let (session, bound, runtime) = match bind(tables(compiled), run_rules) {
         Ok(bound) => bound,
         Err(code) => return code,
     };
+    let what_if = match what_if.map(|t| t.bind(&bound, session.path(), run_rules)) {
+        None => None,
+        Some(Ok(what_if)) => Some(what_if),
+        Some(Err(code)) => return code,
+    };
+    summary.shadow = what_if.as_ref().map(ShadowSummary::new);
+    if let Some(t) = &mut timeline {
+        t.shadow = summary.shadow.as_ref().map(|s| s.configs.clone());
+    }
     let total: usize = sessions.iter().map(|s| s.events.len()).sum();
     // Draws on stderr only when it is a terminal (indicatif hides otherwise).
     let progress = indicatif::ProgressBar::new(total as u64);
@@ -226,9 +248,13 @@ pub(crate) fn run(
             let mut turn = run.for_turn(0);
             let mut prompts = 0u32;
             let mut ended = false;
-            let mut stopped: HashSet<&str> = HashSet::new();
-            let mut rewritten: HashMap<&str, Value> = HashMap::new();
-            for event in &session.events {
+            let mut calls = Calls::default();
+            // The what-if pass's own run (shadow mode).
+            let mut what_if_run = what_if
+                .as_ref()
+                .map(|_| WhatIfRun::new(session.identity.apply(HookContext::new("replay"))));
+            let file = path.display().to_string();
+            for (n, event) in session.events.iter().enumerate() {
                 if bound.run_cancelled() {
                     break;
                 }
@@ -239,20 +265,14 @@ pub(crate) fn run(
                     prompts += 1;
                 }
                 progress.inc(1);
-                let mut with_rewrite = None;
-                if let OwnedEvent::AfterTool { call_id, .. } = event {
-                    if stopped.contains(call_id.as_str()) {
-                        summary.suppressed += 1;
-                        if let Some(t) = &mut timeline {
-                            t.events.push(EventRow::not_replayed(input, event));
-                        }
-                        continue;
+                let Some(event_in) = calls.event(event) else {
+                    summary.suppressed += 1;
+                    if let Some(t) = &mut timeline {
+                        t.events.push(EventRow::not_replayed(input, event));
                     }
-                    if let Some(args) = rewritten.get(call_id.as_str()) {
-                        with_rewrite = Some(with_args(event, args.clone()));
-                    }
-                }
-                let event_in = with_rewrite.as_ref().unwrap_or(event);
+                    continue;
+                };
+                let event_in = &*event_in;
                 summary.events += 1;
                 *summary
                     .by_phase
@@ -264,8 +284,19 @@ pub(crate) fn run(
                 );
                 let applied = drive(bound.stack_for(event_in), &turn, event_in).await;
                 tally(&mut summary, &applied, &bound);
+                let mut changes = Vec::new();
+                if let (Some(w), Some(r)) = (&what_if, &mut what_if_run) {
+                    let turn = turn.turn();
+                    changes =
+                        (w.follow(r, turn, event, event_in, &applied).await).unwrap_or_default();
+                }
+                if let Some(s) = &mut summary.shadow {
+                    s.add(&file, n + 1, event_in, &changes);
+                }
                 if let Some(t) = &mut timeline {
-                    t.events.push(row(input, event_in, &applied, &bound, exec));
+                    let mut row = row(input, event_in, &applied, &bound, exec);
+                    row.shadow = changes;
+                    t.events.push(row);
                 }
                 if matches!(
                     event_in,
@@ -275,13 +306,7 @@ pub(crate) fn run(
                     // background hooks on the run's.
                     bound.end_run(run.run_id()).await;
                 }
-                if let OwnedEvent::BeforeTool { call_id, .. } = event {
-                    if applied.verdict.decision != "run" {
-                        stopped.insert(call_id);
-                    } else if let Some(args) = &applied.outcome.args {
-                        rewritten.insert(call_id, args.clone());
-                    }
-                }
+                calls.decided(event, &applied);
             }
             summary.warnings += session.warnings.len();
             summary.files.push(FileSummary {
@@ -302,17 +327,34 @@ pub(crate) fn run(
                     };
                     let applied = drive(bound.stack_for(&end), &turn, &end).await;
                     tally(&mut summary, &applied, &bound);
+                    let mut changes = Vec::new();
+                    if let (Some(w), Some(r)) = (&what_if, &mut what_if_run) {
+                        let turn = turn.turn();
+                        changes =
+                            (w.follow(r, turn, &end, &end, &applied).await).unwrap_or_default();
+                    }
+                    if let Some(s) = &mut summary.shadow {
+                        s.add(&file, 0, &end, &changes);
+                    }
                     if let Some(t) = &mut timeline {
-                        t.events.push(row(input, &end, &applied, &bound, exec));
+                        let mut row = row(input, &end, &applied, &bound, exec);
+                        row.shadow = changes;
+                        t.events.push(row);
                     }
                     summary.shutdown_run_end = true;
                 }
                 bound.end_run(run.run_id()).await;
+                if let Some(w) = &what_if {
+                    w.bound().end_run(run.run_id()).await;
+                }
                 break;
             }
             // Each input is its own run: what its background hooks left
             // is not the next input's.
             bound.end_run(run.run_id()).await;
+            if let Some(w) = &what_if {
+                w.bound().end_run(run.run_id()).await;
+            }
         }
     });
     progress.finish_and_clear();
@@ -327,6 +369,10 @@ pub(crate) fn run(
         Err(code) => return code,
     };
     runtime.block_on(bound.shutdown_workers());
+    if let Some(w) = &what_if {
+        runtime.block_on(w.bound().shutdown_workers());
+    }
+    drop(what_if);
     drop(bound);
     drop(session);
     summary.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -374,22 +420,6 @@ fn notes(s: &Summary) -> Vec<String> {
         }
     }
     notes
-}
-
-/// `event` (an `after_tool`) with `args` as the arguments the tool ran with
-/// and its recorded ones as `original_args`.
-fn with_args(event: &OwnedEvent, args: Value) -> OwnedEvent {
-    let mut event = event.clone();
-    if let OwnedEvent::AfterTool {
-        args: ran,
-        original_args,
-        ..
-    } = &mut event
-    {
-        let recorded = std::mem::replace(ran, args);
-        original_args.get_or_insert(recorded);
-    }
-    event
 }
 
 /// Adds one event's decision and the reports of its rules to `summary`.
@@ -508,6 +538,9 @@ fn print_human(s: &Summary) {
     }
     if s.warnings > 0 {
         out.push_str(&format!("warnings: {} unusable lines\n", s.warnings));
+    }
+    if let Some(shadow) = &s.shadow {
+        shadow.human(&mut out);
     }
     // Written like the failures: `ID: N` would read as an assignment to
     // the redaction when the id is `secret` or `password`.

@@ -6,12 +6,14 @@
 //! it does the other commands).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
-use agent_hooks::agent::{self as engine, Engine, EngineOptions, load_tables, runs_processes};
+use agent_hooks::agent::{
+    self as engine, Engine, EngineOptions, load_tables, runs_processes, stack_entries,
+};
 use agent_hooks::replay::read_event_line;
 use agent_hooks::serve::{
     Agent, Auth, BoxError, Drain, Handler, HandlerAnswer, Options, Server, WebhookSecret,
@@ -26,9 +28,14 @@ use super::{EXIT_OK, EXIT_SIGINT, EXIT_SIGTERM, EXIT_USAGE, warn};
 /// The flags of `agent-hooks serve`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The hook configs the engine runs; a change of any reloads them.
-    #[arg(required = true, value_name = "CONFIG")]
+    /// The hook configs the engine runs, as one stack (by layer, lowest
+    /// first); a change of any reloads them.
+    #[arg(required_unless_present = "stack", value_name = "CONFIG")]
     configs: Vec<PathBuf>,
+    /// A stack file (docs/fleet.md, "Layers"): its configs run before those
+    /// named, in one stack; a change of it or of one of them reloads.
+    #[arg(long, value_name = "STACK")]
+    stack: Option<PathBuf>,
     /// The address to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
     listen: SocketAddr,
@@ -174,10 +181,11 @@ impl EngineHandler {
 /// on every reload; an error keeps the running generation.
 fn load_handler(
     configs: &[PathBuf],
+    stack: Option<&Path>,
     store: &Arc<dyn SessionStore>,
 ) -> Result<EngineHandler, BoxError> {
     let workspace = std::env::current_dir()?;
-    let tables = load_tables(configs, &workspace)?;
+    let tables = load_tables(&stack_entries(configs, stack)?, &workspace)?;
     let session = if runs_processes(&tables) {
         Some(SessionDir::create_outside(&workspace)?)
     } else {
@@ -245,7 +253,7 @@ pub(crate) fn run(args: Args) -> u8 {
     options.drain_delay = args.drain_delay;
     options.drain_grace = args.drain_grace;
     if !args.watch_interval.is_zero() {
-        options.watch = args.configs.clone();
+        options.watch = watched(&args.configs, args.stack.as_deref());
         options.watch_interval = args.watch_interval;
     }
     options.auth = auth;
@@ -259,10 +267,29 @@ pub(crate) fn run(args: Args) -> u8 {
             return EXIT_USAGE;
         }
     };
-    runtime.block_on(serve(args.listen, options, args.configs))
+    runtime.block_on(serve(args.listen, options, args.configs, args.stack))
 }
 
-async fn serve(listen: SocketAddr, options: Options, configs: Vec<PathBuf>) -> u8 {
+/// The files whose change reloads: `configs`, the stack file and the
+/// configs it lists at start (a config added to the stack file later is
+/// loaded on the stack file's change, and watched after a restart).
+fn watched(configs: &[PathBuf], stack: Option<&Path>) -> Vec<PathBuf> {
+    let mut files = configs.to_vec();
+    if let Some(stack) = stack {
+        files.push(stack.to_owned());
+        if let Ok(entries) = hooks_schema::read_stack_file(stack) {
+            files.extend(entries.into_iter().map(|e| e.config));
+        }
+    }
+    files
+}
+
+async fn serve(
+    listen: SocketAddr,
+    options: Options,
+    configs: Vec<PathBuf>,
+    stack: Option<PathBuf>,
+) -> u8 {
     let (mut int, mut term, mut hup) = match super::signals() {
         Ok(signals) => signals,
         Err(code) => return code,
@@ -275,7 +302,11 @@ async fn serve(listen: SocketAddr, options: Options, configs: Vec<PathBuf>) -> u
             return EXIT_USAGE;
         }
     };
-    let server = match Server::bind(listen, options, move || load_handler(&configs, &store)).await {
+    let server = match Server::bind(listen, options, move || {
+        load_handler(&configs, stack.as_deref(), &store)
+    })
+    .await
+    {
         Ok(server) => server,
         Err(e) => {
             warn(&format!("error: {e}"));

@@ -28,6 +28,12 @@
 //! event runs on the shutdown runtime: its hooks keep their declared
 //! timeout after a first signal.
 //!
+//! With a config in `mode: shadow`, the event is also folded through the
+//! what-if stack that enforces it ([`crate::cli::shadow`]; its `run` hooks
+//! run a second time): the report adds what it would change against the
+//! enforced result (`shadow`). The decision and the records shown stay
+//! the enforced pass's.
+//!
 //! Exit codes: 0 whatever the hooks decided (this is a probe: a block is a
 //! result, not an error), 1 when the config has findings, 2 when the config
 //! or the event cannot be read or parsed, 130 / 143 / 129 after SIGINT / SIGTERM / SIGHUP.
@@ -41,8 +47,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Format;
-use crate::cli::drive::{Applied, Outcome, RunRules, Verdict, bind, drive, load_config};
+use crate::cli::drive::{Applied, Outcome, RunRules, Source, Verdict, bind, drive, load, tables};
 use crate::cli::report::{EventRow, SessionReport};
+use crate::cli::shadow::{Change, ShadowConfig, WhatIfRun, WhatIfTables};
 use crate::cli::{EXIT_OK, EXIT_USAGE, Ran, emit_json, emit_redacted, run_interruptible, warn};
 
 /// What `test --format json` prints.
@@ -70,13 +77,21 @@ struct Report {
     records: Vec<Value>,
     /// Runtime diagnostics of `run` rules (redacted).
     shell_diagnostics: Vec<String>,
+    /// With a config in `mode: shadow`: what it would change against the
+    /// enforced result, had it been enforced (empty: nothing); absent
+    /// without one, and after a signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shadow: Option<Vec<Change>>,
+    /// The configs in `mode: shadow` (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shadow_configs: Option<Vec<ShadowConfig>>,
 }
 
 /// Runs `agent-hooks test`; returns the exit code. With `html`, the
 /// event's timeline is also written there as HTML ([`SessionReport`]),
 /// after the report; a failed write is [`EXIT_USAGE`].
-pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Format) -> u8 {
-    let (_, table) = match load_config(config) {
+pub(crate) fn run(source: Source<'_>, event: &Path, html: Option<&Path>, format: Format) -> u8 {
+    let compiled = match load(source) {
         Ok(loaded) => loaded,
         Err(e) => {
             warn(&e.message);
@@ -91,22 +106,57 @@ pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Form
             return EXIT_USAGE;
         }
     };
-    let (session, bound, runtime) = match bind(table, RunRules::Execute) {
+    let what_if = match WhatIfTables::of(&compiled) {
+        Ok(what_if) => what_if,
+        Err(code) => return code,
+    };
+    let (session, bound, runtime) = match bind(tables(compiled), RunRules::Execute) {
         Ok(bound) => bound,
         Err(code) => return code,
     };
+    let what_if = match what_if.map(|t| t.bind(&bound, session.path(), RunRules::Execute)) {
+        None => None,
+        Some(Ok(what_if)) => Some(what_if),
+        Some(Err(code)) => return code,
+    };
     let (event, identity) = event;
     let ctx = identity.apply(HookContext::new("test"));
-    let work = drive(bound.stack_for(&event), &ctx, &event);
-    let (applied, interrupted) = match run_interruptible(&runtime, bound.cancels(), work) {
-        Ok(Ran::Done(applied)) => (Some(applied), None),
-        Ok(Ran::Interrupted(i)) => (i.partial, Some((i.signal, i.code))),
+    // The what-if pass's own run: same identity, its own scratchpad.
+    let mut what_if_run = WhatIfRun::new(identity.apply(HookContext::new("test")));
+    let work = async {
+        let applied = drive(bound.stack_for(&event), &ctx, &event).await;
+        let mut shadow = None;
+        if let Some(w) = &what_if
+            && !bound.run_cancelled()
+        {
+            shadow = w
+                .follow(&mut what_if_run, 0, &event, &event, &applied)
+                .await;
+        }
+        (applied, shadow)
+    };
+    let (applied, shadow, interrupted) = match run_interruptible(&runtime, bound.cancels(), work) {
+        Ok(Ran::Done((applied, shadow))) => (Some(applied), shadow, None),
+        // A cancelled what-if pass says nothing of the shadow configs.
+        Ok(Ran::Interrupted(i)) => {
+            let applied = i.partial.map(|(applied, _)| applied);
+            (applied, None, Some((i.signal, i.code)))
+        }
         Err(code) => return code,
     };
     // Background hooks (`async: true`) end before the report: their
     // records are shown, their context (no later event) dropped.
     runtime.block_on(bound.settle(ctx.run_id()));
     runtime.block_on(bound.shutdown_workers());
+    if let Some(w) = &what_if {
+        runtime.block_on(w.bound().settle(what_if_run.run_id()));
+        runtime.block_on(w.bound().shutdown_workers());
+    }
+    let shadow_configs = what_if.as_ref().map(|w| w.configs().to_vec());
+    let shadow = match (&what_if, interrupted) {
+        (Some(_), None) => Some(shadow.unwrap_or_default()),
+        _ => None,
+    };
     // The records file's lines, shown as written; read before `session`
     // (which holds the file) is removed.
     let records = bound.take_records();
@@ -123,18 +173,23 @@ pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Form
         .flat_map(|r| r.diagnostics.iter().map(ToString::to_string))
         .collect();
     let timeline = html.map(|_| {
-        timeline(
-            config,
+        let mut t = timeline(
+            &source.name(),
             event_path,
             &event,
             applied.as_ref(),
             &records,
             interrupted.map(|(signal, _)| signal),
-        )
+        );
+        t.shadow.clone_from(&shadow_configs);
+        if let (Some(row), Some(changes)) = (t.events.first_mut(), &shadow) {
+            row.shadow.clone_from(changes);
+        }
+        t
     });
     let (verdict, outcome) = applied.map(|a| (a.verdict, a.outcome)).unzip();
     let report = Report {
-        config: config.display().to_string(),
+        config: source.name(),
         phase: event.kind(),
         interrupted: interrupted.map(|(signal, _)| signal),
         verdict,
@@ -142,11 +197,14 @@ pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Form
         outcome,
         records,
         shell_diagnostics,
+        shadow,
+        shadow_configs,
     };
     match format {
         Format::Json => emit_json(&report),
         Format::Human => print_human(&report),
     }
+    drop(what_if);
     drop(bound);
     drop(session);
     let code = interrupted.map_or(EXIT_OK, |(_, code)| code);
@@ -163,7 +221,7 @@ pub(crate) fn run(config: &Path, event: &Path, html: Option<&Path>, format: Form
 /// runtime wrote. A run a second signal dropped has no decision: its
 /// event is shown as `dropped`, with the records.
 fn timeline(
-    config: &Path,
+    config: &str,
     event_path: &Path,
     event: &OwnedEvent,
     applied: Option<&Applied>,
@@ -182,7 +240,7 @@ fn timeline(
     row.records = records.to_vec();
     SessionReport {
         command: "test",
-        config: config.display().to_string(),
+        config: config.to_owned(),
         inputs: vec![event_path.display().to_string()],
         exec: true,
         events: vec![row],
@@ -190,6 +248,7 @@ fn timeline(
             .map(|signal| format!("interrupted by {signal}: running hooks were cancelled"))
             .into_iter()
             .collect(),
+        shadow: None,
     }
 }
 
@@ -224,6 +283,21 @@ fn print_human(r: &Report) {
             out.push('\n');
         }
         None => out.push_str("decision: none (the run was dropped)\n"),
+    }
+    if let (Some(changes), Some(configs)) = (&r.shadow, &r.shadow_configs) {
+        for c in changes {
+            out.push_str(&format!("{}\n", c.line()));
+        }
+        if changes.is_empty() {
+            let names: Vec<String> = configs
+                .iter()
+                .map(|c| format!("layer {}, config {}", c.layer, c.config))
+                .collect();
+            out.push_str(&format!(
+                "shadow ({}) would change: nothing\n",
+                names.join("; ")
+            ));
+        }
     }
     if r.fired.is_empty() {
         out.push_str("hooks fired: none\n");
@@ -269,11 +343,11 @@ fn print_outcome(out: &mut String, o: &Outcome, shell_diagnostics: &[String]) {
     }
     for p in &o.provenance {
         let change = serde_json::to_value(&p.change).unwrap_or_default();
-        let from = p
-            .hook
-            .source()
-            .map(|s| format!(" (from {s})"))
-            .unwrap_or_default();
+        let from = match (p.hook.source(), p.hook.layer()) {
+            (Some(s), Some(layer)) => format!(" (from {s}, layer {layer})"),
+            (Some(s), None) => format!(" (from {s})"),
+            _ => String::new(),
+        };
         out.push_str(&format!(
             "provenance: `{}`{from} {}\n",
             p.hook,

@@ -10,6 +10,8 @@ use crate::cli::{EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, emit_redacted, warn};
 /// The command line of `agent-hooks trust`.
 pub(crate) struct Args {
     pub(crate) config: Option<PathBuf>,
+    /// A stack file: its configs are trusted (or revoked) each.
+    pub(crate) stack: Option<PathBuf>,
     pub(crate) list: bool,
     pub(crate) revoke: bool,
     pub(crate) strict: bool,
@@ -47,10 +49,48 @@ pub(crate) fn run(args: &Args) -> u8 {
         }
         return EXIT_OK;
     }
-    let Some(config) = &args.config else {
-        warn("error: name the config to trust");
-        return EXIT_USAGE;
+    let configs = match configs(args) {
+        Ok(configs) => configs,
+        Err(code) => return code,
     };
+    // Each config in turn; the worst exit code.
+    configs
+        .iter()
+        .map(|config| one(&mut store, config, args))
+        .max()
+        .unwrap_or(EXIT_OK)
+}
+
+/// The configs to trust or revoke: the stack file's (checked together
+/// first: a stack with errors is not trusted), then the one named.
+fn configs(args: &Args) -> Result<Vec<PathBuf>, u8> {
+    let mut configs = Vec::new();
+    if let Some(stack) = &args.stack {
+        let entries = hooks_schema::read_stack_file(stack).map_err(|d| {
+            warn(&d.to_string());
+            EXIT_USAGE
+        })?;
+        if !args.revoke
+            && let Err(errors) = hooks_schema::check_stack(&entries)
+        {
+            warn(&format!(
+                "{errors}\nerror: the stack `{}` has errors; nothing trusted",
+                stack.display()
+            ));
+            return Err(EXIT_FINDINGS);
+        }
+        configs.extend(entries.into_iter().map(|e| e.config));
+    }
+    configs.extend(args.config.clone());
+    if configs.is_empty() {
+        warn("error: name the config to trust");
+        return Err(EXIT_USAGE);
+    }
+    Ok(configs)
+}
+
+/// Trusts or revokes `config`; its exit code.
+fn one(store: &mut TrustStore, config: &Path, args: &Args) -> u8 {
     if args.revoke {
         return match store.revoke(config) {
             Ok(true) => {
@@ -67,7 +107,7 @@ pub(crate) fn run(args: &Args) -> u8 {
             }
         };
     }
-    trust(&mut store, config, args.workspace.as_deref(), args.strict)
+    trust(store, config, args.workspace.as_deref(), args.strict)
 }
 
 /// Compiles `config` as `Table::load` does (its Rego files read from

@@ -239,6 +239,7 @@ fn every_invocation_is_one_exported_span_without_the_canary() {
     assert_eq!(script["hook.failure_kind"], "nonzero_exit");
     assert_eq!(script["hook.phase"], "before_tool");
     assert_eq!(script["hook.config"], "hooks.yaml");
+    assert_eq!(script["hook.layer"], "project");
     let policy = by_id("tool-policy");
     assert_eq!(policy["hook.action"], "policy");
     assert_eq!(policy["hook.decision"], "inject_context");

@@ -133,6 +133,30 @@ impl Flow {
         matches!(self, Flow::Continue)
     }
 
+    /// Whether this flow stops the fold where it is applied (docs/config.md,
+    /// *How several hooks combine*): `Skip`, `Terminate`, `Resume`, `Fail`,
+    /// `Retry` and `Repair`; the others let later hooks run.
+    pub const fn stops(&self) -> bool {
+        match self {
+            Flow::Skip { .. }
+            | Flow::Terminate { .. }
+            | Flow::Resume { .. }
+            | Flow::Fail
+            | Flow::Retry { .. }
+            | Flow::Repair { .. } => true,
+            Flow::Continue
+            | Flow::PatchRequest(_)
+            | Flow::RewriteArgs(_)
+            | Flow::RewriteResult(_)
+            | Flow::RewritePrompt(_)
+            | Flow::InjectContext(_)
+            | Flow::Ask { .. }
+            | Flow::Allow
+            | Flow::SetEnv(_)
+            | Flow::SelectModel(_) => false,
+        }
+    }
+
     /// Shorthand for [`Flow::Skip`].
     pub fn skip(reason: impl Into<Text>) -> Self {
         Flow::Skip {

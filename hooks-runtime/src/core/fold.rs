@@ -36,6 +36,9 @@ pub struct Fold<'e> {
     context: ContextList,
     env: EnvVars,
     decision: Option<Flow>,
+    /// Whether a higher layer is being consulted after a lower layer's
+    /// stopping flow ([`Fold::yield_to_higher_layer`]).
+    yielding: bool,
     /// The strongest `Ask` / `Allow` so far (they do not stop the fold).
     permission: Option<Flow>,
     provenance: ProvenanceList,
@@ -87,6 +90,7 @@ impl<'e> Fold<'e> {
             context: ContextList::new(),
             env: EnvVars::new(),
             decision: None,
+            yielding: false,
             permission: None,
             provenance: ProvenanceList::new(),
             diagnostics: Vec::new(),
@@ -131,8 +135,45 @@ impl<'e> Fold<'e> {
     }
 
     /// Whether a flow already stopped the fold (later flows are ignored).
+    /// While a higher layer is consulted after a lower layer's stopping
+    /// flow ([`Fold::yield_to_higher_layer`]), the fold is not stopped.
     pub fn is_stopped(&self) -> bool {
+        self.decision.is_some() && !self.yielding
+    }
+
+    /// Whether a stopping flow was kept (a decision a higher layer may
+    /// still replace counts too).
+    pub(crate) fn is_decided(&self) -> bool {
         self.decision.is_some()
+    }
+
+    /// Ends what [`Fold::yield_to_higher_layer`] began, once every higher
+    /// layer was consulted: a kept stopping flow stops the fold again.
+    pub fn end_yield(&mut self) {
+        self.yielding = false;
+    }
+
+    /// Lets the hooks of a higher layer be consulted after a lower
+    /// layer's stopping flow (docs/fleet.md, *Layers*): a lower layer never
+    /// keeps a higher one from its say. While they are consulted, their
+    /// first stopping flow (`Skip`, `Resume`, `Fail`, `Retry`, `Repair`,
+    /// `Terminate`) replaces the kept one; what else they answer is
+    /// reported as [`Verdict::Ignored`] (a deny stays a deny: `Ask` and
+    /// `Allow` are weaker, and a rewrite of a call that will not run is
+    /// moot).
+    ///
+    /// Returns `false` when the kept flow is final: a `Terminate` (the run
+    /// ends, whatever a higher layer says) or no flow at all. The stack
+    /// ([`HookStack`](crate::HookStack)) calls it at each layer boundary
+    /// after a stop; its hooks run from the lowest layer to the highest.
+    pub fn yield_to_higher_layer(&mut self) -> bool {
+        match self.decision {
+            None | Some(Flow::Terminate { .. }) => false,
+            Some(_) => {
+                self.yielding = true;
+                true
+            }
+        }
     }
 
     /// Applies `flow`, returned by hook `hook`, with nothing more known
@@ -142,7 +183,7 @@ impl<'e> Fold<'e> {
     /// or an earlier one): later hooks must not be called.
     pub fn apply(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
         if flow.is_continue() {
-            return if self.decision.is_some() {
+            return if self.is_stopped() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -156,6 +197,10 @@ impl<'e> Fold<'e> {
     /// environment a shell hook returned beside its decision. Adds no
     /// report; a part the phase does not honour fails closed.
     pub(crate) fn apply_part(&mut self, hook: &HookId, flow: Flow) -> ControlFlow<()> {
+        if self.yielding {
+            // A part is never a stopping flow: moot after a stop.
+            return ControlFlow::Continue(());
+        }
         if self.decision.is_some() {
             return ControlFlow::Break(());
         }
@@ -200,12 +245,20 @@ impl<'e> Fold<'e> {
     /// or an earlier one): later hooks must not be called.
     pub fn apply_reported(&mut self, mut report: HookReport, flow: Flow) -> ControlFlow<()> {
         let kind = flow.kind();
-        if self.decision.is_some() {
+        if self.yielding && flow.stops() {
+            // A higher layer's stopping flow replaces the lower layer's.
+            self.yielding = false;
+            self.decision = None;
+        } else if self.decision.is_some() {
             if !flow.is_continue() {
                 report.verdict = Verdict::Ignored(kind);
             }
             self.push_report(report, self.diagnostics.len());
-            return ControlFlow::Break(());
+            return if self.yielding {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            };
         }
         self.diagnostics.extend(report.diagnostics.iter().cloned());
         let before = self.diagnostics.len();

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 pub struct HookId {
     id: Arc<str>,
     source: Option<Arc<str>>,
+    layer: Option<Arc<str>>,
 }
 
 impl PartialEq for HookId {
@@ -65,6 +66,7 @@ impl HookId {
         HookId {
             id: id.into(),
             source: None,
+            layer: None,
         }
     }
 
@@ -74,6 +76,21 @@ impl HookId {
     pub fn with_source(mut self, source: Option<Arc<str>>) -> Self {
         self.source = source;
         self
+    }
+
+    /// The same id, naming the layer of the config it comes from
+    /// (`managed`, `project`, ...; docs/fleet.md, *Layers*): a table's
+    /// rules carry the table's layer.
+    #[must_use]
+    pub fn with_layer(mut self, layer: Option<Arc<str>>) -> Self {
+        self.layer = layer;
+        self
+    }
+
+    /// The layer of the config the hook comes from; `None` for a hook
+    /// built in code.
+    pub fn layer(&self) -> Option<&str> {
+        self.layer.as_deref()
     }
 
     /// The id's text.

@@ -134,9 +134,10 @@ pub type ProvenanceList = SmallVec<[Provenance; 16]>;
 
 /// One entry of a [`StackOutcome`]'s provenance: hook `hook` made `change`.
 ///
-/// Serialized as `{"hook": "guard", "source": "hooks.yaml", "change":
-/// ...}`: `source` is the config the hook comes from
-/// ([`HookId::source`]), left out for a hook built in code.
+/// Serialized as `{"hook": "guard", "source": "hooks.yaml", "layer":
+/// "project", "change": ...}`: `source` and `layer` are the config the hook
+/// comes from and its layer ([`HookId::source`], [`HookId::layer`]), left
+/// out for a hook built in code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Provenance {
     /// The hook's id.
@@ -152,11 +153,14 @@ impl Serialize for Provenance {
             hook: &'a HookId,
             #[serde(skip_serializing_if = "Option::is_none")]
             source: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            layer: Option<&'a str>,
             change: &'a Change,
         }
         Shown {
             hook: &self.hook,
             source: self.hook.source(),
+            layer: self.hook.layer(),
             change: &self.change,
         }
         .serialize(serializer)

@@ -293,12 +293,19 @@ pub enum FailureKind {
     /// the script sources) no longer has the bytes it was trusted with:
     /// the hook was not run (checked before every spawn).
     ScriptChanged,
+    /// An `http` hook would call a URL, or follow a redirect to one, or
+    /// read an environment variable into a header, that the managed
+    /// layer's switches do not allow
+    /// ([`ShellRuntime::with_switches`](crate::ShellRuntime::with_switches)):
+    /// nothing was sent to that URL (a refused redirect's first request
+    /// was sent, its target never is).
+    NotAllowed,
 }
 
 impl FailureKind {
     /// All kinds, in declaration order (the order docs/config.md's *Shell hooks*
     /// lists them).
-    pub const ALL: [FailureKind; 12] = [
+    pub const ALL: [FailureKind; 13] = [
         FailureKind::SpawnFailed,
         FailureKind::NonzeroExit,
         FailureKind::Signalled,
@@ -311,6 +318,7 @@ impl FailureKind {
         FailureKind::RedirectRefused,
         FailureKind::PolicyFailed,
         FailureKind::ScriptChanged,
+        FailureKind::NotAllowed,
     ];
 
     /// The snake_case name used in records and diagnostics, e.g. `timed_out`.
@@ -328,6 +336,7 @@ impl FailureKind {
             FailureKind::RedirectRefused => "redirect_refused",
             FailureKind::PolicyFailed => "policy_failed",
             FailureKind::ScriptChanged => "script_changed",
+            FailureKind::NotAllowed => "not_allowed",
         }
     }
 }

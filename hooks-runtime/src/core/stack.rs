@@ -22,7 +22,12 @@ use tracing::Instrument;
 /// An ordered list of hooks that answers each event with one folded result.
 ///
 /// Hooks run one after another in registration order (= the config's
-/// declared order); a hook whose [`observes`](AgentHook::observes) declines
+/// declared order), by layer: the tables of configs in a lower layer
+/// ([`AgentHook::config_plan`]'s `layer`; a hook built in code is in
+/// `project`) run before those of a higher one, whatever order they were
+/// pushed in, and when a hook stops the fold, each higher layer is still
+/// consulted ([`Fold::yield_to_higher_layer`]; docs/fleet.md, *Layers*).
+/// A hook whose [`observes`](AgentHook::observes) declines
 /// the event's kind is not called (it counts as `Continue`). The flows are
 /// folded by event:
 ///
@@ -131,6 +136,18 @@ pub struct DuplicateHookId {
 struct Entry {
     id: HookId,
     hook: Arc<dyn AgentHook>,
+    /// The rank of the hook's layer: its config's
+    /// ([`AgentHook::config_plan`]), `project`'s for a hook built in code.
+    rank: u16,
+}
+
+impl Entry {
+    fn new(id: HookId, hook: Arc<dyn AgentHook>) -> Entry {
+        let rank = hook
+            .config_plan()
+            .map_or(hooks_plan::Layer::PROJECT.rank, |plan| plan.layer.rank);
+        Entry { id, hook, rank }
+    }
 }
 
 impl HookStack {
@@ -199,7 +216,9 @@ impl HookStack {
         })
     }
 
-    /// Appends `hook` under `id` and returns the stack, for chaining.
+    /// Appends `hook` under `id` and returns the stack, for chaining: after
+    /// every hook of its layer or a lower one, before those of a higher
+    /// layer (see the type's docs).
     ///
     /// If `hook` is a stack ([`AgentHook::as_stack`] returns it, which
     /// includes `Arc<HookStack>` and `Box<HookStack>`), its hooks are appended
@@ -212,16 +231,23 @@ impl HookStack {
         self.marked |= hook
             .config_plan()
             .is_some_and(crate::state::marks::plan_is_marked);
-        self.entries.push(Entry {
-            id: id.into(),
-            hook: Arc::new(hook),
-        });
+        self.insert(Entry::new(id.into(), Arc::new(hook)));
         self
+    }
+
+    /// Inserts `entry` after every hook of its layer or a lower one: the
+    /// stack runs from the lowest layer to the highest, hooks of one layer
+    /// in the order they were pushed.
+    fn insert(&mut self, entry: Entry) {
+        let at = self.entries.partition_point(|e| e.rank <= entry.rank);
+        self.entries.insert(at, entry);
     }
 
     /// Appends the hooks of `stack`, keeping the smaller explicit stop cap.
     fn append_stack(&mut self, stack: &HookStack) {
-        self.entries.extend(stack.entries.iter().cloned());
+        for entry in &stack.entries {
+            self.insert(entry.clone());
+        }
         self.marked |= stack.marked;
         if let Some(cap) = stack.stop_cap {
             self.stop_cap = Some(self.stop_cap.map_or(cap, |own| own.min(cap)));
@@ -240,10 +266,7 @@ impl HookStack {
         self.marked |= hook
             .config_plan()
             .is_some_and(crate::state::marks::plan_is_marked);
-        self.entries.push(Entry {
-            id: id.into(),
-            hook,
-        });
+        self.insert(Entry::new(id.into(), hook));
         self
     }
 
@@ -389,15 +412,33 @@ impl HookStack {
         outcome
     }
 
-    /// Consults the hooks in order on `fold` until one stops it.
+    /// Consults the hooks in order on `fold` until one stops it; after a
+    /// stop, the hooks of each higher layer still get their say
+    /// ([`Fold::yield_to_higher_layer`]).
     async fn fold_hooks(&self, ctx: &HookContext, fold: &mut Fold<'_>) -> ControlFlow<()> {
         let kind = fold.phase();
+        // The rank of the layer whose hook stopped the fold, if one did.
+        let mut stopped_in: Option<u16> = None;
         for entry in &self.entries {
+            if let Some(rank) = stopped_in {
+                if entry.rank <= rank {
+                    continue;
+                }
+                if !fold.yield_to_higher_layer() {
+                    return ControlFlow::Break(());
+                }
+                stopped_in = None;
+            }
             if entry.hook.observes(kind) && consult(entry, ctx, fold).await.is_break() {
-                return ControlFlow::Break(());
+                stopped_in = Some(entry.rank);
             }
         }
-        ControlFlow::Continue(())
+        fold.end_yield();
+        if stopped_in.is_some() || fold.is_stopped() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 }
 
@@ -412,7 +453,7 @@ async fn consult(entry: &Entry, ctx: &HookContext, fold: &mut Fold<'_>) -> Contr
         Step::Ready(step) => return step,
         Step::Pending(step) => return step.await,
         Step::Flow(answer) => {
-            let span = telemetry::hook_span("", kind, entry.id.as_str(), "rust");
+            let span = telemetry::hook_span(("", ""), kind, entry.id.as_str(), "rust");
             (answer.instrument(span.clone()).await, span)
         }
     };

@@ -30,15 +30,22 @@ pub(crate) fn fold_span(phase: StepEventKind) -> Span {
     tracing::info_span!(target: "agent_hooks", "agent_hooks.fold", hook.phase = phase.as_str())
 }
 
-/// The span of one invocation of hook `id` (of config `config`, empty for
-/// a Rust hook), whose action is `action`; [`finish`] fills in the rest.
-pub(crate) fn hook_span(config: &str, phase: StepEventKind, id: &str, action: &str) -> Span {
+/// The span of one invocation of hook `id` (of config `config` in layer
+/// `layer`, both empty for a Rust hook), whose action is `action`;
+/// [`finish`] fills in the rest.
+pub(crate) fn hook_span(
+    (config, layer): (&str, &str),
+    phase: StepEventKind,
+    id: &str,
+    action: &str,
+) -> Span {
     tracing::info_span!(
         target: "agent_hooks",
         "agent_hooks.hook",
         hook.id = id,
         hook.phase = phase.as_str(),
         hook.config = config,
+        hook.layer = layer,
         hook.action = action,
         hook.decision = Empty,
         hook.outcome = Empty,

@@ -102,8 +102,7 @@ impl Table {
             }
         };
         let tool = tool_name.to_owned();
-        let hook = HookId::new(format!("tool_settings.{tool}"))
-            .with_source(Some(Arc::from(self.source())));
+        let hook = self.own_hook_id(format!("tool_settings.{tool}"));
         let secrets = shell.map_or_else(SecretSet::new, |rt| rt.secrets().clone());
         let reason = redact_and_truncate(&reason, &secrets, MESSAGE_MAX_CHARS);
         let mut report = HookReport::new(hook.clone());

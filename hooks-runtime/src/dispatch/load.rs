@@ -56,6 +56,18 @@ impl Table {
             .workspace(workspace)
             .compile_file(path)
             .map_err(LoadError::Invalid)?;
+        Table::trusted(path, compiled, workspace, trust)
+    }
+
+    /// The table of `compiled` (read from `path`) once `trust` says it is
+    /// trusted as it is, its `run` rules pinned to the files they were
+    /// trusted with.
+    pub(crate) fn trusted(
+        path: &Path,
+        compiled: hooks_schema::Compiled,
+        workspace: &Path,
+        trust: &crate::TrustStore,
+    ) -> Result<Table, LoadError> {
         let bindings = trust.verified(path, &compiled, workspace)?;
         // Each `run` rule hashes the files it was trusted with again before
         // every spawn (config hooks and plan rules share their order).

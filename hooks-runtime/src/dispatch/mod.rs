@@ -119,6 +119,7 @@ mod background;
 mod contain;
 mod eval;
 mod group;
+mod layers;
 #[cfg(feature = "load")]
 mod load;
 mod marks;
@@ -131,6 +132,7 @@ mod table;
 pub(crate) mod trust;
 
 pub use eval::{facts, subject};
+pub use layers::{StackTables, stack_shell_runtime};
 #[cfg(feature = "load")]
 pub use load::LoadError;
 pub use run::{Dispatcher, TableRef};

@@ -325,7 +325,8 @@ impl Table {
         flow: FlowKind,
         rt: Option<&ShellRuntime>,
     ) {
-        let span = telemetry::hook_span(self.source(), rule.phase, &rule.id, rule.action.name());
+        let origin = (self.source(), &*self.layer().name);
+        let span = telemetry::hook_span(origin, rule.phase, &rule.id, rule.action.name());
         if span.is_disabled() {
             return;
         }

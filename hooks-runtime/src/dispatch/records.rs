@@ -74,7 +74,7 @@ impl<'r> InProcessRecords<'r> {
                 .filter(|f| !f.is_continue())
                 .map(|f| f.kind().as_str()),
             message,
-            ..self.base_record(rule, event)
+            ..self.base_record(rule, id, event)
         };
         // An `inject` rule's items are an injection, as a shell hook's are
         // (its record first, as a shell hook writes it).
@@ -117,7 +117,7 @@ impl<'r> InProcessRecords<'r> {
             status: RecordStatus::Failed,
             failure_kind: Some(kind.as_str()),
             message: Some(redact_and_truncate(detail, rt.secrets(), MESSAGE_MAX_CHARS)),
-            ..self.base_record(rule, event)
+            ..self.base_record(rule, id, event)
         };
         self.pending.push((id.clone(), Record::Hook(record)));
     }
@@ -131,18 +131,18 @@ impl<'r> InProcessRecords<'r> {
         let record = HookRecord {
             status: RecordStatus::Refused,
             message: Some(NOT_RUN.to_owned()),
-            ..self.base_record(rule, event)
+            ..self.base_record(rule, id, event)
         };
         self.pending.push((id.clone(), Record::Hook(record)));
     }
 
     /// The record of `rule` on `event` with status `ok` and nothing else
     /// said (the other methods set what differs).
-    fn base_record(&self, rule: &Rule, event: &StepEvent<'_>) -> HookRecord {
+    fn base_record(&self, rule: &Rule, id: &HookId, event: &StepEvent<'_>) -> HookRecord {
         HookRecord {
             record: "hook",
             phase: rule.phase,
-            hook_id: HookId::new(&*rule.id),
+            hook_id: id.clone(),
             tool: event.tool_name().map(str::to_owned),
             status: RecordStatus::Ok,
             decision: None,

@@ -448,14 +448,17 @@ impl AgentHook for Table {
         Table::fold_into(self, None, ctx, fold)
     }
 
-    /// The phases with a rule, and `before_tool` / `permission_request`
-    /// when a tool's calls are checked for containment.
-    /// The phases with rules or a containment check, and those that
-    /// change the session's scopes when a rule is scoped or `once`.
+    /// The phases with rules or a containment check (`before_tool` /
+    /// `permission_request`), and those that change the session's scopes
+    /// when a rule is scoped or `once`.
     fn observes(&self, kind: StepEventKind) -> bool {
         self.has_rules_for(kind)
             || self.checks_containment_on(kind)
             || (self.is_marked() && crate::state::marks::is_transition(kind))
+    }
+
+    fn config_plan(&self) -> Option<&hooks_plan::Plan> {
+        Some(self.plan())
     }
 }
 

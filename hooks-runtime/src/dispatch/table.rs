@@ -140,12 +140,41 @@ impl Table {
     pub(crate) fn hook_ids(&self) -> &[HookId] {
         self.ids.get_or_init(|| {
             let source: Arc<str> = Arc::from(self.source());
+            let layer: Arc<str> = Arc::from(&*self.plan.layer.name);
             self.plan
                 .rules
                 .iter()
-                .map(|r| HookId::new(&*r.id).with_source(Some(Arc::clone(&source))))
+                .map(|r| {
+                    HookId::new(&*r.id)
+                        .with_source(Some(Arc::clone(&source)))
+                        .with_layer(Some(Arc::clone(&layer)))
+                })
                 .collect()
         })
+    }
+
+    /// A hook id for `id`, a check of this table's own (not one of its
+    /// rules), naming the table's source and layer.
+    pub(crate) fn own_hook_id(&self, id: String) -> HookId {
+        HookId::new(id)
+            .with_source(Some(Arc::from(self.source())))
+            .with_layer(Some(Arc::from(&*self.plan.layer.name)))
+    }
+
+    /// The config's layer (`layer:`; `project` when it declares none).
+    pub fn layer(&self) -> &hooks_plan::Layer {
+        &self.plan.layer
+    }
+
+    /// The table in `layer` instead of its config's (what a stack file
+    /// gives a config that declares none).
+    #[must_use]
+    pub fn in_layer(mut self, layer: hooks_plan::Layer) -> Table {
+        self.plan.layer = layer;
+        // Ids and specs name the layer: built again on first use.
+        self.ids = OnceLock::new();
+        self.hooks = OnceLock::new();
+        self
     }
 
     /// The specs of the table's `run`, `http` and `policy` rules and the
@@ -154,6 +183,7 @@ impl Table {
     fn hooks(&self) -> &Hooks {
         self.hooks.get_or_init(|| {
             let config: Arc<str> = Arc::from(self.source());
+            let layer: Arc<str> = Arc::from(&*self.plan.layer.name);
             Hooks {
                 specs: self
                     .plan
@@ -162,7 +192,8 @@ impl Table {
                     .enumerate()
                     .map(|(i, r)| {
                         let pins = self.pins.get(i).cloned().flatten().unwrap_or_default();
-                        let spec = r.hook_spec(&config)?;
+                        let mut spec = r.hook_spec(&config)?;
+                        spec.layer = Some(Arc::clone(&layer));
                         Some(Arc::new((spec, HookCache::pinned(pins))))
                     })
                     .collect(),

@@ -7,7 +7,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderV
 use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
 
-use super::redirect::{follow, redirect, secret_names};
+use super::redirect::{check_allowed, follow, redirect, secret_names};
 
 use crate::core::report::{Captured, FailureKind};
 
@@ -162,7 +162,9 @@ fn header_map(
 /// is read and counted, then dropped), all within `timeout` on the
 /// caller's clock, or until `cancel` fires. With `follow_redirects`, a
 /// redirect is followed as [`redirect`] says, at most 10 times, the
-/// secret headers dropped once the origin changes.
+/// secret headers dropped once the origin changes, and only to a URL the
+/// managed layer's `switches` allow ([`check_allowed`]; the hook's own URL
+/// is the caller's to check, before calling this).
 ///
 /// # Errors
 ///
@@ -171,7 +173,8 @@ fn header_map(
 /// `connection_failed` (no connection, or it closed mid-body), `timed_out`
 /// (the whole exchange, connect to last byte, redirects included, took
 /// longer than `timeout`), `redirect_refused` (from `https` to `http`,
-/// past 10, not to an `http(s)` URL), `cancelled`.
+/// past 10, not to an `http(s)` URL), `not_allowed` (a redirect to a URL
+/// `switches` do not allow: not followed), `cancelled`.
 ///
 /// # Cancel safety
 ///
@@ -188,6 +191,7 @@ pub(crate) async fn post(
     timeout: Duration,
     cap: usize,
     cancel: &CancellationToken,
+    switches: Option<&hooks_plan::Switches>,
 ) -> Result<Answer, (FailureKind, String)> {
     if cancel.is_cancelled() {
         return Err((
@@ -236,6 +240,7 @@ pub(crate) async fn post(
             match redirect(response.status().as_u16(), location, &from, hops)? {
                 None => break response,
                 Some(hop) => {
+                    check_allowed(&hop, switches)?;
                     follow(&mut again, hop, &prepared.secret);
                     request = again;
                     hops += 1;

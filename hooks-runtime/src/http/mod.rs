@@ -39,6 +39,38 @@ use hooks_plan::HttpProtocol;
 #[cfg(feature = "http")]
 use hooks_plan::{HeaderPart, header_parts};
 
+/// `url` as a message shows it: without its query and fragment (either
+/// may hold a secret), and without user information (`user:password@`)
+/// when it parses; `?…` marks a query left out.
+#[cfg(feature = "http")]
+pub(crate) fn shown_url(url: &str) -> String {
+    use std::fmt::Write as _;
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => {
+            let mut shown = format!("{}://", parsed.scheme());
+            if let Some(host) = parsed.host_str() {
+                shown.push_str(host);
+            }
+            if let Some(port) = parsed.port() {
+                let _ = write!(shown, ":{port}");
+            }
+            shown.push_str(parsed.path());
+            if parsed.query().is_some() {
+                shown.push_str("?…");
+            }
+            shown
+        }
+        Err(_) => {
+            let end = url.find(['?', '#']).unwrap_or(url.len());
+            let mut shown = url[..end].to_owned();
+            if url[end..].starts_with('?') {
+                shown.push_str("?…");
+            }
+            shown
+        }
+    }
+}
+
 /// Where and how an `http` hook sends its payload (the config's `http`
 /// action, in runtime form).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +110,30 @@ impl HttpTarget {
         self.env
             .iter()
             .filter_map(|name| std::env::var(name).ok().map(|v| (name.as_str(), v)))
+    }
+
+    /// Why the managed layer's `switches` refuse this target before any
+    /// request, or `None` when they allow it: its URL (as it will be
+    /// requested, [`Switches::url_allowed`](hooks_plan::Switches::url_allowed),
+    /// what the loader checks too) must match an allowed pattern, and every
+    /// variable of `env` (the only ones a header can read) must be an
+    /// allowed one. The message names the URL without its query and
+    /// fragment ([`shown_url`]), or the variable (never its value).
+    #[cfg(feature = "http")]
+    pub(crate) fn refusal(&self, switches: &hooks_plan::Switches) -> Option<String> {
+        if !switches.url_allowed(&self.url) {
+            return Some(format!(
+                "the managed layer does not allow `http` hooks to call `{}` (`allowed_http_urls`); nothing was sent",
+                shown_url(&self.url)
+            ));
+        }
+        let var = self
+            .env
+            .iter()
+            .find(|name| !switches.header_env_allowed(name))?;
+        Some(format!(
+            "the managed layer does not allow `http` hooks' headers to read `{var}` (`allowed_header_env`); nothing was sent"
+        ))
     }
 
     /// Whether a header value references a variable (`${NAME}`): its

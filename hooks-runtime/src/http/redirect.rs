@@ -3,6 +3,7 @@
 //! drops the secret headers when the origin changes. With the `http`
 //! feature only.
 
+use hooks_plan::Switches;
 use reqwest::header::{
     AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, PROXY_AUTHORIZATION,
 };
@@ -83,6 +84,32 @@ pub(crate) fn redirect(
         keeps_body: matches!(status, 307 | 308),
         cross_origin,
     }))
+}
+
+/// Whether the managed layer's `switches` (none: every URL) let a hook
+/// follow `hop`: its URL, parsed and joined as it will be requested
+/// (lower-case host, no default port), must match
+/// [`Switches::allowed_http_urls`].
+///
+/// # Errors
+///
+/// `not_allowed`, naming the target without its query
+/// ([`shown_url`](super::shown_url)), when it does not: the redirect is not
+/// followed.
+pub(crate) fn check_allowed(
+    hop: &Hop,
+    switches: Option<&Switches>,
+) -> Result<(), (FailureKind, String)> {
+    match switches {
+        Some(switches) if !switches.url_allowed(hop.url.as_str()) => Err((
+            FailureKind::NotAllowed,
+            format!(
+                "the managed layer does not allow `http` hooks to call `{}` (`allowed_http_urls`): the redirect to it was not followed",
+                super::shown_url(hop.url.as_str())
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The headers of a hook's requests that are dropped on a change of
@@ -178,6 +205,38 @@ mod tests {
             redirect(302, Some(b"/y"), &url("http://h/x"), MAX_REDIRECTS).unwrap_err();
         assert_eq!(kind, FailureKind::RedirectRefused);
         assert!(detail.contains("more than 10"), "{detail}");
+    }
+
+    #[test]
+    fn a_redirect_target_is_held_to_the_managed_urls_in_its_parsed_form() {
+        let switches = Switches {
+            allowed_http_urls: Some(["https://hooks.example/*".into()].into_iter().collect()),
+            ..Switches::default()
+        };
+        let to = |location: &str| {
+            hop(307, location, "https://hooks.example/a")
+                .unwrap()
+                .unwrap()
+        };
+        // Relative, and an upper-case host: both requested as allowed URLs.
+        assert_eq!(check_allowed(&to("/b"), Some(&switches)), Ok(()));
+        assert_eq!(
+            check_allowed(&to("https://HOOKS.example:443/c"), Some(&switches)),
+            Ok(())
+        );
+        let (kind, detail) = check_allowed(
+            &to("https://u:pw@other.example/x?token=t0k3n"),
+            Some(&switches),
+        )
+        .unwrap_err();
+        assert_eq!(kind, FailureKind::NotAllowed);
+        assert!(detail.contains("`https://other.example/x?…`"), "{detail}");
+        assert!(
+            !detail.contains("t0k3n") && !detail.contains("pw"),
+            "{detail}"
+        );
+        // No switches: every target.
+        assert_eq!(check_allowed(&to("https://other.example/"), None), Ok(()));
     }
 
     #[test]

@@ -38,6 +38,20 @@ pub enum RecordStatus {
     Refused,
 }
 
+/// `hook_id`, and `config` and `layer` when the id names them.
+fn hook_origin<S: serde::Serializer>(id: &HookId, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(None)?;
+    map.serialize_entry("hook_id", id)?;
+    if let Some(config) = id.source() {
+        map.serialize_entry("config", config)?;
+    }
+    if let Some(layer) = id.layer() {
+        map.serialize_entry("layer", layer)?;
+    }
+    map.end()
+}
+
 /// One line of the records file for one hook invocation.
 ///
 /// JSON shape: `{"record":"hook","phase":"before_tool","hook_id":"guard",
@@ -53,7 +67,10 @@ pub struct HookRecord {
     pub record: &'static str,
     /// The event's phase.
     pub phase: Phase,
-    /// The hook's id (shared with the hook's spec: no copy per record).
+    /// The hook's id (shared with the hook's spec: no copy per record),
+    /// written as `hook_id`, with the `config` and `layer` it comes from
+    /// when it names them (docs/fleet.md, *Layers*).
+    #[serde(flatten, serialize_with = "hook_origin")]
     pub hook_id: HookId,
     /// The tool's name, on tool phases.
     #[serde(skip_serializing_if = "Option::is_none")]

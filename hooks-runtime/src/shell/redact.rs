@@ -128,7 +128,7 @@ struct Patterns {
 /// One regex per shape: each starts with a literal, so the regex crate's
 /// prefilter skips ordinary text quickly (one alternation of all of them
 /// would not).
-const TOKEN_PATTERNS: [&str; 7] = [
+const TOKEN_PATTERNS: [&str; 11] = [
     r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)",
     r"(?-u:\b)sk-[A-Za-z0-9_\-]{16,}",
     r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{20,}",
@@ -136,6 +136,14 @@ const TOKEN_PATTERNS: [&str; 7] = [
     r"(?-u:\b)(?:AKIA|ASIA)[A-Z0-9]{16}(?-u:\b)",
     r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}",
     r"(?-u:\b)(?P<keep>(?i:bearer)[ \t]+)[A-Za-z0-9._~+/=\-]{8,}",
+    // GitLab personal, project and group access tokens.
+    r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}",
+    // A JSON Web Token on its own: base64url `{"...` header and payload.
+    r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    // HTTP Basic credentials in an `Authorization` header (RFC 7617).
+    r#"(?P<keep>(?i:authorization)["']?[ \t]*[:=][ \t]*["']?(?i:basic)[ \t]+)[A-Za-z0-9+/=]{8,}"#,
+    // The password of a URL's user information (RFC 3986 §3.2.1).
+    r"(?-u:\b)(?P<keep>[a-zA-Z][a-zA-Z0-9+.\-]*://[^/?#\s:@]+:)[^/?#\s@]+(?P<tail>@)",
 ];
 
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
@@ -166,10 +174,13 @@ static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
 /// value declared in `secrets`. Returns `text` borrowed when nothing matched.
 ///
 /// Token shapes: OpenAI/Anthropic-style `sk-…`, GitHub `ghp_…` (and `gho_`,
-/// `ghu_`, `ghs_`, `ghr_`) and `github_pat_…`, AWS access key ids `AKIA…` /
-/// `ASIA…`, Slack `xoxb-…`/`xoxp-…`, `Bearer …` tokens (the word `Bearer`
-/// is kept), and PEM `-----BEGIN … PRIVATE KEY-----` blocks (to the matching
-/// END line, or to the end of the text when it is cut off).
+/// `ghu_`, `ghs_`, `ghr_`) and `github_pat_…`, GitLab `glpat-…`, AWS
+/// access key ids `AKIA…` / `ASIA…`, Slack `xoxb-…`/`xoxp-…`, `Bearer …`
+/// tokens (the word `Bearer` is kept), JSON Web Tokens (`eyJ….eyJ….…`),
+/// `Authorization: Basic …` credentials, the password of a URL
+/// (`https://user:PASSWORD@host`: user and host are kept), and PEM
+/// `-----BEGIN … PRIVATE KEY-----` blocks (to the matching END line, or
+/// to the end of the text when it is cut off).
 ///
 /// Each match becomes [`REDACTED`]; quotes around an assigned value are
 /// replaced with it, so redacting JSON text keeps it valid JSON.
@@ -186,7 +197,8 @@ pub fn redact_sensitive_text<'a>(text: &'a str, secrets: &SecretSet) -> Cow<'a, 
             let replaced = re
                 .replace_all(&out, |caps: &regex::Captures<'_>| {
                     let keep = caps.name("keep").map_or("", |m| m.as_str());
-                    format!("{keep}{REDACTED}")
+                    let tail = caps.name("tail").map_or("", |m| m.as_str());
+                    format!("{keep}{REDACTED}{tail}")
                 })
                 .into_owned();
             out = Cow::Owned(replaced);
@@ -351,6 +363,29 @@ mod tests {
             (
                 "Authorization: Bearer eyJhbGciOi.JIUzI1.NiJ9",
                 "Authorization: Bearer [REDACTED]",
+            ),
+            ("glpat-ABCDEFGHIJKLMNOPQRST12 x", "[REDACTED] x"),
+            (
+                "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlMTIz end",
+                "jwt [REDACTED] end",
+            ),
+            (
+                "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+                "Authorization: Basic [REDACTED]",
+            ),
+            (
+                r#"{"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}"#,
+                r#"{"Authorization": "Basic [REDACTED]"}"#,
+            ),
+            (
+                "clone https://bob:hunter2secret@git.example.com/r.git",
+                "clone https://bob:[REDACTED]@git.example.com/r.git",
+            ),
+            // Not credentials: a basic word, a URL without a password.
+            ("a basic understanding", "a basic understanding"),
+            (
+                "see https://example.com:8080/a@b and http://u@h/",
+                "see https://example.com:8080/a@b and http://u@h/",
             ),
         ];
         for (input, want) in cases {

@@ -27,6 +27,7 @@ mod action;
 mod catalogue;
 mod hook;
 mod http;
+mod layer;
 mod lint;
 mod lint_stack;
 #[cfg(test)]
@@ -37,12 +38,14 @@ mod policy;
 mod predicate;
 mod run;
 mod settings;
+mod stack_file;
 #[cfg(test)]
 mod tests;
 mod walk;
 
-pub use lint_stack::duplicate_ids_in_stack;
+pub use lint_stack::{check_stack, check_stack_texts, stack_findings};
 pub use run::{cwd_problem, valid_env_name};
+pub use stack_file::{StackEntry, read_stack_file};
 
 use crate::diagnostic::{Diagnostic, Layer, Severity};
 use crate::plan::DfaCache;

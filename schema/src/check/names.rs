@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use crate::catalogue::ToolEntry;
 use crate::config::{
-    Config, Defaults, Env, Grant, HistoryPatch, Hook, Http, HttpProtocol, Inject, Limits, Policy,
-    Predicate, Reason, RegexPattern, RequestPatch, Run, SelectModel, SpecificTools, ToolChoiceMode,
-    ToolSettings,
+    BuiltinLayer, Config, ConfigMode, Defaults, Env, Grant, HistoryPatch, Hook, Http, HttpProtocol,
+    Inject, Limits, Managed, NamedLayer, Policy, Predicate, Reason, RegexPattern, RequestPatch,
+    Run, SelectModel, SpecificTools, ToolChoiceMode, ToolSettings,
 };
 use crate::phase::{FailurePolicy, Mode, OutcomeKind, PayloadMode, Protocol};
 
@@ -101,6 +101,10 @@ pub(crate) struct Vocabulary {
     pub(crate) protocols: &'static [&'static str],
     pub(crate) outcomes: &'static [&'static str],
     pub(crate) tool_choices: &'static [&'static str],
+    pub(crate) layers: &'static [&'static str],
+    pub(crate) named_layer: &'static [&'static str],
+    pub(crate) config_modes: &'static [&'static str],
+    pub(crate) managed: &'static [&'static str],
     /// The tag key of a `rewrite` step (`op`).
     pub(crate) rewrite_tag: String,
     /// The shapes of a `rewrite` step, in declaration order.
@@ -227,6 +231,10 @@ pub(crate) static VOCABULARY: LazyLock<Vocabulary> = LazyLock::new(|| {
         protocols: names_of::<Protocol>(),
         outcomes: names_of::<OutcomeKind>(),
         tool_choices: names_of::<ToolChoiceMode>(),
+        layers: names_of::<BuiltinLayer>(),
+        named_layer: names_of::<NamedLayer>(),
+        config_modes: names_of::<ConfigMode>(),
+        managed: names_of::<Managed>(),
         rewrite_ops: tagged_variants(&schema, "RewriteOp", &rewrite_tag),
         rewrite_tag,
         schema,

@@ -40,6 +40,17 @@ impl Checker<'_> {
         let Some(root) = self.object("", doc, "a mapping with `version` and `hooks`") else {
             return;
         };
+        if root.contains_key("stack") && !root.contains_key("hooks") {
+            self.report(
+                "/stack",
+                At::Key,
+                Layer::Schema,
+                "stack-file-as-config",
+                "this is a stack file (a list of configs), not a hook config".to_owned(),
+                Some("pass it with `--stack FILE` (docs/fleet.md, \"Layers\")".to_owned()),
+            );
+            return;
+        }
         self.unknown_keys("", root, VOCABULARY.top, "the config");
         self.version(root);
         if let Some(d) = root.get("defaults") {
@@ -54,6 +65,7 @@ impl Checker<'_> {
         if let Some(c) = root.get("catalogue") {
             self.catalogue_key("/catalogue", c);
         }
+        self.layer_keys(root);
         self.hooks(root);
     }
 

@@ -107,6 +107,8 @@ fn the_checker_accepts_exactly_the_schemas_keys() {
             "Inject" => v.inject,
             "SelectModel" => v.select_model,
             "Policy" => v.policy,
+            "NamedLayer" => v.named_layer,
+            "Managed" => v.managed,
             other => panic!("object definition `{other}` has no key list in the checker"),
         };
         assert_eq!(sorted(accepted), keys, "{def}");
@@ -147,6 +149,8 @@ fn the_checker_accepts_exactly_the_schemas_enum_values() {
             "OutcomeKind" => v.outcomes.to_vec(),
             "ToolChoiceMode" => v.tool_choices.to_vec(),
             "Phase" => Phase::ALL.map(Phase::as_str).to_vec(),
+            "BuiltinLayer" => v.layers.to_vec(),
+            "ConfigMode" => v.config_modes.to_vec(),
             other => panic!("enum `{other}` has no value list in the checker"),
         };
         assert_eq!(accepted, values, "{def}");

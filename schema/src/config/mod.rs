@@ -25,6 +25,7 @@
 mod action;
 mod hook;
 mod http;
+mod layer;
 mod policy;
 mod predicate;
 pub(crate) mod schema_rules;
@@ -48,6 +49,7 @@ pub use hook::{Hook, HookScope, RegexPattern, ToolPattern};
 #[cfg(feature = "http")]
 pub use http::url_problem;
 pub use http::{HeaderPart, HeaderTemplateError, Http, HttpProtocol, OPA_DATA_PATH, header_parts};
+pub use layer::{BuiltinLayer, ConfigMode, LayerKey, Managed, NamedLayer};
 pub use policy::{POLICY_QUERY_PATTERN, Policy};
 pub(crate) use predicate::addresses_args;
 pub use predicate::{ArgTest, PointerSubject, Predicate};
@@ -59,6 +61,23 @@ pub use predicate::{ArgTest, PointerSubject, Predicate};
 pub struct Config {
     /// Config language version. Always `1`.
     pub version: Version,
+    /// The config's layer in a stack: `managed`, `local`, `project` (the
+    /// default), `user`, or `{name, rank}`. A stack runs its configs from
+    /// the lowest rank to the highest, so the managed layer has the last
+    /// word; in a stack of several configs only the stack file puts one in
+    /// the managed layer (docs/fleet.md, *Layers*).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "project", "examples" = ["managed", {"name": "team", "rank": 250}]))]
+    pub layer: Option<LayerKey>,
+    /// `enforce` (the default) or `shadow`: the hooks run and are recorded
+    /// but never take effect; `test` and `replay` show what they would
+    /// have changed.
+    #[serde(default, skip_serializing_if = "is_default")]
+    #[schemars(extend("default" = "enforce"))]
+    pub mode: ConfigMode,
+    /// The managed layer's switches (only with `layer: managed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed: Option<Managed>,
     /// Values every hook gets unless it sets its own.
     #[serde(default, skip_serializing_if = "Defaults::is_empty")]
     pub defaults: Defaults,

@@ -11,15 +11,16 @@ use serde_json::Value;
 
 use crate::automata::{self, OwnedDfa, PatternError, Search};
 use crate::config::{
-    Action, ArgTest, Config, Hook, Predicate, Program, RewriteOp, ToolChoice, ToolChoiceMode,
-    ToolPattern,
+    Action, ArgTest, Config, ConfigMode, Hook, LayerKey, Managed, Predicate, Program, RewriteOp,
+    ToolChoice, ToolChoiceMode, ToolPattern,
 };
 use crate::phase::Phase;
 use hooks_plan::PhaseIndex;
 use hooks_plan::{
-    ActionSpec, BuiltDfa, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule,
-    Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Rule, RunSpec,
-    Scope, ScopeKind, Specifier, Test, Text, ToolChoice as PlanToolChoice, ToolPaths, ToolSet,
+    ActionSpec, BuiltDfa, ContextItem, Dfa, History, HttpSpec, Json, Layer, List, Params,
+    PermissionRule, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep,
+    Rule, RunSpec, Scope, ScopeKind, Specifier, Test, Text, ToolChoice as PlanToolChoice,
+    ToolPaths, ToolSet,
 };
 
 /// DFAs already built for single patterns, keyed by the regex they were
@@ -280,6 +281,12 @@ pub fn lower(config: &Config, source: &str, cache: &mut DfaCache) -> Result<Plan
         tool_paths,
         tool_schemas: List::EMPTY,
         limits: config.limits,
+        layer: config
+            .layer
+            .as_ref()
+            .map_or(Layer::PROJECT, LayerKey::layer),
+        shadow: config.mode == ConfigMode::Shadow,
+        switches: config.managed.as_ref().map(Managed::switches),
     })
 }
 
@@ -591,7 +598,12 @@ fn rule(config: &Config, hook: &Hook, cache: &mut DfaCache) -> Result<Rule, Loca
         id: owned(&hook.id),
         phase: hook.phase,
         enabled: hook.enabled,
-        mode: hook.mode,
+        // A config in `mode: shadow` audits every hook.
+        mode: if config.mode == ConfigMode::Shadow {
+            crate::phase::Mode::Audit
+        } else {
+            hook.mode
+        },
         failure_policy: config.failure_policy(hook),
         show_in_tui: hook.show_in_tui,
         parallel: hook.parallel,

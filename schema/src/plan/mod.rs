@@ -21,9 +21,9 @@ mod lower;
 
 pub use hooks_plan::{
     ActionSpec, ActiveScopes, Admission, Bits, BuiltDfa, ContextItem, Cursor, Dfa, Facts, Gate,
-    History, HttpSpec, Json, List, Mismatch, Params, PatternGroup, PermissionRule, PhaseIndex,
-    Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role, Rule,
-    RunSpec, Scope, ScopeKind, Specifier, StaticDfa, Subject, Test, Text, ToolChoice, ToolPaths,
-    ToolSchema, ToolSet, resolve, rewrite,
+    History, HttpSpec, Json, Layer, List, Mismatch, Params, PatternGroup, PermissionRule,
+    PhaseIndex, Plan, PolicyModule, PolicySpec, Pred, ProgramSpec, RequestPatch, RewriteStep, Role,
+    Rule, RunSpec, Scope, ScopeKind, Specifier, StaticDfa, Subject, Switches, Test, Text,
+    ToolChoice, ToolPaths, ToolSchema, ToolSet, resolve, rewrite,
 };
 pub use lower::{DfaCache, LowerError, json, lower};

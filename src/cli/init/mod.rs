@@ -69,6 +69,8 @@ pub(crate) struct Args {
     pub(crate) agent: InitAgent,
     /// The hook configs the routed events run (absolute paths are written).
     pub(crate) configs: Vec<PathBuf>,
+    /// A stack file the routed events run (its absolute path is written).
+    pub(crate) stack: Option<PathBuf>,
     /// Which settings file.
     pub(crate) scope: Scope,
     /// An explicit settings file instead of the scope's.
@@ -113,10 +115,10 @@ fn run_inner(args: &Args) -> Result<String, String> {
         None => None,
     };
     let moved_config = moved.as_ref().is_some_and(|m| m.config.is_some());
-    if args.configs.is_empty() && args.url.is_none() && !moved_config {
+    if args.configs.is_empty() && args.stack.is_none() && args.url.is_none() && !moved_config {
         return Err("give the hook configs to run (or `--url` of an `agent-hooks serve`)".into());
     }
-    let (program, configs);
+    let (program, configs, stack);
     let route = match &args.url {
         Some(url) => Route::Url {
             base: url,
@@ -136,9 +138,15 @@ fn run_inner(args: &Args) -> Result<String, String> {
                 .chain(moved.as_ref().and_then(|m| m.config.as_ref()))
                 .map(|c| std::path::absolute(c).map_err(|e| format!("{}: {e}", c.display())))
                 .collect::<Result<Vec<_>, _>>()?;
+            stack = args
+                .stack
+                .as_ref()
+                .map(|s| std::path::absolute(s).map_err(|e| format!("{}: {e}", s.display())))
+                .transpose()?;
             Route::Command {
                 program: &program,
                 configs: &configs,
+                stack: stack.as_deref(),
             }
         }
     };

@@ -21,12 +21,14 @@ pub(crate) enum Layout {
 /// Where `init` routes an agent's events.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Route<'a> {
-    /// To `program hook --agent <agent> CONFIG...`.
+    /// To `program hook --agent <agent> [--stack STACK] CONFIG...`.
     Command {
         /// The command that runs agent-hooks.
         program: &'a str,
         /// The hook configs (absolute paths).
         configs: &'a [std::path::PathBuf],
+        /// A stack file (an absolute path), if any.
+        stack: Option<&'a std::path::Path>,
     },
     /// To an `agent-hooks serve` at `base`.
     Url {
@@ -107,10 +109,18 @@ impl Target {
     pub(crate) fn entry(&self, route: &Route<'_>, event: &str) -> Value {
         let named = self.layout == Layout::Flat;
         match route {
-            Route::Command { program, configs } => {
+            Route::Command {
+                program,
+                configs,
+                stack,
+            } => {
                 let mut command = format!("{} hook --agent {}", shell_quote(program), self.agent);
                 if named {
                     command.push_str(&format!(" --event {}", shell_quote(event)));
+                }
+                if let Some(stack) = stack {
+                    command.push_str(" --stack ");
+                    command.push_str(&shell_quote(&stack.display().to_string()));
                 }
                 for config in *configs {
                     command.push(' ');
@@ -467,6 +477,7 @@ mod tests {
         let route = Route::Command {
             program: "/bin/agent-hooks",
             configs: &configs,
+            stack: None,
         };
         target.merge_in(&mut settings, &route).expect("merge");
         let once = settings.clone();

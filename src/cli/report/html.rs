@@ -1,8 +1,10 @@
 //! Renders a [`SessionReport`] as one HTML page: a summary (plain tables,
 //! readable without JavaScript), then the timeline, one `<section>` per
 //! event with its hooks, their latencies as bars and what they changed.
-//! The inline script only filters (by hook, decision and phase, also from
-//! the page's `#filter=KEY:VALUE,...` fragment or `?filter=` query).
+//! The inline script only filters (by hook, decision and phase, and with a
+//! config in shadow by whether the shadow configs would change the event,
+//! also from the page's `#filter=KEY:VALUE,...` fragment or `?filter=`
+//! query).
 //!
 //! Every text goes through [`text`] or [`json`]: redacted by the project's
 //! redaction function, then escaped ([`escape_html`]). The page names no
@@ -16,6 +18,7 @@ use serde_json::Value;
 
 use super::escape::escape_html;
 use super::{EventRow, HookRow, SessionReport};
+use crate::cli::shadow::Change;
 
 /// The page's styles.
 const STYLE: &str = include_str!("page.css");
@@ -40,6 +43,7 @@ fn json(value: &Value) -> String {
 #[derive(Default)]
 struct HookTotals {
     source: Option<String>,
+    layer: Option<String>,
     consulted: usize,
     failures: usize,
     total_ms: f64,
@@ -105,6 +109,26 @@ fn summary(out: &mut String, r: &SessionReport) {
             "not executed (dry run: counted as &ldquo;would run&rdquo;)"
         }
     );
+    if let Some(configs) = &r.shadow {
+        let names: Vec<String> = configs
+            .iter()
+            .map(|c| {
+                format!(
+                    "<code>{}</code> (layer {})",
+                    text(&c.config),
+                    text(&c.layer)
+                )
+            })
+            .collect();
+        let changed = r.events.iter().filter(|e| !e.shadow.is_empty()).count();
+        let _ = writeln!(
+            out,
+            "<table class=\"facts\" id=\"shadow-summary\">\n\
+             <tr><th>in shadow</th><td>{}</td></tr>\n\
+             <tr><th>events the shadow configs would change</th><td id=\"shadow-count\">{changed}</td></tr>\n</table>",
+            names.join(", ")
+        );
+    }
     for note in &r.notes {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", text(note));
     }
@@ -117,6 +141,7 @@ fn summary(out: &mut String, r: &SessionReport) {
         for h in &e.hooks {
             let t = per_hook.entry(&h.id).or_default();
             t.source.clone_from(&h.source);
+            t.layer.clone_from(&h.layer);
             t.consulted += 1;
             t.failures += usize::from(h.failure.is_some());
             t.total_ms += h.elapsed_ms;
@@ -136,7 +161,7 @@ fn summary(out: &mut String, r: &SessionReport) {
     count_table(out, "decision", "by-decision", &decisions);
     out.push_str(
         "</div>\n<table id=\"by-hook\" class=\"hooks-summary\">\n<caption>Hooks</caption>\n\
-         <tr><th>hook</th><th>config file</th><th>consulted</th><th>verdicts</th>\
+         <tr><th>hook</th><th>layer</th><th>config file</th><th>consulted</th><th>verdicts</th>\
          <th>failures</th><th>total ms</th><th>max ms</th></tr>\n",
     );
     for (id, t) in &per_hook {
@@ -148,7 +173,8 @@ fn summary(out: &mut String, r: &SessionReport) {
         let _ = writeln!(
             out,
             "<tr data-hook=\"{id}\"><td><code>{id}</code></td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+             <td>{}</td><td>{}</td><td>{:.2}</td><td>{:.2}</td></tr>",
+            t.layer.as_deref().map(text).unwrap_or_default(),
             t.source.as_deref().map(text).unwrap_or_default(),
             t.consulted,
             verdicts.join(", "),
@@ -159,7 +185,7 @@ fn summary(out: &mut String, r: &SessionReport) {
         );
     }
     if per_hook.is_empty() {
-        out.push_str("<tr><td colspan=\"7\">no hook was consulted</td></tr>\n");
+        out.push_str("<tr><td colspan=\"8\">no hook was consulted</td></tr>\n");
     }
     out.push_str("</table>\n</section>\n");
 }
@@ -203,14 +229,27 @@ fn filters(out: &mut String, r: &SessionReport) {
         }
         out.push_str("</select></label>\n");
     }
+    if r.shadow.is_some() {
+        out.push_str(
+            "<label>shadow <select id=\"filter-shadow\" data-key=\"shadow\">\
+             <option value=\"\">any</option><option value=\"change\">would change</option>\
+             <option value=\"none\">no change</option></select></label>\n",
+        );
+    }
     out.push_str("<span class=\"shown\"><span id=\"shown-count\"></span> shown</span>\n</form>\n");
 }
 
 /// One event of the timeline.
 fn event_section(out: &mut String, r: &SessionReport, n: usize, e: &EventRow, scale: f64) {
+    // With a config in shadow: whether it would change the event.
+    let shadow = match (&r.shadow, e.shadow.is_empty()) {
+        (None, _) => "",
+        (Some(_), true) => " data-shadow=\"none\"",
+        (Some(_), false) => " data-shadow=\"change\"",
+    };
     let _ = write!(
         out,
-        "<li class=\"event decision-{d}\" id=\"event-{n}\" data-phase=\"{p}\" data-decision=\"{d}\">\n\
+        "<li class=\"event decision-{d}\" id=\"event-{n}\" data-phase=\"{p}\" data-decision=\"{d}\"{shadow}>\n\
          <div class=\"event-head\"><span class=\"n\">#{n}</span> <span class=\"phase\">{p}</span>",
         p = text(&e.phase),
         d = text(&e.decision),
@@ -231,6 +270,9 @@ fn event_section(out: &mut String, r: &SessionReport, n: usize, e: &EventRow, sc
     {
         let _ = write!(out, " <span class=\"input\">{}</span>", text(input));
     }
+    if !e.shadow.is_empty() {
+        out.push_str(" <span class=\"shadow-marker\">shadow would change</span>");
+    }
     out.push_str("</div>\n");
     if e.hooks.is_empty() {
         out.push_str("<p class=\"none\">no hook consulted</p>\n");
@@ -238,6 +280,7 @@ fn event_section(out: &mut String, r: &SessionReport, n: usize, e: &EventRow, sc
         hook_table(out, &e.hooks, scale);
     }
     changes(out, e);
+    shadow_changes(out, &e.shadow);
     let _ = writeln!(
         out,
         "<details class=\"input-event\"><summary>event</summary><pre>{}</pre></details>",
@@ -250,7 +293,7 @@ fn event_section(out: &mut String, r: &SessionReport, n: usize, e: &EventRow, sc
 fn hook_table(out: &mut String, hooks: &[HookRow], scale: f64) {
     out.push_str(
         "<table class=\"hooks\"><tr><th>hook</th>\
-         <th title=\"the hook's layer; for now the config file it comes from\">layer</th><th>verdict</th>\
+         <th title=\"the hook's layer and the config file it comes from\">layer</th><th>verdict</th>\
          <th>failure</th><th>latency</th><th>message</th></tr>\n",
     );
     for h in hooks {
@@ -259,9 +302,11 @@ fn hook_table(out: &mut String, hooks: &[HookRow], scale: f64) {
         } else {
             0.0
         };
-        // The layer's place: until configs have layers, the config file.
         let layer = match (&h.layer, &h.source) {
-            (Some(layer), _) => text(layer),
+            (Some(layer), Some(file)) => {
+                format!("{} <span class=\"file\">{}</span>", text(layer), text(file))
+            }
+            (Some(layer), None) => text(layer),
             (None, Some(file)) => format!("<span class=\"file\">{}</span>", text(file)),
             (None, None) => "<span class=\"file\">(built in code)</span>".to_owned(),
         };
@@ -355,5 +400,34 @@ fn changes(out: &mut String, e: &EventRow) {
             let _ = writeln!(out, "<pre>{}</pre>", json(rec));
         }
         out.push_str("</details>\n");
+    }
+}
+
+/// What the shadow configs would change on one event: per field, the
+/// enforced value and the shadow one, and the configs.
+fn shadow_changes(out: &mut String, changes: &[Change]) {
+    for c in changes {
+        let configs: Vec<String> = c
+            .configs
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} <span class=\"file\">{}</span>",
+                    text(&s.layer),
+                    text(&s.config)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<div class=\"shadow-change\" data-field=\"{field}\"><div class=\"what\">shadow would change \
+             {field}<div class=\"label\">{configs}</div></div>\
+             <div><div class=\"label\">enforced</div><pre class=\"enforced\">{enforced}</pre></div>\
+             <div><div class=\"label\">shadow</div><pre class=\"shadow\">{shadow}</pre></div></div>",
+            field = text(c.field),
+            configs = configs.join(", "),
+            enforced = json(&c.enforced),
+            shadow = json(&c.shadow),
+        );
     }
 }

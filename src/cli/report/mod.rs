@@ -19,6 +19,7 @@ use hooks_runtime::OwnedEvent;
 use serde_json::Value;
 
 use crate::cli::drive::Applied;
+use crate::cli::shadow::{Change, ShadowConfig};
 
 /// The whole report: which command, which config, which inputs, and the
 /// events in the order they were driven.
@@ -38,6 +39,9 @@ pub(crate) struct SessionReport {
     /// Lines shown above the timeline: an interruption, unusable input
     /// lines.
     pub(crate) notes: Vec<String>,
+    /// The configs in `mode: shadow` (docs/cli.md, *Shadow mode*); `None`
+    /// when there is none.
+    pub(crate) shadow: Option<Vec<ShadowConfig>>,
 }
 
 /// One event and what the hooks did with it.
@@ -72,6 +76,8 @@ pub(crate) struct EventRow {
     pub(crate) diagnostics: Vec<String>,
     /// The records the runtime wrote for the event (`test` only).
     pub(crate) records: Vec<Value>,
+    /// What the shadow configs would change, had they been enforced.
+    pub(crate) shadow: Vec<Change>,
 }
 
 /// One consulted hook on one event, from the runtime's report.
@@ -81,8 +87,8 @@ pub(crate) struct HookRow {
     pub(crate) id: String,
     /// The config file it comes from (`None` for a hook built in code).
     pub(crate) source: Option<String>,
-    /// The hook's layer. For now the config file; layers come with issue
-    /// 29, and until then this stays `None` and the page shows the file.
+    /// The layer of its config (docs/fleet.md, *Layers*); `None` for a
+    /// hook built in code.
     pub(crate) layer: Option<String>,
     /// Its verdict (`continue`, `skip`, ``audited: would `skip` ``, ...).
     pub(crate) verdict: String,
@@ -138,7 +144,7 @@ impl EventRow {
             .map(|r| HookRow {
                 id: r.hook.as_str().to_owned(),
                 source: r.hook.source().map(str::to_owned),
-                layer: None,
+                layer: r.hook.layer().map(str::to_owned),
                 verdict: r.verdict.to_string(),
                 failure: r
                     .failure
@@ -175,6 +181,7 @@ impl EventRow {
                 .then(|| serde_json::to_value(&o.patch).unwrap_or_default()),
             diagnostics: o.diagnostics.iter().map(ToString::to_string).collect(),
             records: Vec::new(),
+            shadow: Vec::new(),
             event: event_json,
         }
     }
@@ -196,6 +203,7 @@ impl EventRow {
             patch: None,
             diagnostics: Vec::new(),
             records: Vec::new(),
+            shadow: Vec::new(),
         }
     }
 }

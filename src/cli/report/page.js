@@ -1,11 +1,13 @@
-// Filters the timeline by hook, decision and phase: from the selects, and
+// Filters the timeline by hook, decision, phase and (with a config in
+// shadow) whether the shadow configs would change the event
+// (`shadow:change` or `shadow:none`): from the selects, and
 // on load from `#filter=KEY:VALUE,...` (or `?filter=`). Each event gets
 // `hidden` and `data-shown="0"` when it does not match, `data-shown="1"`
 // when it does; the body's `data-filter` names the filter applied.
 (function () {
   "use strict";
   var form = document.getElementById("filters");
-  var keys = ["hook", "decision", "phase"];
+  var keys = ["hook", "decision", "phase", "shadow"];
   var events = document.querySelectorAll("#timeline > .event");
 
   function parse(text) {
@@ -30,6 +32,7 @@
   function matches(ev, filter) {
     if (filter.decision && ev.getAttribute("data-decision") !== filter.decision) { return false; }
     if (filter.phase && ev.getAttribute("data-phase") !== filter.phase) { return false; }
+    if (filter.shadow && ev.getAttribute("data-shadow") !== filter.shadow) { return false; }
     if (filter.hook) {
       var hooks = ev.querySelectorAll("[data-hook]");
       for (var i = 0; i < hooks.length; i++) {

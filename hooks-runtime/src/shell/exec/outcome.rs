@@ -179,6 +179,7 @@ mod tests {
                 "redirect_refused",
                 "policy_failed",
                 "script_changed",
+                "not_allowed",
             ]
         );
     }

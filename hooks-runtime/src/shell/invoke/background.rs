@@ -242,7 +242,7 @@ impl Background {
         fold: &mut Fold<'_>,
     ) -> bool {
         let phase = fold.phase();
-        if !self.delivers_on(phase) || fold.is_stopped() {
+        if !self.delivers_on(phase) || fold.is_decided() {
             return false;
         }
         let taken: Vec<Delivery> = {

@@ -137,7 +137,9 @@ impl<'a> Call<'a> {
             held_injection: None,
             start,
             tool: event.tool_name(),
-            hook_id: HookId::new(Arc::clone(&spec.id)).with_source(spec.config.clone()),
+            hook_id: HookId::new(Arc::clone(&spec.id))
+                .with_source(spec.config.clone())
+                .with_layer(spec.layer.clone()),
         }
     }
 
@@ -245,7 +247,7 @@ impl<'a> Call<'a> {
         HookRecord {
             record: "hook",
             phase: self.phase,
-            hook_id: HookId::new(Arc::clone(&self.spec.id)),
+            hook_id: self.hook_id.clone(),
             tool: self.tool.map(str::to_owned),
             status,
             decision: None,

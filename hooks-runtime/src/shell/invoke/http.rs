@@ -16,7 +16,11 @@ impl Call<'_> {
     /// under `protocol: opa`) with its headers resolved (prepared once
     /// when no value references a variable), under the spec's
     /// timeout and the session's cancellation token; the body is capped at
-    /// the stdout cap. Returns the answer or the failure.
+    /// the stdout cap. Under the managed layer's switches
+    /// ([`ShellRuntime::with_switches`](crate::ShellRuntime::with_switches)),
+    /// a target they refuse sends nothing, and a redirect to a URL they
+    /// refuse is not followed (`not_allowed`). Returns the answer or the
+    /// failure.
     ///
     /// Cancel safety: dropping the future drops the request.
     pub(super) async fn post(
@@ -24,6 +28,10 @@ impl Call<'_> {
         target: &HttpTarget,
         built: BuiltPayload,
     ) -> Result<Answer, (FailureKind, String)> {
+        let switches = self.rt.switches.as_deref();
+        if let Some(refusal) = switches.and_then(|s| target.refusal(s)) {
+            return Err((FailureKind::NotAllowed, refusal));
+        }
         let prepared = self.cache.http(target);
         // Headers without `${VAR}` are prepared once; others resolved now.
         let resolved = match prepared.headers() {
@@ -51,6 +59,7 @@ impl Call<'_> {
             self.remaining(),
             self.rt.limits.stdout_cap,
             self.cancel,
+            switches,
         )
         .await
     }

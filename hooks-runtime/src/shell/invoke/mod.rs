@@ -311,7 +311,8 @@ pub(crate) async fn invoke(
     }
     let action = spec.target.action_name();
     let config = spec.config.as_deref().unwrap_or_default();
-    let span = telemetry::hook_span(config, event.kind(), &spec.id, action);
+    let layer = spec.layer.as_deref().unwrap_or_default();
+    let span = telemetry::hook_span((config, layer), event.kind(), &spec.id, action);
     let (invocation, deferred) = run(call, event, batch.slots).instrument(span.clone()).await;
     // The record's message is redacted with the hook's secrets.
     let message = invocation.record.message.as_deref();

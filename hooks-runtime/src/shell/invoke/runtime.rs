@@ -123,6 +123,9 @@ pub struct ShellRuntime {
     /// Where `policy` hooks evaluate under a memory cap, if anywhere but
     /// in process ([`ShellRuntime::with_policy_process`]).
     pub(super) policy_process: Option<ProcessTarget>,
+    /// The managed layer's switches `http` hooks are held to, if any
+    /// ([`ShellRuntime::with_switches`]).
+    pub(super) switches: Option<Arc<hooks_plan::Switches>>,
 }
 
 impl std::fmt::Debug for ShellRuntime {
@@ -133,6 +136,7 @@ impl std::fmt::Debug for ShellRuntime {
             .field("limits", &self.limits)
             .field("worker_restart_limit", &self.worker_restart_limit)
             .field("worker_restart_window", &self.worker_restart_window)
+            .field("switches", &self.switches)
             .finish_non_exhaustive()
     }
 }
@@ -140,7 +144,8 @@ impl std::fmt::Debug for ShellRuntime {
 impl ShellRuntime {
     /// A runtime around `executor` with no records file, no activity sink,
     /// no session directory (oversized payloads are elided without a ref),
-    /// default limits, no declared secrets and a fresh cancellation token.
+    /// default limits, no declared secrets, no managed switches (every URL
+    /// and header variable allowed) and a fresh cancellation token.
     pub fn new(executor: Executor) -> Self {
         ShellRuntime {
             executor,
@@ -156,6 +161,7 @@ impl ShellRuntime {
             worker_restart_limit: Self::DEFAULT_WORKER_RESTART_LIMIT,
             worker_restart_window: Self::DEFAULT_WORKER_RESTART_WINDOW,
             policy_process: None,
+            switches: None,
         }
     }
 
@@ -301,6 +307,39 @@ impl ShellRuntime {
         self.background = Background::new(&limits);
         self.limits = limits;
         self
+    }
+
+    /// Holds every `http` hook this runtime runs to the managed layer's
+    /// `switches`, whatever table the hook comes from (loaded before the
+    /// switches, built by `hooks!` or in code), checked before each
+    /// request:
+    ///
+    /// - the hook's URL, as written, must match
+    ///   [`Switches::allowed_http_urls`](hooks_plan::Switches::allowed_http_urls)
+    ///   ([`Switches::url_allowed`](hooks_plan::Switches::url_allowed));
+    /// - with `follow_redirects: true`, so must every redirect target, in
+    ///   its parsed form (lower-case host, no default port), before it is
+    ///   followed;
+    /// - every variable of the hook's `env` list (the variables its
+    ///   headers may read) must be in
+    ///   [`Switches::allowed_header_env`](hooks_plan::Switches::allowed_header_env).
+    ///
+    /// A refused hook sends nothing to the refused URL and fails as
+    /// [`FailureKind::NotAllowed`](crate::FailureKind::NotAllowed) under its
+    /// failure policy (its record names the URL, without its query, or
+    /// the variable). The switches' other fields (`disable_all_hooks`,
+    /// `managed_hooks_only`) are the loader's and are not read here.
+    /// Without this (the default), every URL and variable is allowed.
+    #[must_use]
+    pub fn with_switches(mut self, switches: Arc<hooks_plan::Switches>) -> Self {
+        self.switches = Some(switches);
+        self
+    }
+
+    /// The managed layer's switches `http` hooks are held to, when set
+    /// ([`ShellRuntime::with_switches`]).
+    pub fn switches(&self) -> Option<&hooks_plan::Switches> {
+        self.switches.as_deref()
     }
 
     /// Declares secret values to redact from every record and diagnostic.

@@ -61,6 +61,9 @@ pub struct ShellHookSpec {
     /// The name of the config the hook comes from (its file name, or
     /// `<inline>`), for telemetry; `None` for a hook built in code.
     pub config: Option<Arc<str>>,
+    /// The layer of that config (`managed`, `project`, ...), for records
+    /// and telemetry; `None` for a hook built in code.
+    pub layer: Option<Arc<str>>,
 }
 
 /// What a hook runs: one variant per kind of target, each read by the
@@ -153,6 +156,7 @@ impl ShellHookSpec {
             tool_paths: None,
             rewrite_schema: None,
             config: None,
+            layer: None,
         }
     }
 
