@@ -348,6 +348,9 @@ fn parent_cpu_per_run(n: u32, mut run: impl FnMut()) -> Duration {
     (parent_cpu_now() - start) / n
 }
 
+/// A parent-CPU case: its name, ours, the bare spawn.
+type Case<'a> = (&'static str, &'a dyn Fn(), &'a dyn Fn());
+
 /// Parent CPU per hook (not a criterion measurement: CPU time, not wall):
 /// `ShellHook::invoke` next to the bare spawn with the same isolation,
 /// interleaved in rounds so load drifts hit both, printed with the ratio.
@@ -375,7 +378,7 @@ fn parent_cpu(_: &mut Criterion) {
         CommandForm::Shell("cat >/dev/null".into()),
     );
     let sh = Path::new("/bin/sh");
-    let cases: [(&str, &dyn Fn(), &dyn Fn()); 3] = [
+    let cases: [Case<'_>; 3] = [
         ("exec_true_1k", &|| bench.invoke(&exec, &small), &|| {
             bench.bare(&true_path, &[], &small_payload)
         }),
