@@ -215,9 +215,38 @@ fn payload_args(size: usize) -> Value {
     json!({"command": "x".repeat(size)})
 }
 
+/// The Python interpreter the peer runner runs on: `AGENT_HOOKS_BENCH_PYTHON`
+/// when set, else the real executable behind `python3` (`sys.executable`),
+/// so a version manager's shim (pyenv's is a shell script that starts a
+/// process or two per run) is not measured; resolved once.
+fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        if let Some(set) = std::env::var_os("AGENT_HOOKS_BENCH_PYTHON") {
+            let set = set.to_string_lossy().into_owned();
+            eprintln!("note: the Python peer runs on `{set}` (AGENT_HOOKS_BENCH_PYTHON)");
+            return set;
+        }
+        let real = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8(out.stdout).ok())
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty());
+        match real {
+            Some(real) => {
+                eprintln!("note: the Python peer runs on `{real}` (sys.executable of `python3`)");
+                real
+            }
+            None => "python3".to_owned(),
+        }
+    })
+}
+
 fn peers(args: &[&str]) -> (Option<Peer>, Option<Peer>) {
     (
-        Peer::start("python3", "asyncio_runner.py", args),
+        Peer::start(python(), "asyncio_runner.py", args),
         Peer::start("node", "node_runner.js", args),
     )
 }
@@ -294,6 +323,88 @@ fn shell_hooks(c: &mut Criterion) {
     let mut group = c.benchmark_group("harness_only");
     bench_peers(&mut group, peers(&["0", "noop"]));
     group.finish();
+}
+
+/// The CPU time this process has used so far (user + system, every
+/// thread; a child's time is not counted): what `getrusage(RUSAGE_SELF)`
+/// reports, read from `CLOCK_PROCESS_CPUTIME_ID`.
+fn parent_cpu_now() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// Parent CPU per run of `run`, over `n` runs (after 10 to warm up).
+fn parent_cpu_per_run(n: u32, mut run: impl FnMut()) -> Duration {
+    for _ in 0..10 {
+        run();
+    }
+    let start = parent_cpu_now();
+    for _ in 0..n {
+        run();
+    }
+    (parent_cpu_now() - start) / n
+}
+
+/// A parent-CPU case: its name, ours, the bare spawn.
+type Case<'a> = (&'static str, &'a dyn Fn(), &'a dyn Fn());
+
+/// Parent CPU per hook (not a criterion measurement: CPU time, not wall):
+/// `ShellHook::invoke` next to the bare spawn with the same isolation,
+/// interleaved in rounds so load drifts hit both, printed with the ratio.
+/// `AGENT_HOOKS_BENCH_CPU_RUNS` sets the runs per round (default 200).
+fn parent_cpu(_: &mut Criterion) {
+    let bench = Bench::new();
+    let n: u32 = std::env::var("AGENT_HOOKS_BENCH_CPU_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let small = payload_args(KIB);
+    let small_payload = serde_json::to_vec(&small).expect("json");
+    let large = payload_args(MIB);
+    let large_payload = serde_json::to_vec(&large).expect("json");
+    let true_path = resolve("true");
+    let exec = bench.hook(
+        "t",
+        Phase::BeforeTool,
+        CommandForm::Exec(vec!["true".into()]),
+    );
+    let shell = bench.hook("t", Phase::BeforeTool, CommandForm::Shell("true".into()));
+    let cat = bench.hook(
+        "cat",
+        Phase::BeforeTool,
+        CommandForm::Shell("cat >/dev/null".into()),
+    );
+    let sh = Path::new("/bin/sh");
+    let cases: [Case<'_>; 3] = [
+        ("exec_true_1k", &|| bench.invoke(&exec, &small), &|| {
+            bench.bare(&true_path, &[], &small_payload)
+        }),
+        ("shell_true_1k", &|| bench.invoke(&shell, &small), &|| {
+            bench.bare(sh, &["-c", "--", "true"], &small_payload)
+        }),
+        // Ours spills the MiB to a payload-ref file; the bare spawn writes
+        // it through the pipe, as the peers do.
+        ("shell_cat_1m", &|| bench.invoke(&cat, &large), &|| {
+            bench.bare(sh, &["-c", "--", "cat >/dev/null"], &large_payload)
+        }),
+    ];
+    for (name, ours, bare) in cases {
+        let (mut o, mut b) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..3 {
+            o += parent_cpu_per_run(n, ours);
+            b += parent_cpu_per_run(n, bare);
+        }
+        let (o, b) = (o / 3, b / 3);
+        println!(
+            "parent_cpu/{name}: shell_hook_invoke {:.1} µs, bare_spawn_same_isolation {:.1} µs, ratio {:.2}× ({n} runs × 3 rounds each)",
+            o.as_secs_f64() * 1e6,
+            b.as_secs_f64() * 1e6,
+            o.as_secs_f64() / b.as_secs_f64()
+        );
+    }
 }
 
 fn observers(c: &mut Criterion) {
@@ -382,6 +493,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = shell_hooks, observers, workers
+    targets = parent_cpu, shell_hooks, observers, workers
 }
 criterion_main!(benches);

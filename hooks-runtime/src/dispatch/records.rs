@@ -161,8 +161,9 @@ impl<'r> InProcessRecords<'r> {
         }
     }
 
-    /// Writes the records; a lost one becomes a diagnostic of `fold` and
-    /// of its rule's report.
+    /// Writes the records, all with one write; when they are lost, the
+    /// failure becomes a diagnostic of `fold` and of each of their rules'
+    /// reports.
     pub(super) fn write(self, fold: &mut Fold<'_>) {
         let Some(rt) = self.rt else { return };
         if let Some(sink) = rt.activity() {
@@ -179,16 +180,29 @@ impl<'r> InProcessRecords<'r> {
             }
         }
         let Some(writer) = rt.records() else { return };
-        for (hook, record) in self.pending {
-            if let Err(err) = writer.write(&record, rt.secrets()) {
-                let message =
-                    redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
-                        .into_owned();
+        if self.pending.is_empty() {
+            return;
+        }
+        // One write for the part's records: they are its decision's.
+        let mut lines = String::new();
+        for (_, record) in &self.pending {
+            lines.push_str(&writer.render(record, rt.secrets()));
+        }
+        let count = self.pending.len() as u64;
+        if let Err(err) = writer.write_lines(&lines, count) {
+            let message = redact_sensitive_text(&writer.lost_records_message(&err), rt.secrets())
+                .into_owned();
+            let mut seen: Vec<&HookId> = Vec::new();
+            for (hook, _) in &self.pending {
+                if seen.contains(&hook) {
+                    continue;
+                }
+                seen.push(hook);
                 fold.diagnose_call(
-                    &hook,
+                    hook,
                     Diagnostic::Hook {
                         hook: hook.clone(),
-                        message,
+                        message: message.clone(),
                     },
                 );
             }

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::process::{Child, Command};
 
-use super::command::{CommandForm, ExecRequest};
-use super::executor::{Executor, lookup_program, spawn};
+use super::command::ExecRequest;
+use super::executor::{Executor, spawn};
 use super::outcome::ExecFailure;
 use super::preflight::resolve_cwd;
 use crate::core::report::FailureKind;
@@ -21,12 +21,21 @@ use crate::core::report::FailureKind;
 /// Each run checks first that what the command was built from is still
 /// what a fresh build would read: the executor's workspace root, the
 /// canonical cwd (resolved again, so a cwd that was removed or now leads
-/// outside the root is refused as by [`Executor::run`]), the parent's
-/// value of every environment variable the build read, and for the exec
-/// form the program found in the child's `PATH`. When something changed
-/// the command is built again; otherwise it is spawned as it is (the
-/// standard library respawns a `Command`, with new pipes, as often as
-/// asked). Concurrent runs spawn one at a time.
+/// outside the root is refused as by [`Executor::run`]), and the parent's
+/// value of every environment variable the build read (`PATH` among them).
+/// When something changed the command is built again; otherwise it is
+/// spawned as it is (the standard library respawns a `Command`, with new
+/// pipes, as often as asked). Concurrent runs spawn one at a time.
+///
+/// The exec form's program, looked up in the child's `PATH` when the
+/// command was built, is not looked up again on every run (that costs a
+/// `statx` per `PATH` entry before the match): the lookup depends only on
+/// the child's `PATH` and the cwd, both compared above, and on the file
+/// system. A program removed or moved since makes the spawn fail; the
+/// command is then built again (looking the name up afresh) and spawned
+/// once more, so the run fails only when a fresh build would. A program
+/// installed since in an earlier `PATH` entry, shadowing the one found,
+/// is used from the next build on (a change of environment or cwd).
 #[derive(Default)]
 pub(crate) struct Prepared {
     slot: Mutex<Option<Entry>>,
@@ -40,8 +49,6 @@ struct Entry {
     /// Each variable the environment was built from, with the parent's
     /// value then, in the order they were read.
     parent: Vec<(String, Option<OsString>)>,
-    path: Option<OsString>,
-    program: Option<PathBuf>,
     command: Command,
 }
 
@@ -72,11 +79,14 @@ impl Prepared {
         let req = match slot.take() {
             Some(mut entry) if *entry.root == *executor.workspace_root() => {
                 match entry.fits(executor.workspace_root()) {
-                    Ok(true) => {
-                        let child = spawn(&mut entry.command);
-                        *slot = Some(entry);
-                        return child;
-                    }
+                    Ok(true) => match spawn(&mut entry.command) {
+                        Ok(child) => {
+                            *slot = Some(entry);
+                            return Ok(child);
+                        }
+                        // Built again below: the program may have moved.
+                        Err(_) => entry.req,
+                    },
                     Ok(false) => entry.req,
                     Err(err) => {
                         *slot = Some(entry);
@@ -99,8 +109,6 @@ impl Prepared {
             req,
             cwd: built.cwd,
             parent,
-            path: built.path,
-            program: built.program,
             command: built.command,
         };
         let child = spawn(&mut entry.command);
@@ -122,25 +130,10 @@ impl Entry {
         {
             return Ok(false);
         }
-        if self
+        Ok(!self
             .parent
             .iter()
-            .any(|(name, value)| std::env::var_os(name) != *value)
-        {
-            return Ok(false);
-        }
-        if let CommandForm::Exec(argv) = &self.req.form
-            && let Some(name) = argv.first()
-        {
-            let program = self
-                .path
-                .as_deref()
-                .and_then(|p| lookup_program(name, p, &self.cwd));
-            if program != self.program {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+            .any(|(name, value)| std::env::var_os(name) != *value))
     }
 }
 
@@ -207,6 +200,52 @@ mod tests {
             .run_prepared(&prepared, shape, launch(b"back"), &cancel)
             .await;
         assert_eq!(out.status, ExecStatus::Exited(0), "{out:?}");
+    }
+
+    /// The exec form's program is not looked up again while the child's
+    /// `PATH` and cwd stay the same; moved to another `PATH` entry, it is
+    /// found again (the failed spawn rebuilds the command); removed, the
+    /// run fails as a fresh build's does.
+    #[tokio::test]
+    async fn a_moved_program_is_found_again() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        std::fs::write(a.join("prog"), "#!/bin/sh\necho ran\n").unwrap();
+        std::fs::set_permissions(a.join("prog"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let executor = Executor::new(dir.path()).unwrap();
+        let prepared = Prepared::default();
+        let cancel = CancellationToken::new();
+        let shapes = std::cell::Cell::new(0);
+        let shape = || {
+            shapes.set(shapes.get() + 1);
+            let mut req = ExecRequest::exec(["prog"]);
+            req.env.set.push((
+                "PATH".into(),
+                format!("{}:{}:/usr/bin:/bin", a.display(), b.display()),
+            ));
+            req.stdin = Some(Vec::new());
+            req
+        };
+        let run = || executor.run_prepared(&prepared, shape, launch(b""), &cancel);
+        let out = run().await;
+        assert_eq!(out.status, ExecStatus::Exited(0), "{out:?}");
+        assert_eq!(out.stdout.bytes, b"ran\n");
+        std::fs::rename(a.join("prog"), b.join("prog")).unwrap();
+        let out = run().await;
+        assert_eq!(out.status, ExecStatus::Exited(0), "{out:?}");
+        assert_eq!(shapes.get(), 1, "rebuilt from the kept request");
+        std::fs::remove_file(b.join("prog")).unwrap();
+        let out = run().await;
+        let failure = out.status.failure().expect("a removed program fails");
+        assert_eq!(failure.kind, FailureKind::SpawnFailed);
+        let fresh = executor.run(&shape(), &cancel).await;
+        assert_eq!(
+            Some(&failure.detail),
+            fresh.status.failure().map(|f| &f.detail)
+        );
     }
 
     /// A cancelled token fails the run before anything is spawned.

@@ -396,6 +396,7 @@ fn refuse(rt: &ShellRuntime, job: &Job, message: String) -> Start {
     let mut record = call.record(RecordStatus::Refused);
     record.message = Some(message.clone());
     call.write(&Record::Hook(record));
+    call.write_pending();
     Start::Refused(message)
 }
 

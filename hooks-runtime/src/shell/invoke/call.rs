@@ -65,6 +65,9 @@ pub(super) struct Call<'a> {
     /// The rendered record lines of a group member, kept for the caller
     /// to write; `None` (records written at once) otherwise.
     deferred: Option<Vec<String>>,
+    /// The rendered record lines of any other call and how many: written
+    /// together, with one write, when the call finishes.
+    pending: Option<(String, u64)>,
     /// A background invocation's `injected` record, kept for when its
     /// context is delivered (or dropped).
     pub(super) held_injection: Option<InjectionRecord>,
@@ -134,6 +137,7 @@ impl<'a> Call<'a> {
             env_set: crate::EnvVars::new(),
             env_notes: Vec::new(),
             deferred: batch.group.then(Vec::new),
+            pending: None,
             held_injection: None,
             start,
             tool: event.tool_name(),
@@ -189,6 +193,7 @@ impl<'a> Call<'a> {
         record.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         if self.rt.records.is_some() {
             self.write(&Record::Hook(record.clone()));
+            self.write_pending();
         }
         self.emit_finished(&record);
         let deferred = Deferred {
@@ -277,16 +282,31 @@ impl<'a> Call<'a> {
         redact_sensitive_text(text, &self.secrets).into_owned()
     }
 
-    /// Writes `record` when records are on (in a group: renders it and
-    /// keeps the line for the caller); a failed write becomes a (redacted)
-    /// diagnostic.
+    /// Renders `record` when records are on and keeps the line: for the
+    /// caller in a group, else until the call finishes ([`Call::write_pending`]:
+    /// one write for the call's records).
     pub(super) fn write(&mut self, record: &Record) {
         if let (Some(writer), Some(lines)) = (&self.rt.records, &mut self.deferred) {
             lines.push(writer.render(record, &self.secrets));
             return;
         }
-        if let Some(writer) = &self.rt.records
-            && let Err(err) = writer.write(record, &self.secrets)
+        if let Some(writer) = &self.rt.records {
+            let line = writer.render(record, &self.secrets);
+            match &mut self.pending {
+                Some((lines, count)) => {
+                    lines.push_str(&line);
+                    *count += 1;
+                }
+                None => self.pending = Some((line, 1)),
+            }
+        }
+    }
+
+    /// Writes the call's pending record lines with one write; lost ones
+    /// become a diagnostic of the call.
+    pub(super) fn write_pending(&mut self) {
+        if let (Some(writer), Some((lines, count))) = (&self.rt.records, self.pending.take())
+            && let Err(err) = writer.write_lines(&lines, count)
         {
             let message = self.redact(&writer.lost_records_message(&err));
             self.diagnostics.push(message);

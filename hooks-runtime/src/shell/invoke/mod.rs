@@ -264,25 +264,29 @@ pub(crate) struct Deferred {
 }
 
 impl Deferred {
-    /// Writes the lines, in order, to `rt`'s records file; a line that
-    /// cannot be written becomes a (redacted) diagnostic of `invocation`'s
-    /// report, as a record the invocation writes itself does.
+    /// Writes the lines, in order and with one write, to `rt`'s records
+    /// file; lines that cannot be written become a (redacted) diagnostic of
+    /// `invocation`'s report, as a record the invocation writes itself does.
     pub(crate) fn write(self, rt: &ShellRuntime, invocation: &mut Invocation) {
         let Some(writer) = &rt.records else {
             return;
         };
-        for line in self.lines {
-            if let Err(err) = writer.write_line(&line) {
-                let message = writer.lost_records_message(&err);
-                let message = crate::shell::redact::redact_sensitive_text(&message, &rt.secrets);
-                invocation
-                    .report
-                    .diagnostics
-                    .push(crate::core::diagnostic::Diagnostic::Hook {
-                        hook: invocation.report.hook.clone(),
-                        message: message.into_owned(),
-                    });
-            }
+        if self.lines.is_empty() {
+            return;
+        }
+        // One write for the invocation's lines.
+        let count = self.lines.len() as u64;
+        let lines = self.lines.concat();
+        if let Err(err) = writer.write_lines(&lines, count) {
+            let message = writer.lost_records_message(&err);
+            let message = crate::shell::redact::redact_sensitive_text(&message, &rt.secrets);
+            invocation
+                .report
+                .diagnostics
+                .push(crate::core::diagnostic::Diagnostic::Hook {
+                    hook: invocation.report.hook.clone(),
+                    message: message.into_owned(),
+                });
         }
     }
 }

@@ -522,33 +522,41 @@ pub(crate) fn build_as<'e, R: Render>(
             refusal,
         });
     }
-    let full = serde_json::to_value(&doc).unwrap_or(Value::Null);
-    drop(doc);
-    // Over the stdin cap: spill the whole payload, send an elided envelope.
-    let bytes = serde_json::to_vec(&full).unwrap_or_default();
+    // Over the stdin cap: the whole payload is serialized once, straight
+    // into a payload-ref file (no escaped copy in memory, no copy of the
+    // value), and stdin gets an elided envelope.
     let spill = match input.session_dir {
         // A refused call runs nothing: nothing to spill.
         _ if refusal.is_some() => None,
-        Some(dir) if bytes.len() <= input.limits.spill_cap => {
-            Some(write_spill(dir, input, &bytes)?)
-        }
+        Some(dir) if len <= input.limits.spill_cap => Some(write_spill(dir, input, &doc)?),
         Some(_) => {
             diagnostics.push(format!(
-                "payload of hook `{}` is {} bytes, over the spill cap of {} bytes: sent without `payload_ref`",
-                input.hook_id,
-                bytes.len(),
-                input.limits.spill_cap
+                "payload of hook `{}` is {len} bytes, over the spill cap of {} bytes: sent without `payload_ref`",
+                input.hook_id, input.limits.spill_cap
             ));
             None
         }
         None => {
             diagnostics.push(format!(
-                "payload of hook `{}` is {} bytes, over the stdin cap, and no session directory is configured: sent without `payload_ref`",
-                input.hook_id,
-                bytes.len()
+                "payload of hook `{}` is {len} bytes, over the stdin cap, and no session directory is configured: sent without `payload_ref`",
+                input.hook_id
             ));
             None
         }
+    };
+    let full = match doc {
+        // The elided fields are dropped before the envelope becomes a
+        // value; a small stand-in keeps each present key in its place, so
+        // the envelope reads as before (the keys are removed below).
+        Document::Native(mut envelope) => {
+            let stand_in = || Cow::Owned(Value::Null);
+            envelope.args = envelope.args.map(|_| stand_in());
+            envelope.result = envelope.result.map(|_| stand_in());
+            envelope.prompt = envelope.prompt.map(|_| Cow::Borrowed(""));
+            envelope.data = envelope.data.map(|_| Value::Null);
+            serde_json::to_value(&envelope).unwrap_or(Value::Null)
+        }
+        Document::Claude(value) => value,
     };
     let mut stub = full;
     if let Some(map) = stub.as_object_mut() {

@@ -125,7 +125,7 @@ pub(crate) fn create_hook_file(
         std::process::id(),
         safe_name(hook_id)
     );
-    create_spill(&root, &checked, name.as_ref(), &[]).map_err(err)
+    create_spill(&root, &checked, name.as_ref(), |_| Ok(())).map_err(err)
 }
 
 /// `id` with every character but ASCII letters, digits, `-` and `_`
@@ -145,10 +145,13 @@ fn safe_name(id: &str) -> String {
 
 static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-pub(super) fn write_spill(
+/// Creates the payload-ref file of `input`'s hook in the session directory
+/// `dir` and serializes `doc` into it as compact JSON, streamed through a
+/// buffer (no copy of the whole text in memory).
+pub(super) fn write_spill<S: serde::Serialize + ?Sized>(
     dir: &Path,
     input: &PayloadInput<'_>,
-    bytes: &[u8],
+    doc: &S,
 ) -> Result<SpillFile, PayloadError> {
     let err = |source| PayloadError::Spill {
         dir: dir.to_path_buf(),
@@ -159,7 +162,10 @@ pub(super) fn write_spill(
     let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
     let safe_id = safe_name(input.hook_id);
     let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
-    create_spill(&root, &checked, name.as_ref(), bytes).map_err(err)
+    create_spill(&root, &checked, name.as_ref(), |file| {
+        serde_json::to_writer(file, doc).map_err(io::Error::from)
+    })
+    .map_err(err)
 }
 
 /// Creates the payload-ref file `name` (mode 0600) in `dir`, a session
@@ -169,8 +175,14 @@ pub(super) fn write_spill(
 /// must then still be private to the user once open), and the file with
 /// `O_CREAT | O_EXCL | O_NOFOLLOW` in that directory: a component or the
 /// file swapped for a symlink since the check makes this fail instead of
-/// writing elsewhere.
-fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<SpillFile> {
+/// writing elsewhere. `fill` writes the contents, through a 64 KiB buffer;
+/// on its error the file is removed.
+fn create_spill(
+    root: &Path,
+    dir: &Path,
+    name: &OsStr,
+    fill: impl FnOnce(&mut io::BufWriter<std::fs::File>) -> io::Result<()>,
+) -> io::Result<SpillFile> {
     let (base, rel) = match dir.strip_prefix(root) {
         Ok(rel) => (root, rel),
         Err(_) => (Path::new("/"), dir.strip_prefix("/").unwrap_or(dir)),
@@ -205,8 +217,8 @@ fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Resu
         path: dir.join(name),
         entry: Some((fd, name.to_owned())),
     };
-    let mut file = std::fs::File::from(file_fd);
-    file.write_all(bytes)?;
+    let mut file = io::BufWriter::with_capacity(64 << 10, std::fs::File::from(file_fd));
+    fill(&mut file)?;
     file.flush()?;
     Ok(spill)
 }
@@ -214,6 +226,11 @@ fn create_spill(root: &Path, dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fills a spill file with `{}`.
+    fn braces(file: &mut io::BufWriter<std::fs::File>) -> io::Result<()> {
+        file.write_all(b"{}")
+    }
 
     /// A canonical temporary workspace root.
     fn workspace() -> (tempfile::TempDir, PathBuf) {
@@ -232,7 +249,7 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         std::fs::rename(root.join("session"), root.join("old")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("session")).unwrap();
-        let got = create_spill(&root, &checked, "p.json".as_ref(), b"{}");
+        let got = create_spill(&root, &checked, "p.json".as_ref(), braces);
         assert!(got.is_err(), "{got:?}");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
         // A parent of the session directory swapped likewise.
@@ -241,7 +258,7 @@ mod tests {
         std::fs::create_dir(outside.path().join("s")).unwrap();
         std::fs::rename(root.join("a"), root.join("old-a")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("a")).unwrap();
-        assert!(create_spill(&root, &checked, "p.json".as_ref(), b"{}").is_err());
+        assert!(create_spill(&root, &checked, "p.json".as_ref(), braces).is_err());
         assert_eq!(
             std::fs::read_dir(outside.path().join("s")).unwrap().count(),
             0
@@ -256,12 +273,12 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let target = outside.path().join("stolen.json");
         std::os::unix::fs::symlink(&target, session.join("p.json")).unwrap();
-        assert!(create_spill(&root, &session, "p.json".as_ref(), b"{}").is_err());
+        assert!(create_spill(&root, &session, "p.json".as_ref(), braces).is_err());
         assert!(!target.exists());
         // Unplanted, the file is created 0600 and removed relative to the
         // directory it was created in.
         use std::os::unix::fs::PermissionsExt;
-        let spill = create_spill(&root, &session, "q.json".as_ref(), b"{}").unwrap();
+        let spill = create_spill(&root, &session, "q.json".as_ref(), braces).unwrap();
         let mode = std::fs::metadata(spill.path())
             .unwrap()
             .permissions()
