@@ -61,6 +61,51 @@ pub(crate) enum Document<'a> {
     Claude(Value),
 }
 
+impl Document<'_> {
+    /// A lower bound of the document's compact JSON length (bytes), from
+    /// the lengths of its strings and the punctuation of its containers,
+    /// without escaping anything: when it is already over the stdin cap,
+    /// the payload is streamed into its payload-ref file without being
+    /// serialized once more to be measured.
+    pub(crate) fn min_json_len(&self) -> usize {
+        match self {
+            Document::Native(e) => [e.args.as_deref(), e.result.as_deref(), e.data.as_ref()]
+                .into_iter()
+                .flatten()
+                .map(min_json_len)
+                .sum::<usize>()
+                .saturating_add(e.prompt.as_ref().map_or(0, |p| p.len() + 2)),
+            Document::Claude(value) => min_json_len(value),
+        }
+    }
+}
+
+/// [`Document::min_json_len`] of one value: a string is at least its bytes
+/// and two quotes, a container its brackets, separators and members.
+fn min_json_len(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(_) => 1,
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => {
+            items
+                .iter()
+                .map(|v| min_json_len(v) + 1)
+                .sum::<usize>()
+                .max(1)
+                + 1
+        }
+        Value::Object(map) => {
+            map.iter()
+                .map(|(k, v)| k.len() + 4 + min_json_len(v))
+                .sum::<usize>()
+                .max(1)
+                + 1
+        }
+    }
+}
+
 impl Serialize for Document<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -75,6 +120,21 @@ mod tests {
     use super::*;
     use hooks_plan::{PAYLOAD_SCHEMA_NAME, PAYLOAD_VERSION, PathDiagnosticKind, Payload};
     use serde_json::json;
+
+    /// The lower bound never exceeds the real length, and is exact where
+    /// nothing needs escaping (so a payload it puts over the cap is over).
+    #[test]
+    fn min_json_len_is_a_tight_lower_bound() {
+        let plain = json!({"a": [1, "xyz", null, true, false, [], {}], "b": {"c": "d"}});
+        let doc = Document::Claude(plain.clone());
+        assert_eq!(
+            doc.min_json_len(),
+            serde_json::to_vec(&plain).unwrap().len()
+        );
+        let escaped = json!({"q\"k": "line\nbreak \u{1} é", "n": 12345});
+        let doc = Document::Claude(escaped.clone());
+        assert!(doc.min_json_len() < serde_json::to_vec(&escaped).unwrap().len());
+    }
 
     /// Every field of the envelope set: the view and the plan's payload
     /// serialize to the same bytes (so the view cannot drift from the

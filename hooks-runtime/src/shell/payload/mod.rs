@@ -29,7 +29,7 @@ pub use self::session::SessionDir;
 pub(crate) use self::session::check_session_dir;
 use self::spill::write_spill;
 pub(crate) use self::spill::{SpillFile, create_hook_file};
-use crate::shell::protocol::{claude, json_len};
+use crate::shell::protocol::{claude, json_len, json_len_within};
 use crate::shell::redact::{SecretSet, redact_json, redact_sensitive_text};
 use crate::{FlowKind, HookContext, StepEvent, ToolOutcome};
 
@@ -510,8 +510,12 @@ pub(crate) fn build_as<'e, R: Render>(
             Document::Claude(v)
         }
     };
-    let len = json_len(&doc);
-    if len <= input.limits.stdin_cap {
+    // Measured only when it may fit: a document whose strings alone are
+    // over the cap spills without a pass to count it.
+    let fits = (doc.min_json_len() <= input.limits.stdin_cap)
+        .then(|| json_len_within(&doc, input.limits.stdin_cap))
+        .flatten();
+    if let Some(len) = fits {
         let document = render.render(&doc, len);
         drop(doc);
         return Ok(BuiltPayload {
@@ -528,18 +532,23 @@ pub(crate) fn build_as<'e, R: Render>(
     let spill = match input.session_dir {
         // A refused call runs nothing: nothing to spill.
         _ if refusal.is_some() => None,
-        Some(dir) if len <= input.limits.spill_cap => Some(write_spill(dir, input, &doc)?),
-        Some(_) => {
-            diagnostics.push(format!(
-                "payload of hook `{}` is {len} bytes, over the spill cap of {} bytes: sent without `payload_ref`",
-                input.hook_id, input.limits.spill_cap
-            ));
-            None
+        Some(dir) => {
+            let spill = write_spill(dir, input, &doc, input.limits.spill_cap)?;
+            if spill.is_none() {
+                diagnostics.push(format!(
+                    "payload of hook `{}` is {} bytes, over the spill cap of {} bytes: sent without `payload_ref`",
+                    input.hook_id,
+                    json_len(&doc),
+                    input.limits.spill_cap
+                ));
+            }
+            spill
         }
         None => {
             diagnostics.push(format!(
-                "payload of hook `{}` is {len} bytes, over the stdin cap, and no session directory is configured: sent without `payload_ref`",
-                input.hook_id
+                "payload of hook `{}` is {} bytes, over the stdin cap, and no session directory is configured: sent without `payload_ref`",
+                input.hook_id,
+                json_len(&doc)
             ));
             None
         }

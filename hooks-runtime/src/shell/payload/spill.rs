@@ -147,12 +147,36 @@ static SPILL_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Creates the payload-ref file of `input`'s hook in the session directory
 /// `dir` and serializes `doc` into it as compact JSON, streamed through a
-/// buffer (no copy of the whole text in memory).
+/// buffer (no copy of the whole text in memory, no pass to measure it
+/// first). `Ok(None)` when the text grows over `cap` bytes: the file is
+/// removed.
 pub(super) fn write_spill<S: serde::Serialize + ?Sized>(
     dir: &Path,
     input: &PayloadInput<'_>,
     doc: &S,
-) -> Result<SpillFile, PayloadError> {
+    cap: usize,
+) -> Result<Option<SpillFile>, PayloadError> {
+    /// Counts what goes through and refuses the write that passes `cap`.
+    struct Capped<'w, W> {
+        inner: &'w mut W,
+        left: usize,
+        over: bool,
+    }
+    impl<W: Write> Write for Capped<'_, W> {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if buf.len() > self.left {
+                self.over = true;
+                return Err(io::ErrorKind::FileTooLarge.into());
+            }
+            self.left -= buf.len();
+            self.inner
+                .write(buf)
+                .inspect(|n| self.left += buf.len() - n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.inner.flush()
+        }
+    }
     let err = |source| PayloadError::Spill {
         dir: dir.to_path_buf(),
         source,
@@ -162,10 +186,22 @@ pub(super) fn write_spill<S: serde::Serialize + ?Sized>(
     let n = SPILL_COUNTER.fetch_add(1, Ordering::Relaxed);
     let safe_id = safe_name(input.hook_id);
     let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
-    create_spill(&root, &checked, name.as_ref(), |file| {
-        serde_json::to_writer(file, doc).map_err(io::Error::from)
-    })
-    .map_err(err)
+    let mut over = false;
+    let written = create_spill(&root, &checked, name.as_ref(), |file| {
+        let mut capped = Capped {
+            inner: file,
+            left: cap,
+            over: false,
+        };
+        let done = serde_json::to_writer(&mut capped, doc).map_err(io::Error::from);
+        over = capped.over;
+        done
+    });
+    match written {
+        Ok(file) => Ok(Some(file)),
+        Err(_) if over => Ok(None),
+        Err(e) => Err(err(e)),
+    }
 }
 
 /// Creates the payload-ref file `name` (mode 0600) in `dir`, a session

@@ -207,20 +207,33 @@ pub(crate) fn frame_json(
 /// without building the text: what a value's size is measured by against
 /// a cap (a payload's stdin cap, a policy value's stdout cap).
 pub(crate) fn json_len<T: serde::Serialize + ?Sized>(value: &T) -> usize {
-    struct Count(usize);
+    json_len_within(value, usize::MAX).unwrap_or(0)
+}
+
+/// [`json_len`], but counting stops as soon as the text is over `cap`
+/// bytes (`None`, as for a value that does not serialize): a payload over
+/// the stdin cap is not serialized whole twice.
+pub(crate) fn json_len_within<T: serde::Serialize + ?Sized>(
+    value: &T,
+    cap: usize,
+) -> Option<usize> {
+    struct Count(usize, usize);
     impl std::io::Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             self.0 += buf.len();
+            if self.0 > self.1 {
+                return Err(std::io::ErrorKind::FileTooLarge.into());
+            }
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut count = Count(0);
+    let mut count = Count(0, cap);
     match serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        Err(_) => 0,
+        Ok(()) => Some(count.0),
+        Err(_) => None,
     }
 }
 
