@@ -8,6 +8,11 @@
 //!   line (the payload the hook layer builds, with its `request_id`) to a
 //!   live process of the same program and reading its reply line, through
 //!   blocking pipes: what any caller of that worker pays;
+//! - `pipe_floor_same_program_tokio`: the same, through tokio's child
+//!   pipes on the bench's runtime (what the async read and write alone
+//!   cost);
+//! - `worker_round_trip_no_records`: the worker hook on a runtime that
+//!   writes no records (what the record costs);
 //! - `one_shot_spawn`: the same program run once per event through the
 //!   hook layer.
 //!
@@ -135,11 +140,55 @@ fn python() -> Option<String> {
     }
 }
 
+/// A live process driven through tokio's child pipes.
+struct LiveAsync {
+    _child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
+    reply: Vec<u8>,
+}
+
+impl LiveAsync {
+    fn start(rt: &Runtime, argv: &[String]) -> LiveAsync {
+        let _guard = rt.enter();
+        let (program, args) = argv.split_first().expect("a program");
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn the floor process");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = tokio::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+        LiveAsync {
+            _child: child,
+            stdin,
+            stdout,
+            reply: Vec::new(),
+        }
+    }
+
+    async fn round_trip(&mut self, line: &[u8]) -> usize {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        self.reply.clear();
+        self.stdin.write_all(line).await.expect("write the line");
+        self.stdin.flush().await.expect("flush");
+        self.stdout
+            .read_until(b'\n', &mut self.reply)
+            .await
+            .expect("read the reply")
+    }
+}
+
 /// Everything one bench run shares.
 struct Bench {
     rt: Runtime,
     dir: tempfile::TempDir,
     runtime: Arc<ShellRuntime>,
+    /// The same runtime without a records file.
+    unrecorded: Arc<ShellRuntime>,
     ctx: HookContext,
 }
 
@@ -159,10 +208,15 @@ impl Bench {
             .with_limits(HookLimits::default())
             .with_session_dir(dir.path().join("session"))
             .expect("session dir");
+        let unrecorded = ShellRuntime::new(Executor::new(dir.path()).expect("executor"))
+            .with_limits(HookLimits::default())
+            .with_session_dir(dir.path().join("session"))
+            .expect("session dir");
         Bench {
             rt,
             dir,
             runtime: Arc::new(runtime),
+            unrecorded: Arc::new(unrecorded),
             ctx: HookContext::new("bench"),
         }
     }
@@ -246,9 +300,19 @@ fn workers(c: &mut Criterion) {
         group.bench_function("worker_round_trip", |b| {
             b.iter(|| bench.invoke(&worker, &args))
         });
+        let unrecorded = ShellHook::new(worker.spec().clone(), Arc::clone(&bench.unrecorded));
+        bench.invoke(&unrecorded, &args); // start it
+        group.bench_function("worker_round_trip_no_records", |b| {
+            b.iter(|| bench.invoke(&unrecorded, &args))
+        });
         let mut live = Live::start(&argv);
         group.bench_function("pipe_floor_same_program", |b| {
             b.iter(|| assert!(live.round_trip(&line) > 0))
+        });
+        drop(live);
+        let mut live = LiveAsync::start(&bench.rt, &argv);
+        group.bench_function("pipe_floor_same_program_tokio", |b| {
+            b.iter(|| assert!(bench.rt.block_on(live.round_trip(&line)) > 0))
         });
         drop(live);
         let one_shot = bench.hook(ShellHookSpec::new(
@@ -262,6 +326,7 @@ fn workers(c: &mut Criterion) {
         group.finish();
     }
     bench.rt.block_on(bench.runtime.shutdown_workers());
+    bench.rt.block_on(bench.unrecorded.shutdown_workers());
 }
 
 fn config() -> Criterion {
