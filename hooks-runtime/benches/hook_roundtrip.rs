@@ -13,8 +13,8 @@
 //!   spills it to a payload-ref file) payloads.
 //! - 8 observe-only hooks of one event, concurrent (`run_shell_hooks`) and
 //!   one after another.
-//! - A persistent worker's round trip next to a one-shot run of the same
-//!   program (`sh` and Python).
+//!
+//! Workers are in `worker_roundtrip.rs`.
 //!
 //! The peer runners are started once and triggered by a line on their
 //! stdin; their figures include that pipe round trip, measured alone as
@@ -444,45 +444,6 @@ fn observers(c: &mut Criterion) {
     group.finish();
 }
 
-fn workers(c: &mut Criterion) {
-    let bench = Bench::new();
-    let small = payload_args(KIB);
-    let mut programs = vec![("sh", vec!["sh".to_owned()], "sh_worker.sh")];
-    match std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-    {
-        Ok(_) => programs.push(("python", vec!["python3".to_owned()], "py_worker.py")),
-        Err(err) => eprintln!("note: skipping the Python worker: {err}"),
-    }
-    for (name, interpreter, script) in programs {
-        let mut argv = interpreter;
-        argv.push(peers_dir().join(script).to_string_lossy().into_owned());
-        let mut group = c.benchmark_group(format!("worker_{name}"));
-        let one_shot = bench.hook(
-            "one_shot",
-            Phase::BeforeTool,
-            CommandForm::Exec(argv.clone()),
-        );
-        group.bench_function("one_shot_spawn", |b| {
-            b.iter(|| bench.invoke(&one_shot, &small))
-        });
-        let mut spec = ShellHookSpec::new(
-            format!("worker_{name}"),
-            Phase::BeforeTool,
-            CommandForm::Exec(argv),
-        );
-        spec.process_mut().expect("a run hook").worker = Some(1);
-        let worker = ShellHook::new(spec, Arc::clone(&bench.runtime));
-        bench.invoke(&worker, &small); // start it
-        group.bench_function("worker_round_trip", |b| {
-            b.iter(|| bench.invoke(&worker, &small))
-        });
-        group.finish();
-    }
-    bench.rt.block_on(bench.runtime.shutdown_workers());
-}
-
 fn config() -> Criterion {
     Criterion::default()
         .sample_size(10)
@@ -493,6 +454,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = parent_cpu, shell_hooks, observers, workers
+    targets = parent_cpu, shell_hooks, observers
 }
 criterion_main!(benches);

@@ -400,3 +400,40 @@ async fn a_worker_that_exits_while_idle_serves_the_next_request() {
     fx.runtime.shutdown_workers().await;
     assert_groups_gone(&fx);
 }
+
+/// Whether a worker's script exists is checked before its process starts,
+/// not before every request: a missing script fails the request as
+/// `spawn_failed` naming it, starts nothing and costs no restart (here 0);
+/// once it exists the worker starts, and a running worker keeps serving
+/// after its file is removed (it does not open it again).
+#[tokio::test]
+async fn a_worker_whose_script_is_missing_starts_once_it_exists() {
+    let fx = Fixture::build(HookLimits::default(), |rt| rt.with_worker_restart_limit(0));
+    let mut spec = hooks::exec("missing", Phase::BeforeTool, &["sh", "w.sh"]);
+    spec.process_mut().expect("a run hook").worker = Some(1);
+    spec.failure_policy = FailurePolicy::Block;
+    let hook = fx.hook(spec);
+    let ctx = HookContext::new("run-1");
+    let args = json!({"command": "ls"});
+    let refused = hook.invoke(&ctx, before_tool("bash", "c1", &args)).await;
+    assert_eq!(
+        failure(&refused),
+        Some(FailureKind::SpawnFailed),
+        "{refused:?}"
+    );
+    let message = refused.record.message.as_deref().unwrap_or("");
+    assert!(
+        message.contains("`w.sh`") && message.contains("does not exist"),
+        "{message}"
+    );
+    assert!(pids(&fx).is_empty(), "nothing started");
+    std::fs::write(fx.path("w.sh"), format!("{LOOP}{ANSWER} done")).expect("script");
+    for i in 0..2 {
+        let inv = hook.invoke(&ctx, before_tool("bash", "c1", &args)).await;
+        assert_eq!(failure(&inv), None, "request {i}: {inv:?}");
+        std::fs::remove_file(fx.path("w.sh")).ok();
+    }
+    assert_eq!(pids(&fx).len(), 1, "one process served both");
+    fx.runtime.shutdown_workers().await;
+    assert_groups_gone(&fx);
+}

@@ -166,7 +166,9 @@ impl WorkerPool {
     ///
     /// The outcome looks like a one-shot run's: `Exited(0)` with the
     /// response object, `request_id` removed, as stdout; or a failure:
-    /// `spawn_failed` (cannot start, restart budget spent), `timed_out`,
+    /// `spawn_failed` (cannot start: `missing`, called before each start
+    /// and only then, gave the reason, or the spawn failed; restart budget
+    /// spent), `timed_out`,
     /// `cancelled`, `signalled` / `nonzero_exit` (the process ended before
     /// answering), `output_too_large` (a line over `cap`), `invalid_output`
     /// (not one JSON object, or another request's id). After any failure
@@ -186,6 +188,7 @@ impl WorkerPool {
         payload: &[u8],
         deadline: Instant,
         cap: usize,
+        missing: &(dyn Fn() -> Option<String> + Sync),
     ) -> ExecOutcome {
         let start = Instant::now();
         let outcome = |status: ExecStatus, stdout: Captured, pid: Option<u32>| ExecOutcome {
@@ -215,7 +218,7 @@ impl WorkerPool {
         }
         let process = match process {
             Some(process) => process,
-            None => match self.start(executor, &mut slot, charge) {
+            None => match self.start(executor, &mut slot, charge, missing) {
                 Ok(process) => process,
                 Err(failure) => return failed(failure),
             },
@@ -298,14 +301,19 @@ impl WorkerPool {
         )
     }
 
-    /// Starts a process in `slot`: a restart counts against the budget when
+    /// Starts a process in `slot`, unless `missing` says why it cannot
+    /// (then nothing is charged): a restart counts against the budget when
     /// `charge` (it replaces a process that failed).
     fn start(
         &self,
         executor: &Executor,
         slot: &mut Slot,
         charge: bool,
+        missing: &(dyn Fn() -> Option<String> + Sync),
     ) -> Result<Process, ExecFailure> {
+        if let Some(detail) = missing() {
+            return Err(ExecFailure::new(FailureKind::SpawnFailed, detail));
+        }
         if slot.started && charge {
             let mut budget = self.restarts.lock().unwrap_or_else(PoisonError::into_inner);
             if !budget.take(Instant::now()) {

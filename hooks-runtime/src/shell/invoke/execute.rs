@@ -94,7 +94,10 @@ impl Call<'_> {
     ///
     /// The files are hashed here, just before the spawn: a file swapped
     /// between this check and the interpreter opening it (a window of one
-    /// spawn) is not caught.
+    /// spawn) is not caught. A worker's pins are checked before every
+    /// request; whether its script exists, only before its pool starts a
+    /// process ([`Call::missing_script`], passed to the pool): a running
+    /// worker does not open it again.
     pub(super) fn check_script(&self) -> Result<(), (FailureKind, String)> {
         let Some(process) = self.spec.process() else {
             return Ok(()); // an `http` or `policy` hook runs no script
@@ -108,6 +111,17 @@ impl Call<'_> {
                 ),
             ));
         }
+        match process.worker {
+            Some(_) => Ok(()),
+            None => self
+                .missing_script(process)
+                .map_or(Ok(()), |detail| Err((FailureKind::SpawnFailed, detail))),
+        }
+    }
+
+    /// Why `process` cannot start: the script its command runs does not
+    /// exist (`preflight::missing_script`); `None` when it can.
+    fn missing_script(&self, process: &ProcessTarget) -> Option<String> {
         let root = self.rt.executor.workspace_root();
         let project_dir = self.spec.protocol.project_dir_vars();
         let var = |name: &str| {
@@ -118,13 +132,7 @@ impl Call<'_> {
                 .contains(&name)
                 .then(|| root.to_string_lossy().into_owned())
         };
-        let Some(script) = self.cache.script(process, &var) else {
-            return Ok(());
-        };
-        match script.missing_in(&self.cwd()) {
-            Some(detail) => Err((FailureKind::SpawnFailed, detail)),
-            None => Ok(()),
-        }
+        self.cache.script(process, &var)?.missing_in(&self.cwd())
     }
 
     /// Runs `process` through the session's executor with `built` on
@@ -151,7 +159,8 @@ impl Call<'_> {
                     self.exec_request(process, Vec::new(), None)
                 });
                 let cap = self.rt.limits.stdout_cap;
-                let request = pool.request(&self.rt.executor, &stdin, deadline, cap);
+                let missing = || self.missing_script(process);
+                let request = pool.request(&self.rt.executor, &stdin, deadline, cap, &missing);
                 // The pool ends its requests when the runtime is cancelled;
                 // a background call's own token ends this one too (the
                 // dropped request kills its process, see `request`).
