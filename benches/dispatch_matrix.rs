@@ -1,10 +1,14 @@
 //! The dispatch matrix: one `before_tool` event per iteration through 1,
 //! 10, 100 and 1,000 generated rules (`benches/policies/`), for a miss and
 //! for a hit through an exact tool name, a tool glob, a tool regex and a
-//! `when` regex, on three engines: the table `hooks!` compiled into the
-//! binary, the same config loaded at run time ([`Table::load_str`]), and an
-//! interpreted engine (`benches/interpreted/`). Before timing, it prints the
-//! heap allocations per event of each engine (`allocation-counter`).
+//! `when` regex, on five engines: the table `hooks!` compiled into the
+//! binary, the same config loaded at run time ([`Table::load_str`]), an
+//! interpreted engine (`benches/interpreted/`), and two peers a user would
+//! pick instead (`benches/peers/`): the same rules as Rego evaluated by
+//! `regorus`, and a Claude-Code-style list of hooks with regex matchers.
+//! Before timing, it checks that every engine decides each case as the
+//! policy says and prints the heap allocations per event of each engine
+//! (`allocation-counter`).
 //!
 //! Run with `cargo bench -p agent-hooks-benches --bench dispatch_matrix`.
 
@@ -17,6 +21,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 mod interpreted;
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "peers/mod.rs"]
+mod peers;
 #[path = "policies/mod.rs"]
 mod policies;
 #[path = "support/mod.rs"]
@@ -24,6 +30,9 @@ mod support;
 
 use interpreted::{Decision, Engine, Event};
 use measure::{allocations, poll_ready};
+use peers::Rules;
+use peers::claude::Claude;
+use peers::rego::Rego;
 use policies::{Case, Family, SIZES};
 
 agent_hooks::hooks!(name = Exact1, "policies/exact_1.yaml");
@@ -77,6 +86,15 @@ fn table_flow(table: &Table, ctx: &HookContext, tool: &str, args: &serde_json::V
     ))
 }
 
+/// The reason a flow blocks with (`None`: it lets the call through).
+fn flow_reason(flow: Flow) -> Option<String> {
+    match flow {
+        Flow::Continue => None,
+        Flow::Skip { reason } => Some(reason.into_owned()),
+        other => panic!("a generated policy only blocks: {other:?}"),
+    }
+}
+
 fn interpreted_decision(engine: &Engine, tool: &str, args: &serde_json::Value) -> Decision {
     engine.dispatch(&Event {
         phase: "before_tool",
@@ -91,31 +109,42 @@ fn bench(c: &mut Criterion) {
     for family in Family::MATRIX {
         for n in SIZES {
             let source = family.yaml(n);
-            let name = format!("benches/policies/{}", family.file(n));
+            // The name `hooks!` gives the compiled table (its path relative to
+            // the bench's manifest), so that the plans compare equal.
+            let name = format!("policies/{}", family.file(n));
             let loaded = Table::load_str(&source, &name).expect("the policy loads");
             let engine = Engine::load(&source);
+            let rules = Rules::parse(&source);
+            let mut rego = Rego::new(&rules);
+            let claude = Claude::new(&rules);
             let static_table = compiled(family, n);
             assert_eq!(static_table.plan(), loaded.plan(), "{family:?} {n}");
             for case in Case::ALL.into_iter().filter(|c| c.family() == family) {
                 let (tool, args) = case.event(n);
                 let id = |engine: &str| BenchmarkId::new(format!("{}/{engine}", case.name()), n);
-                // Every engine decides the case as the policy says.
-                let blocked = |flow: Flow| !matches!(flow, Flow::Continue);
+                // Every engine decides the case as the policy says: the
+                // last rule blocks, or none does.
+                let expected = case.hits().then(|| format!("rule {}", n - 1));
+                let what = format!("{} n={n}", case.name());
                 assert_eq!(
-                    blocked(table_flow(static_table, &ctx, &tool, &args)),
-                    case.hits()
+                    flow_reason(table_flow(static_table, &ctx, &tool, &args)),
+                    expected,
+                    "compiled {what}"
                 );
                 assert_eq!(
-                    blocked(table_flow(&loaded, &ctx, &tool, &args)),
-                    case.hits()
+                    flow_reason(table_flow(&loaded, &ctx, &tool, &args)),
+                    expected,
+                    "loaded {what}"
                 );
-                assert_eq!(
-                    interpreted_decision(&engine, &tool, &args) != Decision::Continue,
-                    case.hits()
-                );
+                let interpreted = match interpreted_decision(&engine, &tool, &args) {
+                    Decision::Continue => None,
+                    Decision::Block(reason) => Some(reason),
+                };
+                assert_eq!(interpreted, expected, "interpreted {what}");
+                assert_eq!(rego.decide(&tool, &args), expected, "regorus {what}");
+                assert_eq!(claude.decide(&tool, &args), expected, "claude {what}");
                 println!(
-                    "allocations/event {} n={n}: compiled {} loaded {} interpreted {}",
-                    case.name(),
+                    "allocations/event {what}: compiled {} loaded {} interpreted {} regorus {} claude {}",
                     allocations(1_000, || drop(black_box(table_flow(
                         static_table,
                         &ctx,
@@ -128,6 +157,8 @@ fn bench(c: &mut Criterion) {
                     allocations(1_000, || drop(black_box(interpreted_decision(
                         &engine, &tool, &args
                     )))),
+                    allocations(10, || drop(black_box(rego.decide(&tool, &args)))),
+                    allocations(1_000, || drop(black_box(claude.decide(&tool, &args)))),
                 );
                 group.bench_function(id("compiled"), |b| {
                     b.iter(|| table_flow(static_table, &ctx, black_box(&tool), black_box(&args)))
@@ -137,6 +168,12 @@ fn bench(c: &mut Criterion) {
                 });
                 group.bench_function(id("interpreted"), |b| {
                     b.iter(|| interpreted_decision(&engine, black_box(&tool), black_box(&args)))
+                });
+                group.bench_function(id("regorus"), |b| {
+                    b.iter(|| rego.decide(black_box(&tool), black_box(&args)))
+                });
+                group.bench_function(id("claude"), |b| {
+                    b.iter(|| claude.decide(black_box(&tool), black_box(&args)))
                 });
             }
         }

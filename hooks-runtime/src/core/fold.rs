@@ -12,7 +12,7 @@ use crate::core::event::{StepEvent, reselect};
 use crate::core::flow::{ContextList, EnvVars, Flow, FlowKind, Text};
 use crate::core::id::HookId;
 use crate::core::merge::PatchMerge;
-use crate::core::outcome::{Change, Provenance, ProvenanceList, StackOutcome};
+use crate::core::outcome::{Change, NetParts, Provenance, ProvenanceList, StackOutcome, net_flow};
 use crate::core::patch::RequestPatch;
 use crate::core::report::{HookReport, ReportList, Verdict};
 
@@ -412,21 +412,8 @@ impl<'e> Fold<'e> {
     /// that `active_tools` removed fails closed) and returns the result.
     pub fn finish(mut self) -> StackOutcome {
         let phase = self.phase();
-        let mut patch = RequestPatch::default();
-        if self.decision.is_none() {
-            match std::mem::take(&mut self.patch).finish() {
-                Ok(merged) => patch = merged,
-                Err(diagnostic) => self.fail_closed(diagnostic),
-            }
-        }
-        if self.decision.is_none() {
-            self.decision = self.permission.take();
-        }
-        let (args, result) = match phase {
-            Phase::BeforeTool | Phase::PermissionRequest => (self.value, None),
-            Phase::AfterTool => (None, self.value),
-            _ => (None, None),
-        };
+        let patch = self.settle();
+        let (args, result) = self.rewritten_value();
         StackOutcome {
             phase,
             decision: self.decision,
@@ -440,6 +427,53 @@ impl<'e> Fold<'e> {
             provenance: self.provenance,
             diagnostics: self.diagnostics,
             reports: self.reports,
+        }
+    }
+
+    /// What `self.finish().net_flow()` returns
+    /// ([`StackOutcome::net_flow`]), without building the outcome: its
+    /// reports, provenance and diagnostics (inline lists of several
+    /// kilobytes) are not moved, only dropped where the fold lies. What a
+    /// table answering as one hook returns. The fold is spent: drop it
+    /// after.
+    pub(crate) fn take_net_flow(&mut self) -> Flow {
+        let patch = self.settle();
+        let (args, result) = self.rewritten_value();
+        net_flow(NetParts {
+            decision: self.decision.take(),
+            patch,
+            args,
+            result,
+            prompt: self.prompt.take(),
+            model: self.model.take(),
+            context: std::mem::take(&mut self.context),
+        })
+    }
+
+    /// The end of the fold's decision: the merged patch, checked (a
+    /// `tool_choice` naming a tool that `active_tools` removed fails
+    /// closed), and without a stopping flow the strongest permission answer
+    /// kept as the decision.
+    fn settle(&mut self) -> RequestPatch {
+        let mut patch = RequestPatch::default();
+        if self.decision.is_none() {
+            match std::mem::take(&mut self.patch).finish() {
+                Ok(merged) => patch = merged,
+                Err(diagnostic) => self.fail_closed(diagnostic),
+            }
+        }
+        if self.decision.is_none() {
+            self.decision = self.permission.take();
+        }
+        patch
+    }
+
+    /// The rewritten value, as the phase's arguments or result.
+    fn rewritten_value(&mut self) -> (Option<Value>, Option<Value>) {
+        match self.phase() {
+            Phase::BeforeTool | Phase::PermissionRequest => (self.value.take(), None),
+            Phase::AfterTool => (None, self.value.take()),
+            _ => (None, None),
         }
     }
 }

@@ -107,23 +107,48 @@ impl StackOutcome {
     /// rewritten result wins over injected context (the context is dropped).
     /// Push stacks into stacks (which flattens) to keep everything.
     pub fn net_flow(self) -> Flow {
-        if let Some(decision) = self.decision {
-            decision
-        } else if !self.patch.is_empty() {
-            Flow::PatchRequest(self.patch)
-        } else if let Some(args) = self.args {
-            Flow::RewriteArgs(args)
-        } else if let Some(result) = self.result {
-            Flow::RewriteResult(result)
-        } else if let Some(prompt) = self.prompt {
-            Flow::RewritePrompt(prompt)
-        } else if let Some(model) = self.model {
-            Flow::SelectModel(model)
-        } else if !self.context.is_empty() {
-            Flow::InjectContext(self.context)
-        } else {
-            Flow::Continue
-        }
+        net_flow(NetParts {
+            decision: self.decision,
+            patch: self.patch,
+            args: self.args,
+            result: self.result,
+            prompt: self.prompt,
+            model: self.model,
+            context: self.context,
+        })
+    }
+}
+
+/// What of a fold's result its net flow is made of
+/// ([`StackOutcome::net_flow`], [`Fold::take_net_flow`](crate::Fold)).
+pub(crate) struct NetParts {
+    pub(crate) decision: Option<Flow>,
+    pub(crate) patch: RequestPatch,
+    pub(crate) args: Option<Value>,
+    pub(crate) result: Option<Value>,
+    pub(crate) prompt: Option<Text>,
+    pub(crate) model: Option<Text>,
+    pub(crate) context: ContextList,
+}
+
+/// The one flow that says most of `parts` ([`StackOutcome::net_flow`]).
+pub(crate) fn net_flow(parts: NetParts) -> Flow {
+    if let Some(decision) = parts.decision {
+        decision
+    } else if !parts.patch.is_empty() {
+        Flow::PatchRequest(parts.patch)
+    } else if let Some(args) = parts.args {
+        Flow::RewriteArgs(args)
+    } else if let Some(result) = parts.result {
+        Flow::RewriteResult(result)
+    } else if let Some(prompt) = parts.prompt {
+        Flow::RewritePrompt(prompt)
+    } else if let Some(model) = parts.model {
+        Flow::SelectModel(model)
+    } else if !parts.context.is_empty() {
+        Flow::InjectContext(parts.context)
+    } else {
+        Flow::Continue
     }
 }
 

@@ -262,18 +262,18 @@ impl Table {
                 let on_run = OnRun::bound(shell);
                 let _ = self.part_awaited(shell, on_run, ctx, &mut fold).await;
                 rt.end_run(ctx.run_id()).await;
-                fold.finish().net_flow()
+                fold.take_net_flow()
             });
         }
         if self.is_marked() {
             return HookFuture::boxed(async move {
                 let on_run = OnRun::bound(shell);
                 let _ = self.part_awaited(shell, on_run, ctx, &mut fold).await;
-                fold.finish().net_flow()
+                fold.take_net_flow()
             });
         }
         let ControlFlow::Continue(resolved) = self.contain(shell, Some(ctx), &mut fold) else {
-            return HookFuture::ready(fold.finish().net_flow());
+            return HookFuture::ready(fold.take_net_flow());
         };
         let Some((pass, first)) = Pass::start(
             self,
@@ -285,15 +285,15 @@ impl Table {
             None,
         ) else {
             return match delivered {
-                true => HookFuture::ready(fold.finish().net_flow()),
+                true => HookFuture::ready(fold.take_net_flow()),
                 false => HookFuture::cont(),
             };
         };
         match pass.settle(&mut fold, first) {
-            Settled::Done(_) => HookFuture::ready(fold.finish().net_flow()),
+            Settled::Done(_) => HookFuture::ready(fold.take_net_flow()),
             Settled::Await(pass, i) => HookFuture::boxed(async move {
                 let _ = pass.run(ctx, &mut fold, i).await;
-                fold.finish().net_flow()
+                fold.take_net_flow()
             }),
         }
     }
