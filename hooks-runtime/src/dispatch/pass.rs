@@ -109,6 +109,52 @@ fn next_claimed(
     }
 }
 
+/// What the pass of an unbound, unmarked table without a containment check
+/// on the event's phase comes to when it needs no fold ([`quick`]).
+pub(super) enum Quick {
+    /// No rule matches: the table lets the event through.
+    Miss,
+    /// The first rule to consult stops the event with this flow, which its
+    /// phase honours, in `mode: enforce`, and no `tracing` subscriber takes
+    /// its span: the fold would apply it alone and return it as its net
+    /// flow.
+    Decided(Flow),
+    /// Anything else: the pass runs on a fold.
+    Fold,
+}
+
+/// [`Quick`] for `event` through `table`, which is unbound (no records, no
+/// activity, no secrets), has no scoped or `once` rule and no containment
+/// check on the event's phase (the caller checks): a plain declarative
+/// decision costs the index pass and the rule's flow, with no fold, report
+/// or provenance built, since nothing can read them.
+pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Quick {
+    let phase = event.kind();
+    if table.rules_for(phase).is_empty() {
+        return Quick::Miss;
+    }
+    let mut cursor = Cursor::new(table.plan(), phase);
+    let Some(i) = next_claimed(&mut cursor, table, None, &facts(event)) else {
+        return Quick::Miss;
+    };
+    let rule = &table.rules()[i as usize];
+    if rule.mode != Mode::Enforce {
+        return Quick::Fold;
+    }
+    match rule.declarative_flow(event) {
+        Some(flow) if flow.stops() && flow.kind().honoured_on(phase) => {
+            let origin = (table.source(), &*table.layer().name);
+            let span = telemetry::hook_span(origin, rule.phase, &rule.id, rule.action.name());
+            if span.is_disabled() {
+                Quick::Decided(flow)
+            } else {
+                Quick::Fold
+            }
+        }
+        _ => Quick::Fold,
+    }
+}
+
 /// Where the in-process part of a pass stopped.
 #[allow(
     clippy::large_enum_variant,

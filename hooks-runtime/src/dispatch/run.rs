@@ -10,7 +10,7 @@ use hooks_plan::Phase;
 use super::background;
 use super::group;
 use super::marks::Marked;
-use super::pass::{OnRun, Pass, Settled, declarative_report, in_process_flow};
+use super::pass::{self, OnRun, Pass, Quick, Settled, declarative_report, in_process_flow};
 use super::table::Table;
 use crate::core::context::HookContext;
 use crate::core::event::{StepEvent, StepEventKind};
@@ -255,6 +255,13 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
+        if shell.is_none() && !self.is_marked() && !self.checks_containment_on(event.kind()) {
+            match pass::quick(self, &event) {
+                Quick::Miss => return HookFuture::cont(),
+                Quick::Decided(flow) => return HookFuture::ready(flow),
+                Quick::Fold => {}
+            }
+        }
         let mut fold = Fold::new(event);
         let delivered = background::deliver(shell, ctx, &mut fold);
         if let Some(rt) = background::ending(shell, event.kind()) {
