@@ -98,6 +98,7 @@ mod convert;
 mod model;
 mod state;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -108,9 +109,10 @@ use hooks_runtime::{
 };
 use rig_agent::agent as rig;
 use rig_core::effect::{EffectKind, Outcome};
+use rig_core::message::CallId;
 use serde_json::Value;
 
-use crate::convert::{ConvertError, prompt_text, request_json, tool_outcome, tool_result_json};
+use crate::convert::{ConvertError, prompt_text, tool_outcome, tool_result_json};
 use crate::state::RunState;
 
 /// What the adapter did for one folded event: given to the callback of
@@ -290,6 +292,11 @@ fn phases_of(kind: rig::StepEventKind) -> &'static [Phase] {
     }
 }
 
+/// A tool call's arguments as JSON (text that is not JSON as a string).
+fn args_json(args: &str) -> Value {
+    serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.to_owned()))
+}
+
 /// A rig dispatch denial whose report cancels the run.
 fn cancel(reason: &str) -> rig::DispatchAction {
     rig::DispatchAction::stop(reason)
@@ -350,8 +357,21 @@ impl rig::AgentHook for RigHooks {
         let mut label = String::new();
         let mut requested = None;
         if self.stack.observes(Phase::BeforeCompletion) {
-            let request = request_json(event.prompt, event.history, event.turn);
-            let decided = self.stack.before_completion(&turn, &request).await;
+            // Hooks that read no request see `null`; others the request,
+            // converted only where it changed since the run's last call.
+            let mut request = None;
+            if self.stack.reads_payload(Phase::BeforeCompletion) {
+                let mut kept = run.take_request();
+                kept.update(event.prompt, event.history, event.turn);
+                request = Some(kept);
+            }
+            let json = request
+                .as_ref()
+                .map_or(&Value::Null, convert::Request::json);
+            let decided = self.stack.before_completion(&turn, json).await;
+            if let Some(request) = request {
+                run.keep_request(request);
+            }
             match &decided.decision {
                 hooks_runtime::CompletionDecision::Send { patch: ours } => {
                     match convert::request_patch(ours, event.history) {
@@ -428,46 +448,62 @@ impl rig::AgentHook for RigHooks {
         }
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
-        let original: Value =
-            serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
-        let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
+        // Hooks that read no arguments see `null` (and rewrite nothing).
+        let reads = self.stack.reads_payload(Phase::BeforeTool);
+        let parsed = if reads { args_json(args) } else { Value::Null };
+        let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
         let call = ToolCall {
             tool_name: name,
             call_id: &call_id,
-            args: &original,
+            args: &parsed,
         };
         let decided = self.stack.before_tool(&turn, call).await;
         run.push_context(&decided.context);
-        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, String) =
+        // The arguments the model sent, when the hooks did not read them.
+        let mut sent = None;
+        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, Cow<'_, str>) =
             match &decided.decision {
                 ToolDecision::Run {
-                    args: std::borrow::Cow::Borrowed(_),
-                } => (Ok(None), String::from("proceed")),
+                    args: Cow::Borrowed(_),
+                } => (Ok(None), Cow::Borrowed("proceed")),
                 ToolDecision::Run {
-                    args: std::borrow::Cow::Owned(rewritten),
+                    args: Cow::Owned(rewritten),
                 } => (
                     Ok(Some(rewritten.clone())),
-                    format!("patch args: {rewritten}"),
+                    Cow::Owned(format!("patch args: {rewritten}")),
                 ),
                 ToolDecision::Skip { reason, .. } => (
                     Err(rig::DispatchAction::skip(reason.to_string())),
-                    format!("deny: {reason}"),
+                    Cow::Owned(format!("deny: {reason}")),
                 ),
                 ToolDecision::Terminate { reason } => {
-                    (Err(cancel(reason)), format!("stop: {reason}"))
+                    (Err(cancel(reason)), Cow::Owned(format!("stop: {reason}")))
                 }
                 ToolDecision::Ask {
                     reason,
                     args: asked,
                 } => {
-                    let asked = asked.clone().into_owned();
+                    // `permission_request` hooks and the approver see the
+                    // call's arguments, read or not by `before_tool`.
+                    let original = if reads {
+                        &parsed
+                    } else {
+                        sent.insert(args_json(args))
+                    };
+                    let asked = if reads {
+                        asked.clone().into_owned()
+                    } else {
+                        original.clone()
+                    };
                     let (result, label) = self
-                        .ask(&run, &turn, name, &call_id, &original, asked, reason)
+                        .ask(&run, &turn, name, &call_id, original, asked, reason)
                         .await;
-                    (result, label)
+                    (result, Cow::Owned(label))
                 }
             };
         self.report(Phase::BeforeTool, Some(name), &label, &decided);
+        drop(decided);
+        let original = sent.unwrap_or(parsed);
         match final_args {
             Ok(None) => rig::DispatchAction::proceed(),
             Ok(Some(rewritten)) => {
@@ -501,16 +537,24 @@ impl rig::AgentHook for RigHooks {
                 {
                     return rig::OutcomeAction::proceed();
                 }
-                let ran: Value =
-                    serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
-                let original = original.unwrap_or_else(|| ran.clone());
-                let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
+                // Hooks that read no payload see `null` arguments and result.
+                let reads = self.stack.reads_payload(Phase::AfterTool);
+                let ran = if reads { args_json(args) } else { Value::Null };
+                let original = match original {
+                    Some(original) if reads => original,
+                    _ => ran.clone(),
+                };
+                let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
                 let call = ToolCall {
                     tool_name: name,
                     call_id: &call_id,
                     args: &ran,
                 };
-                let value = tool_result_json(result);
+                let value = if reads {
+                    tool_result_json(result)
+                } else {
+                    Value::Null
+                };
                 let outcome = tool_outcome(result);
                 let decided = self
                     .stack
@@ -522,7 +566,7 @@ impl rig::AgentHook for RigHooks {
                         rig::OutcomeAction::stop(reason.to_string()),
                         format!("stop: {reason}"),
                     )
-                } else if let std::borrow::Cow::Owned(rewritten) = &decided.decision.result {
+                } else if let Cow::Owned(rewritten) = &decided.decision.result {
                     (
                         rig::OutcomeAction::rewrite_tool_output(
                             &event,
@@ -536,8 +580,14 @@ impl rig::AgentHook for RigHooks {
                 self.report(Phase::AfterTool, Some(name), &label, &decided);
                 action
             }
-            (EffectKind::Completion { .. }, Ok(Outcome::Completion(response))) => {
-                let response = convert::response_json(&response.choice);
+            (EffectKind::Completion { .. }, Ok(Outcome::Completion(response)))
+                if self.stack.observes(Phase::AfterCompletion) =>
+            {
+                let response = if self.stack.reads_payload(Phase::AfterCompletion) {
+                    convert::response_json(&response.choice)
+                } else {
+                    Value::Null
+                };
                 match self
                     .observe(
                         &run,
