@@ -86,6 +86,20 @@
 //! agent in its own [`RigHooks`]), `before_compaction` / `after_compaction`
 //! (rig does not compact). Hooks on those phases never fire inside rig.
 //!
+//! # Cost per event
+//!
+//! A rig hook point whose phases have no hook costs one check
+//! ([`observes`](rig::AgentHook::observes) says `false`). Otherwise the
+//! adapter builds only the payload some hook reads
+//! ([`AgentHook::reads_payload`](hooks_runtime::AgentHook::reads_payload):
+//! a config rule reads it when its `when` has a pointer or its action is
+//! `run`, `http`, `policy` or `rewrite`; a Rust hook, whenever it observes
+//! the phase); hooks that read none see `null`. A `before_completion`
+//! request that is read is kept per run and only the messages appended
+//! since the previous completion call are converted: its cost does not
+//! grow with the conversation (but for a comparison of rig's messages with
+//! those converted before, checking that the history only grew).
+//!
 //! # Reporting
 //!
 //! [`RigHooks::on_applied`] registers a callback that sees, per folded
@@ -95,6 +109,7 @@
 
 mod ask;
 mod convert;
+mod invalid;
 mod model;
 mod state;
 
@@ -671,70 +686,7 @@ impl rig::AgentHook for RigHooks {
         ctx: &rig::HookContext,
         event: &rig::InvalidToolCallContext,
     ) -> Option<rig::InvalidToolCallAction> {
-        if !self.stack.observes(Phase::InvalidToolCall) {
-            return None;
-        }
-        let run = RunState::of(ctx);
-        let turn = run.turn(ctx);
-        let call_id = event
-            .tool_call_id
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        let raw = event.args.as_deref().unwrap_or_default();
-        let error = convert::invalid_reason(&event.reason);
-        let decided = self
-            .stack
-            .invalid_tool_call(&turn, &event.tool_name, &call_id, raw, &error)
-            .await;
-        run.push_context(&decided.context);
-        let action = match &decided.decision {
-            // Every hook continued: rig's own policy decides.
-            hooks_runtime::InvalidCallDecision::Fail if decided.provenance.is_empty() => None,
-            hooks_runtime::InvalidCallDecision::Fail => Some(rig::InvalidToolCallAction::Fail),
-            hooks_runtime::InvalidCallDecision::Retry { feedback } => {
-                Some(rig::InvalidToolCallAction::Retry {
-                    feedback: feedback.to_string(),
-                })
-            }
-            hooks_runtime::InvalidCallDecision::Repair {
-                tool_name,
-                args: None,
-            } => Some(rig::InvalidToolCallAction::Repair {
-                tool_name: tool_name.to_string(),
-            }),
-            // rig 0.44 repairs only a tool's name (and retries need a budget
-            // the agent may not have): the call is skipped, its result
-            // naming the corrected call for the model to make.
-            hooks_runtime::InvalidCallDecision::Repair {
-                tool_name,
-                args: Some(args),
-            } => Some(rig::InvalidToolCallAction::Skip {
-                reason: format!(
-                    "not run: call the tool `{tool_name}` with these arguments instead: {args}"
-                ),
-            }),
-            hooks_runtime::InvalidCallDecision::Skip { reason } => {
-                Some(rig::InvalidToolCallAction::Skip {
-                    reason: reason.to_string(),
-                })
-            }
-            hooks_runtime::InvalidCallDecision::Terminate { reason } => {
-                Some(rig::InvalidToolCallAction::Stop {
-                    reason: reason.to_string(),
-                })
-            }
-        };
-        let label = action
-            .as_ref()
-            .map_or_else(|| String::from("none"), |a| format!("{a:?}"));
-        self.report(
-            Phase::InvalidToolCall,
-            Some(&event.tool_name),
-            &label,
-            &decided,
-        );
-        action
+        self.invalid_tool_call(ctx, event).await
     }
 
     async fn on_text_delta(
