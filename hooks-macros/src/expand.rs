@@ -319,6 +319,10 @@ fn forwarding(p: &TokenStream, name: &Ident, inner: &Ident, extra: TokenStream) 
                 #p::AgentHook::observes(&self.#inner, kind)
             }
 
+            fn reads_payload(&self, kind: #p::StepEventKind) -> bool {
+                #p::AgentHook::reads_payload(&self.#inner, kind)
+            }
+
             #extra
         }
     }

@@ -27,15 +27,84 @@ pub(crate) fn prompt_text(message: &Message) -> String {
     }
 }
 
+/// A message in rig's serde form (`null` if it has none).
+fn message_json(message: &Message) -> Value {
+    serde_json::to_value(message).unwrap_or(Value::Null)
+}
+
 /// The request a `before_completion` hook sees: `{"messages": [...history,
-/// prompt], "turn": N}`, messages in rig's serde form.
+/// prompt], "turn": N}`, messages in rig's serde form. Built from scratch;
+/// the adapter keeps a [`Request`] per run instead.
+#[cfg(test)]
 pub(crate) fn request_json(prompt: &Message, history: &[Message], turn: usize) -> Value {
     let messages: Vec<Value> = history
         .iter()
         .chain(std::iter::once(prompt))
-        .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+        .map(message_json)
         .collect();
     json!({"messages": messages, "turn": turn})
+}
+
+/// The `before_completion` request of a run's last completion call, kept
+/// so that the next call converts only what is new: rig's history grows
+/// by appending, so the messages converted before are reused. What it
+/// holds is always what [`request_json`] builds for the last call.
+///
+/// The history is checked to extend the one converted before (compared
+/// with rig's messages, kept beside their conversion): a history rig
+/// replaced (a retried turn, a hook's history patch) is converted again
+/// from its first changed message.
+#[derive(Debug, Default)]
+pub(crate) struct Request {
+    /// The history converted so far (rig's messages, as rig sent them).
+    seen: Vec<Message>,
+    /// `seen` in rig's serde form, then the last call's prompt.
+    messages: Vec<Value>,
+    /// The request: `{"messages": ..., "turn": N}`, `messages` moved in
+    /// by [`Request::update`] and out again by [`Request::done`].
+    json: Value,
+}
+
+impl Request {
+    /// Brings the request up to date with a call's `prompt`, `history` and
+    /// `turn`, converting the messages not seen before and the prompt.
+    pub(crate) fn update(&mut self, prompt: &Message, history: &[Message], turn: usize) {
+        self.done();
+        let kept = self
+            .seen
+            .iter()
+            .zip(history)
+            .take_while(|(seen, now)| seen == now)
+            .count();
+        self.seen.truncate(kept);
+        self.messages.truncate(kept);
+        for message in &history[kept..] {
+            self.messages.push(message_json(message));
+            self.seen.push(message.clone());
+        }
+        self.messages.push(message_json(prompt));
+        let messages = std::mem::take(&mut self.messages);
+        self.json = json!({"messages": messages, "turn": turn});
+    }
+
+    /// The request of the last [`Request::update`].
+    pub(crate) fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// Takes the converted messages back out of the request (its prompt
+    /// dropped) for the next update.
+    fn done(&mut self) {
+        if let Some(Value::Array(messages)) = self
+            .json
+            .as_object_mut()
+            .and_then(|o| o.get_mut("messages"))
+        {
+            self.messages = std::mem::take(messages);
+            self.messages.truncate(self.seen.len());
+        }
+        self.json = Value::Null;
+    }
 }
 
 /// Our context items as rig documents, `prefix-1`, `prefix-2`, ...
@@ -210,5 +279,44 @@ pub(crate) fn invalid_reason(reason: &rig::InvalidToolCallReason) -> String {
             format!("malformed arguments: {error}")
         }
         _ => format!("{reason:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn user(text: &str) -> Message {
+        Message::user(text)
+    }
+
+    #[test]
+    fn the_kept_request_is_the_request_built_from_scratch() {
+        let mut request = Request::default();
+        let mut history = Vec::new();
+        // The history grows by appending, call after call.
+        for turn in 1..=6 {
+            let prompt = user(&format!("prompt {turn}"));
+            request.update(&prompt, &history, turn);
+            assert_eq!(request.json(), &request_json(&prompt, &history, turn));
+            // The same call again (a retry) sees the same request.
+            request.update(&prompt, &history, turn);
+            assert_eq!(request.json(), &request_json(&prompt, &history, turn));
+            history.push(prompt);
+            history.push(Message::assistant(format!("answer {turn}")));
+        }
+        // A history replaced in the middle is converted again from there,
+        // and one cut short drops what it lost.
+        history[3] = user("replaced");
+        let prompt = user("after the replacement");
+        request.update(&prompt, &history, 7);
+        assert_eq!(request.json(), &request_json(&prompt, &history, 7));
+        history.truncate(2);
+        request.update(&prompt, &history, 8);
+        assert_eq!(request.json(), &request_json(&prompt, &history, 8));
+        request.update(&prompt, &[], 9);
+        assert_eq!(request.json(), &request_json(&prompt, &[], 9));
     }
 }

@@ -86,6 +86,20 @@
 //! agent in its own [`RigHooks`]), `before_compaction` / `after_compaction`
 //! (rig does not compact). Hooks on those phases never fire inside rig.
 //!
+//! # Cost per event
+//!
+//! A rig hook point whose phases have no hook costs one check
+//! ([`observes`](rig::AgentHook::observes) says `false`). Otherwise the
+//! adapter builds only the payload some hook reads
+//! ([`AgentHook::reads_payload`](hooks_runtime::AgentHook::reads_payload):
+//! a config rule reads it when its `when` has a pointer or its action is
+//! `run`, `http`, `policy` or `rewrite`; a Rust hook, whenever it observes
+//! the phase); hooks that read none see `null`. A `before_completion`
+//! request that is read is kept per run and only the messages appended
+//! since the previous completion call are converted: its cost does not
+//! grow with the conversation (but for a comparison of rig's messages with
+//! those converted before, checking that the history only grew).
+//!
 //! # Reporting
 //!
 //! [`RigHooks::on_applied`] registers a callback that sees, per folded
@@ -95,9 +109,11 @@
 
 mod ask;
 mod convert;
+mod invalid;
 mod model;
 mod state;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -108,9 +124,10 @@ use hooks_runtime::{
 };
 use rig_agent::agent as rig;
 use rig_core::effect::{EffectKind, Outcome};
+use rig_core::message::CallId;
 use serde_json::Value;
 
-use crate::convert::{ConvertError, prompt_text, request_json, tool_outcome, tool_result_json};
+use crate::convert::{ConvertError, prompt_text, tool_outcome, tool_result_json};
 use crate::state::RunState;
 
 /// What the adapter did for one folded event: given to the callback of
@@ -290,6 +307,11 @@ fn phases_of(kind: rig::StepEventKind) -> &'static [Phase] {
     }
 }
 
+/// A tool call's arguments as JSON (text that is not JSON as a string).
+fn args_json(args: &str) -> Value {
+    serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.to_owned()))
+}
+
 /// A rig dispatch denial whose report cancels the run.
 fn cancel(reason: &str) -> rig::DispatchAction {
     rig::DispatchAction::stop(reason)
@@ -350,8 +372,21 @@ impl rig::AgentHook for RigHooks {
         let mut label = String::new();
         let mut requested = None;
         if self.stack.observes(Phase::BeforeCompletion) {
-            let request = request_json(event.prompt, event.history, event.turn);
-            let decided = self.stack.before_completion(&turn, &request).await;
+            // Hooks that read no request see `null`; others the request,
+            // converted only where it changed since the run's last call.
+            let mut request = None;
+            if self.stack.reads_payload(Phase::BeforeCompletion) {
+                let mut kept = run.take_request();
+                kept.update(event.prompt, event.history, event.turn);
+                request = Some(kept);
+            }
+            let json = request
+                .as_ref()
+                .map_or(&Value::Null, convert::Request::json);
+            let decided = self.stack.before_completion(&turn, json).await;
+            if let Some(request) = request {
+                run.keep_request(request);
+            }
             match &decided.decision {
                 hooks_runtime::CompletionDecision::Send { patch: ours } => {
                     match convert::request_patch(ours, event.history) {
@@ -428,46 +463,62 @@ impl rig::AgentHook for RigHooks {
         }
         let run = RunState::of(ctx);
         let turn = run.turn(ctx);
-        let original: Value =
-            serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
-        let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
+        // Hooks that read no arguments see `null` (and rewrite nothing).
+        let reads = self.stack.reads_payload(Phase::BeforeTool);
+        let parsed = if reads { args_json(args) } else { Value::Null };
+        let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
         let call = ToolCall {
             tool_name: name,
             call_id: &call_id,
-            args: &original,
+            args: &parsed,
         };
         let decided = self.stack.before_tool(&turn, call).await;
         run.push_context(&decided.context);
-        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, String) =
+        // The arguments the model sent, when the hooks did not read them.
+        let mut sent = None;
+        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, Cow<'_, str>) =
             match &decided.decision {
                 ToolDecision::Run {
-                    args: std::borrow::Cow::Borrowed(_),
-                } => (Ok(None), String::from("proceed")),
+                    args: Cow::Borrowed(_),
+                } => (Ok(None), Cow::Borrowed("proceed")),
                 ToolDecision::Run {
-                    args: std::borrow::Cow::Owned(rewritten),
+                    args: Cow::Owned(rewritten),
                 } => (
                     Ok(Some(rewritten.clone())),
-                    format!("patch args: {rewritten}"),
+                    Cow::Owned(format!("patch args: {rewritten}")),
                 ),
                 ToolDecision::Skip { reason, .. } => (
                     Err(rig::DispatchAction::skip(reason.to_string())),
-                    format!("deny: {reason}"),
+                    Cow::Owned(format!("deny: {reason}")),
                 ),
                 ToolDecision::Terminate { reason } => {
-                    (Err(cancel(reason)), format!("stop: {reason}"))
+                    (Err(cancel(reason)), Cow::Owned(format!("stop: {reason}")))
                 }
                 ToolDecision::Ask {
                     reason,
                     args: asked,
                 } => {
-                    let asked = asked.clone().into_owned();
+                    // `permission_request` hooks and the approver see the
+                    // call's arguments, read or not by `before_tool`.
+                    let original = if reads {
+                        &parsed
+                    } else {
+                        sent.insert(args_json(args))
+                    };
+                    let asked = if reads {
+                        asked.clone().into_owned()
+                    } else {
+                        original.clone()
+                    };
                     let (result, label) = self
-                        .ask(&run, &turn, name, &call_id, &original, asked, reason)
+                        .ask(&run, &turn, name, &call_id, original, asked, reason)
                         .await;
-                    (result, label)
+                    (result, Cow::Owned(label))
                 }
             };
         self.report(Phase::BeforeTool, Some(name), &label, &decided);
+        drop(decided);
+        let original = sent.unwrap_or(parsed);
         match final_args {
             Ok(None) => rig::DispatchAction::proceed(),
             Ok(Some(rewritten)) => {
@@ -501,16 +552,24 @@ impl rig::AgentHook for RigHooks {
                 {
                     return rig::OutcomeAction::proceed();
                 }
-                let ran: Value =
-                    serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()));
-                let original = original.unwrap_or_else(|| ran.clone());
-                let call_id = event.call_id.map(ToString::to_string).unwrap_or_default();
+                // Hooks that read no payload see `null` arguments and result.
+                let reads = self.stack.reads_payload(Phase::AfterTool);
+                let ran = if reads { args_json(args) } else { Value::Null };
+                let original = match original {
+                    Some(original) if reads => original,
+                    _ => ran.clone(),
+                };
+                let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
                 let call = ToolCall {
                     tool_name: name,
                     call_id: &call_id,
                     args: &ran,
                 };
-                let value = tool_result_json(result);
+                let value = if reads {
+                    tool_result_json(result)
+                } else {
+                    Value::Null
+                };
                 let outcome = tool_outcome(result);
                 let decided = self
                     .stack
@@ -522,7 +581,7 @@ impl rig::AgentHook for RigHooks {
                         rig::OutcomeAction::stop(reason.to_string()),
                         format!("stop: {reason}"),
                     )
-                } else if let std::borrow::Cow::Owned(rewritten) = &decided.decision.result {
+                } else if let Cow::Owned(rewritten) = &decided.decision.result {
                     (
                         rig::OutcomeAction::rewrite_tool_output(
                             &event,
@@ -536,8 +595,14 @@ impl rig::AgentHook for RigHooks {
                 self.report(Phase::AfterTool, Some(name), &label, &decided);
                 action
             }
-            (EffectKind::Completion { .. }, Ok(Outcome::Completion(response))) => {
-                let response = convert::response_json(&response.choice);
+            (EffectKind::Completion { .. }, Ok(Outcome::Completion(response)))
+                if self.stack.observes(Phase::AfterCompletion) =>
+            {
+                let response = if self.stack.reads_payload(Phase::AfterCompletion) {
+                    convert::response_json(&response.choice)
+                } else {
+                    Value::Null
+                };
                 match self
                     .observe(
                         &run,
@@ -621,70 +686,7 @@ impl rig::AgentHook for RigHooks {
         ctx: &rig::HookContext,
         event: &rig::InvalidToolCallContext,
     ) -> Option<rig::InvalidToolCallAction> {
-        if !self.stack.observes(Phase::InvalidToolCall) {
-            return None;
-        }
-        let run = RunState::of(ctx);
-        let turn = run.turn(ctx);
-        let call_id = event
-            .tool_call_id
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        let raw = event.args.as_deref().unwrap_or_default();
-        let error = convert::invalid_reason(&event.reason);
-        let decided = self
-            .stack
-            .invalid_tool_call(&turn, &event.tool_name, &call_id, raw, &error)
-            .await;
-        run.push_context(&decided.context);
-        let action = match &decided.decision {
-            // Every hook continued: rig's own policy decides.
-            hooks_runtime::InvalidCallDecision::Fail if decided.provenance.is_empty() => None,
-            hooks_runtime::InvalidCallDecision::Fail => Some(rig::InvalidToolCallAction::Fail),
-            hooks_runtime::InvalidCallDecision::Retry { feedback } => {
-                Some(rig::InvalidToolCallAction::Retry {
-                    feedback: feedback.to_string(),
-                })
-            }
-            hooks_runtime::InvalidCallDecision::Repair {
-                tool_name,
-                args: None,
-            } => Some(rig::InvalidToolCallAction::Repair {
-                tool_name: tool_name.to_string(),
-            }),
-            // rig 0.44 repairs only a tool's name (and retries need a budget
-            // the agent may not have): the call is skipped, its result
-            // naming the corrected call for the model to make.
-            hooks_runtime::InvalidCallDecision::Repair {
-                tool_name,
-                args: Some(args),
-            } => Some(rig::InvalidToolCallAction::Skip {
-                reason: format!(
-                    "not run: call the tool `{tool_name}` with these arguments instead: {args}"
-                ),
-            }),
-            hooks_runtime::InvalidCallDecision::Skip { reason } => {
-                Some(rig::InvalidToolCallAction::Skip {
-                    reason: reason.to_string(),
-                })
-            }
-            hooks_runtime::InvalidCallDecision::Terminate { reason } => {
-                Some(rig::InvalidToolCallAction::Stop {
-                    reason: reason.to_string(),
-                })
-            }
-        };
-        let label = action
-            .as_ref()
-            .map_or_else(|| String::from("none"), |a| format!("{a:?}"));
-        self.report(
-            Phase::InvalidToolCall,
-            Some(&event.tool_name),
-            &label,
-            &decided,
-        );
-        action
+        self.invalid_tool_call(ctx, event).await
     }
 
     async fn on_text_delta(

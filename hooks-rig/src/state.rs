@@ -9,6 +9,8 @@ use rig_agent::agent as rig;
 use rig_core::effect::EffectId;
 use serde_json::Value;
 
+use crate::convert::Request;
+
 /// What the adapter keeps for one rig run.
 pub(crate) struct RunState {
     /// Our context for the run (its scratchpad is shared by all turns).
@@ -26,6 +28,9 @@ pub(crate) struct RunState {
     choice: Mutex<Option<ModelChoice>>,
     /// The model the previous call went to, as far as the adapter knows.
     previous_model: Mutex<Option<Arc<str>>>,
+    /// The last `before_completion` request a hook read, converted; the
+    /// next call converts only the messages appended since.
+    request: Mutex<Request>,
 }
 
 /// What our hooks chose for a model call.
@@ -62,6 +67,7 @@ impl RunState {
             denied: Mutex::new(HashSet::new()),
             choice: Mutex::new(None),
             previous_model: Mutex::new(None),
+            request: Mutex::new(Request::default()),
         });
         ctx.scratchpad().insert(Slot(Arc::clone(&state)));
         state
@@ -121,5 +127,17 @@ impl RunState {
 
     pub(crate) fn set_previous_model(&self, model: Arc<str>) {
         *lock(&self.previous_model) = Some(model);
+    }
+
+    /// The run's kept request, taken out (so that no lock is held while
+    /// hooks read it): give it back with [`RunState::keep_request`]. A
+    /// request not given back (the fold was dropped) is converted again in
+    /// full by the next call.
+    pub(crate) fn take_request(&self) -> Request {
+        std::mem::take(&mut *lock(&self.request))
+    }
+
+    pub(crate) fn keep_request(&self, request: Request) {
+        *lock(&self.request) = request;
     }
 }

@@ -375,3 +375,46 @@ async fn an_invalid_call_is_skipped_or_its_repair_named_to_the_model() {
         "{next}"
     );
 }
+
+#[tokio::test]
+async fn rules_reading_the_history_see_all_of_it_turn_after_turn() {
+    // The first message (the user's prompt) and the seventh (appended by
+    // the fourth turn): the adapter converts the history incrementally,
+    // and each request must still hold every message so far.
+    let dir = tempdir();
+    let yaml = r#"
+version: 1
+hooks:
+  - id: first-message
+    phase: before_completion
+    when: { pointer: /messages/0/content/0/text, equals: "go" }
+    patch: { temperature: 0.125 }
+  - id: long-history
+    phase: before_completion
+    when: { pointer: /messages/6, exists: true }
+    patch: { max_tokens: 99 }
+"#;
+    let model = MockCompletionModel::from_turns([
+        MockTurn::tool_call("call-1", "touch", json!({"path": "a1.txt"})),
+        MockTurn::tool_call("call-2", "touch", json!({"path": "a2.txt"})),
+        MockTurn::tool_call("call-3", "touch", json!({"path": "a3.txt"})),
+        MockTurn::tool_call("call-4", "touch", json!({"path": "a4.txt"})),
+        MockTurn::text("done"),
+    ]);
+    let output = run(&model, hooks(yaml, dir.path()), dir.path(), 8).await;
+    assert_eq!(output.as_deref(), Ok("done"));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 5);
+    for (i, request) in requests.iter().enumerate() {
+        assert_eq!(request.temperature, Some(0.125), "request {i}");
+        // Each turn adds the model's call and the tool's result: the
+        // seventh message is there from the fourth request on.
+        let long = i >= 3;
+        assert_eq!(
+            request.max_tokens,
+            long.then_some(99),
+            "request {i}: {} message(s)",
+            request.chat_history.len()
+        );
+    }
+}

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use crate::automata::{Search, try_is_match};
 use crate::data::{
-    Dfa, Json, PermissionRule, Pred, RewriteStep, Rule, Scope, ScopeKind, Specifier, Test, Text,
-    ToolSet,
+    ActionSpec, Dfa, Json, PermissionRule, Pred, RewriteStep, Rule, Scope, ScopeKind, Specifier,
+    Test, Text, ToolSet,
 };
 use crate::phase::{OutcomeKind, Phase};
 use crate::scope::Admission;
@@ -182,6 +182,21 @@ impl Json {
 }
 
 impl Pred {
+    /// Whether evaluating the predicate reads the event's payload: a
+    /// pointer (on the subject or the tool call's arguments) or a
+    /// permission rule's specifier. An `outcome` test reads only the
+    /// outcome's kind.
+    pub fn reads_payload(&self) -> bool {
+        match self {
+            Pred::All(items) | Pred::Any(items) | Pred::Not(items) => {
+                items.iter().any(Pred::reads_payload)
+            }
+            Pred::Arg { .. } => true,
+            Pred::Outcome(_) => false,
+            Pred::Permission(rule) => rule.specifier.is_some(),
+        }
+    }
+
     /// Evaluates the predicate on an event's facts. Never allocates.
     pub fn eval(&self, facts: &Facts<'_>) -> bool {
         match self {
@@ -343,6 +358,18 @@ pub enum Mismatch {
 }
 
 impl Rule {
+    /// Whether matching or answering an event reads the event's payload
+    /// (its pointer subject: a request, a response, arguments, a result,
+    /// a text; or the tool call's arguments): its `when` does
+    /// ([`Pred::reads_payload`]), or its action does (`run`, `http` and
+    /// `policy` receive the payload, `rewrite` edits it). Tool names,
+    /// scopes and the outcome's kind are not the payload.
+    pub fn reads_payload(&self) -> bool {
+        !self.action.is_declarative()
+            || matches!(self.action, ActionSpec::Rewrite(_))
+            || self.when.as_ref().is_some_and(Pred::reads_payload)
+    }
+
     /// Whether this rule applies to an event: same phase, enabled, the tool
     /// included and not excluded (tool phases), and `when` holds. Never
     /// allocates.

@@ -79,6 +79,16 @@ impl Plan {
         &self.phases[phase.index()]
     }
 
+    /// Whether an enabled rule of `phase` reads the event's payload
+    /// ([`Rule::reads_payload`]); `false` when the phase has no rules, or
+    /// when they all decide from the phase, the tool's name, scopes and
+    /// the outcome's kind alone. Walks the phase's rules: cache the answer.
+    pub fn reads_payload(&self, phase: Phase) -> bool {
+        self.rules_for(phase)
+            .iter()
+            .any(|&i| self.rules.get(i as usize).is_none_or(Rule::reads_payload))
+    }
+
     /// The managed layer's switches this config sets and that apply: those
     /// of a config in the managed layer, unless it is in `mode: shadow`
     /// (a shadow config's switches are reported by `check`, never applied).

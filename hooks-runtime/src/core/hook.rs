@@ -72,6 +72,19 @@ pub trait AgentHook: Send + Sync {
         true
     }
 
+    /// Whether this hook reads the payload of events of `kind`: what
+    /// [`StepEvent`] carries beyond its phase and tool name (a request, a
+    /// response, arguments, a result, a text). An adapter may skip
+    /// building a payload no hook reads and pass an empty one (`null`, an
+    /// empty text) instead: a hook that answers `false` must decide the
+    /// same on it. Default: [`observes`](AgentHook::observes) (a hook
+    /// written in Rust may read anything). A dispatch table answers from
+    /// its rules (their `when` pointers and actions); a
+    /// [`HookStack`](crate::HookStack), from its hooks.
+    fn reads_payload(&self, kind: StepEventKind) -> bool {
+        self.observes(kind)
+    }
+
     /// Contributes this hook's answer to `fold`, the fold of the stack
     /// that consults it. The default answers with
     /// [`on_event`](AgentHook::on_event) on [`Fold::event`] (the event as
@@ -135,6 +148,10 @@ macro_rules! forward_to_pointee {
 
             fn observes(&self, kind: StepEventKind) -> bool {
                 (**self).observes(kind)
+            }
+
+            fn reads_payload(&self, kind: StepEventKind) -> bool {
+                (**self).reads_payload(kind)
             }
 
             fn config_plan(&self) -> Option<&hooks_plan::Plan> {

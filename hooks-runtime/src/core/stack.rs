@@ -489,6 +489,13 @@ impl AgentHook for HookStack {
         self.entries.iter().any(|entry| entry.hook.observes(kind))
     }
 
+    /// Whether a hook that observes `kind` reads its payload.
+    fn reads_payload(&self, kind: StepEventKind) -> bool {
+        self.entries
+            .iter()
+            .any(|entry| entry.hook.observes(kind) && entry.hook.reads_payload(kind))
+    }
+
     fn as_stack(&self) -> Option<&HookStack> {
         Some(self)
     }

@@ -464,6 +464,17 @@ impl AgentHook for Table {
             || (self.is_marked() && crate::state::marks::is_transition(kind))
     }
 
+    /// The phases whose rules read the payload
+    /// ([`Plan::reads_payload`](hooks_plan::Plan::reads_payload)), those
+    /// with a containment check (it reads the arguments), and the scope
+    /// transitions of a table with scoped or `once` rules (a skill is
+    /// named by the `Skill` tool's arguments).
+    fn reads_payload(&self, kind: StepEventKind) -> bool {
+        self.reads_payload_of(kind)
+            || self.checks_containment_on(kind)
+            || (self.is_marked() && crate::state::marks::is_transition(kind))
+    }
+
     fn config_plan(&self) -> Option<&hooks_plan::Plan> {
         Some(self.plan())
     }
@@ -666,6 +677,12 @@ impl AgentHook for Dispatcher {
         AgentHook::observes(self.table(), kind)
             || self.workers_to_shut_down(kind).is_some()
             || self.background_wants(kind)
+    }
+
+    /// As the table's ([`Table`]'s `reads_payload`): shutting workers
+    /// down and delivering background context read no payload.
+    fn reads_payload(&self, kind: StepEventKind) -> bool {
+        AgentHook::reads_payload(self.table(), kind)
     }
 
     fn config_plan(&self) -> Option<&hooks_plan::Plan> {

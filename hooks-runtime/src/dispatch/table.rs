@@ -38,7 +38,13 @@ pub struct Table {
     pins: Vec<Option<Arc<[Pin]>>>,
     /// Whether a rule is scoped or `once` (computed on first use).
     marked: OnceLock<bool>,
+    /// Bit `p`: whether a rule of the phase at index `p` reads the
+    /// payload (computed on first use).
+    reads: OnceLock<u64>,
 }
+
+// `Table::reads` keeps a bit per phase.
+const _: () = assert!(Phase::COUNT <= 64);
 
 /// What a table builds once for its `run`, `http` and `policy` rules: each
 /// rule's spec and the cache its invocations reuse (by rule index; `None`
@@ -61,6 +67,7 @@ impl Table {
             hooks: OnceLock::new(),
             pins: Vec::new(),
             marked: OnceLock::new(),
+            reads: OnceLock::new(),
         }
     }
 
@@ -71,6 +78,18 @@ impl Table {
         *self
             .marked
             .get_or_init(|| crate::state::marks::plan_is_marked(&self.plan))
+    }
+
+    /// Whether a rule of `phase` reads the payload
+    /// ([`Plan::reads_payload`], walked once for every phase).
+    pub(crate) fn reads_payload_of(&self, phase: Phase) -> bool {
+        let bits = *self.reads.get_or_init(|| {
+            Phase::ALL
+                .iter()
+                .filter(|p| self.plan.reads_payload(**p))
+                .fold(0, |bits, p| bits | 1 << p.index())
+        });
+        bits & 1 << phase.index() != 0
     }
 
     /// `self`, its `run` rules checking `pins` (by rule index) before each
