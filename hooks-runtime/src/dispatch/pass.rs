@@ -138,7 +138,13 @@ pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Quick {
         return Quick::Miss;
     };
     let rule = &table.rules()[i as usize];
-    if rule.mode != Mode::Enforce {
+    // Only a stopping action's flow is built here: a rewrite's or a
+    // patch's (owned values) would be built again by the fold.
+    let stopping = matches!(
+        rule.declarative_kind(),
+        Some(FlowKind::Skip | FlowKind::Terminate)
+    );
+    if rule.mode != Mode::Enforce || !stopping {
         return Quick::Fold;
     }
     match rule.declarative_flow(event) {
