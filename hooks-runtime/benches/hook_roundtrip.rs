@@ -28,9 +28,12 @@
     reason = "criterion's macros generate undocumented items"
 )]
 
+#[path = "peers/mod.rs"]
+mod peers;
+
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +49,8 @@ use hooks_schema::Phase;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::runtime::Runtime;
+
+use peers::{peers_dir, python, resolve};
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * 1024;
@@ -108,21 +113,6 @@ impl Drop for Peer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers")
-}
-
-/// `program` looked up in `PATH`.
-fn resolve(program: &str) -> PathBuf {
-    std::env::var_os("PATH")
-        .and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|d| d.join(program))
-                .find(|p| p.is_file())
-        })
-        .unwrap_or_else(|| PathBuf::from(program))
 }
 
 /// The executor's base environment, as the parent has it.
@@ -215,38 +205,9 @@ fn payload_args(size: usize) -> Value {
     json!({"command": "x".repeat(size)})
 }
 
-/// The Python interpreter the peer runner runs on: `AGENT_HOOKS_BENCH_PYTHON`
-/// when set, else the real executable behind `python3` (`sys.executable`),
-/// so a version manager's shim (pyenv's is a shell script that starts a
-/// process or two per run) is not measured; resolved once.
-fn python() -> &'static str {
-    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PYTHON.get_or_init(|| {
-        if let Some(set) = std::env::var_os("AGENT_HOOKS_BENCH_PYTHON") {
-            let set = set.to_string_lossy().into_owned();
-            eprintln!("note: the Python peer runs on `{set}` (AGENT_HOOKS_BENCH_PYTHON)");
-            return set;
-        }
-        let real = std::process::Command::new("python3")
-            .args(["-c", "import sys; print(sys.executable)"])
-            .output()
-            .ok()
-            .and_then(|out| String::from_utf8(out.stdout).ok())
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty());
-        match real {
-            Some(real) => {
-                eprintln!("note: the Python peer runs on `{real}` (sys.executable of `python3`)");
-                real
-            }
-            None => "python3".to_owned(),
-        }
-    })
-}
-
 fn peers(args: &[&str]) -> (Option<Peer>, Option<Peer>) {
     (
-        Peer::start(python(), "asyncio_runner.py", args),
+        python().and_then(|python| Peer::start(python, "asyncio_runner.py", args)),
         Peer::start("node", "node_runner.js", args),
     )
 }

@@ -32,8 +32,10 @@
     reason = "criterion's macros generate undocumented items"
 )]
 
+#[path = "peers/mod.rs"]
+mod peers;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,6 +48,8 @@ use hooks_runtime::{
 use hooks_schema::Phase;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
+
+use peers::{peers_dir, python, resolve};
 
 const KIB: usize = 1024;
 
@@ -93,50 +97,6 @@ impl Drop for Live {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers")
-}
-
-/// `program` looked up in `PATH`.
-fn resolve(program: &str) -> PathBuf {
-    std::env::var_os("PATH")
-        .and_then(|path| {
-            std::env::split_paths(&path)
-                .map(|d| d.join(program))
-                .find(|p| p.is_file())
-        })
-        .unwrap_or_else(|| PathBuf::from(program))
-}
-
-/// The interpreter `python3` on `PATH` really runs (`sys.executable`, past
-/// any version-manager shim), or `None` with a note.
-fn python() -> Option<String> {
-    let out = std::process::Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output();
-    match out {
-        Ok(out) if out.status.success() => {
-            let exe = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            eprintln!(
-                "note: Python runs as `{exe}` (sys.executable of `{}`)",
-                resolve("python3").display()
-            );
-            Some(exe)
-        }
-        Ok(out) => {
-            eprintln!(
-                "note: skipping the Python worker: python3 exited with {}",
-                out.status
-            );
-            None
-        }
-        Err(err) => {
-            eprintln!("note: skipping the Python worker: {err}");
-            None
-        }
     }
 }
 
@@ -281,7 +241,7 @@ fn workers(c: &mut Criterion) {
         "sh_worker.sh",
     )];
     if let Some(python) = python() {
-        programs.push(("python", python, "py_worker.py"));
+        programs.push(("python", python.to_owned(), "py_worker.py"));
     }
     for (name, interpreter, script) in programs {
         let argv = vec![
