@@ -267,3 +267,32 @@ async fn a_cleanup_failure_becomes_a_diagnostic() {
         inv.diagnostics()
     );
 }
+
+/// Every protocol's elided stdin copy leaves its large fields in the file
+/// (Copilot's `toolArgs` is not among the native names): stdin stays under
+/// the cap.
+#[tokio::test]
+async fn a_copilot_payload_over_the_cap_keeps_stdin_small() {
+    let fx = Fixture::with_limits(small_limits(1 << 20));
+    let args = json!({"command": "y".repeat(10_000)});
+    let mut spec = sh(
+        "copilot-spill",
+        Phase::BeforeTool,
+        r#"cat > stdin.json; cp "$AGENT_HOOKS_PAYLOAD_REF" full.json"#,
+    );
+    spec.protocol = hooks_schema::Protocol::Copilot;
+    let inv = fx.invoke(spec, before_tool("bash", "c1", &args)).await;
+    assert!(inv.diagnostics().is_empty(), "{:?}", inv.diagnostics());
+    let stdin = std::fs::read_to_string(fx.path("stdin.json")).unwrap();
+    assert!(stdin.len() <= 4096, "stdin is {} bytes", stdin.len());
+    let stdin: serde_json::Value = serde_json::from_str(&stdin).unwrap();
+    assert_eq!(stdin["payload_elided"], true);
+    assert!(stdin.get("toolArgs").is_none(), "{stdin}");
+    assert!(stdin.get("payload_ref").is_some(), "{stdin}");
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.path("full.json")).unwrap()).unwrap();
+    assert!(
+        full["toolArgs"].to_string().contains(&"y".repeat(10_000)),
+        "{full}"
+    );
+}

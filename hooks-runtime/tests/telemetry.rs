@@ -202,3 +202,57 @@ fn every_invocation_is_one_span_inside_its_fold() {
         }
     }
 }
+
+/// An unbound table answering a plain block (the dispatch path that builds
+/// no fold when nothing can read it) still gives a subscriber exactly one
+/// hook span, with the decision.
+#[test]
+fn an_unbound_tables_block_is_one_span() {
+    let config = "version: 1
+hooks:
+  - id: no-rm
+    phase: before_tool
+    include_tools: [bash]
+    block: { reason: no }
+";
+    let table = Table::load_str(config, "quick.yaml").expect("valid");
+    let ctx = HookContext::new("quick");
+    let args = json!({"command": "rm -rf /"});
+    let collect = Collect::default();
+    let subscriber = tracing_subscriber::registry().with(collect.clone());
+    let flow = tracing::subscriber::with_default(subscriber, || {
+        let event = hooks_runtime::StepEvent::BeforeTool {
+            tool_name: "bash",
+            call_id: "c1",
+            args: &args,
+        };
+        futures_lite_ready(hooks_runtime::AgentHook::on_event(&table, &ctx, event))
+    });
+    assert!(matches!(flow, Flow::Skip { .. }), "{flow:?}");
+    let seen = collect.0.lock().expect("not poisoned");
+    let hook_spans: Vec<_> = seen
+        .spans
+        .values()
+        .filter(|(name, _, fields)| {
+            name == "agent_hooks.hook" && fields.get("hook.id").map(String::as_str) == Some("no-rm")
+        })
+        .collect();
+    assert_eq!(hook_spans.len(), 1, "{hook_spans:?}");
+    assert_eq!(
+        hook_spans[0].2.get("hook.decision").map(String::as_str),
+        Some("skip"),
+        "{hook_spans:?}"
+    );
+}
+
+/// Polls a future that completes on its first poll.
+fn futures_lite_ready<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("an unbound table's answer was not ready"),
+    }
+}

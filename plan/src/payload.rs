@@ -114,8 +114,9 @@ pub struct Payload {
     /// payload. Also given in the environment variable `AGENT_HOOKS_PAYLOAD_REF`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_ref: Option<String>,
-    /// `true` when `args`, `result`, `prompt` and `data` were left out of this
-    /// stdin copy because the payload was over the stdin cap. The whole payload
+    /// `true` when `args`, `result`, `prompt` and `data` (and any other field
+    /// over 512 bytes of JSON) were left out of this stdin copy because the
+    /// payload was over the stdin cap. The whole payload
     /// is then in the file at `payload_ref`, or, when `payload_ref` is absent,
     /// was too large even to spill and is not available.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

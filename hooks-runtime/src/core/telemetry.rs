@@ -30,6 +30,13 @@ pub(crate) fn fold_span(phase: StepEventKind) -> Span {
     tracing::info_span!(target: "agent_hooks", "agent_hooks.fold", hook.phase = phase.as_str())
 }
 
+/// Whether a `tracing` subscriber is set for this thread (scoped or
+/// global): without one no span is recorded, so work done only for spans
+/// can be skipped.
+pub(crate) fn subscribed() -> bool {
+    tracing::dispatcher::get_default(|d| !d.is::<tracing::subscriber::NoSubscriber>())
+}
+
 /// The span of one invocation of hook `id` (of config `config` in layer
 /// `layer`, both empty for a Rust hook), whose action is `action`;
 /// [`finish`] fills in the rest.

@@ -115,8 +115,8 @@ pub(super) enum Quick {
     /// No rule matches: the table lets the event through.
     Miss,
     /// The first rule to consult stops the event with this flow, which its
-    /// phase honours, in `mode: enforce`, and no `tracing` subscriber takes
-    /// its span: the fold would apply it alone and return it as its net
+    /// phase honours, in `mode: enforce`, and no `tracing` subscriber is
+    /// set (one would get the rule's span): the fold would apply it alone and return it as its net
     /// flow.
     Decided(Flow),
     /// Anything else: the pass runs on a fold.
@@ -148,14 +148,11 @@ pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Quick {
         return Quick::Fold;
     }
     match rule.declarative_flow(event) {
-        Some(flow) if flow.stops() && flow.kind().honoured_on(phase) => {
-            let origin = (table.source(), &*table.layer().name);
-            let span = telemetry::hook_span(origin, rule.phase, &rule.id, rule.action.name());
-            if span.is_disabled() {
-                Quick::Decided(flow)
-            } else {
-                Quick::Fold
-            }
+        // With any subscriber the fold runs, and opens the rule's span once.
+        Some(flow)
+            if flow.stops() && flow.kind().honoured_on(phase) && !telemetry::subscribed() =>
+        {
+            Quick::Decided(flow)
         }
         _ => Quick::Fold,
     }

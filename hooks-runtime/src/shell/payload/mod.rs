@@ -37,6 +37,11 @@ use crate::{FlowKind, HookContext, StepEvent, ToolOutcome};
 /// file, when the payload spilled.
 pub const PAYLOAD_REF_ENV: &str = "AGENT_HOOKS_PAYLOAD_REF";
 
+/// The largest top-level field (bytes of compact JSON) an elided stdin copy
+/// keeps ([`PayloadLimits::stdin_cap`]): larger ones are only in the
+/// payload-ref file.
+pub(crate) const ELIDED_FIELD_MAX: usize = 512;
+
 /// Size limits of a payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PayloadLimits {
@@ -580,6 +585,11 @@ pub(crate) fn build_as<'e, R: Render>(
         ] {
             map.remove(key);
         }
+        // Every protocol names its large fields its own way (Copilot's
+        // `toolArgs`, Claude Code's `request`, `permission_suggestions`,
+        // ...): any other field over the bound is left out too, so the
+        // stdin copy keeps the ids, names and paths and stays small.
+        map.retain(|_, value| json_len_within(value, ELIDED_FIELD_MAX).is_some());
         match input.protocol {
             Protocol::Native => {
                 map.insert("elided".into(), true.into());
