@@ -10,6 +10,7 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 
 use super::session::{check_session_dir, is_private};
 use super::{PayloadError, PayloadInput};
+use crate::shell::protocol::Capped;
 
 /// A payload-ref file: mode 0600, created exclusively (`O_EXCL`,
 /// `O_NOFOLLOW`) in the session directory, which is opened component by
@@ -156,27 +157,6 @@ pub(super) fn write_spill<S: serde::Serialize + ?Sized>(
     doc: &S,
     cap: usize,
 ) -> Result<Option<SpillFile>, PayloadError> {
-    /// Counts what goes through and refuses the write that passes `cap`.
-    struct Capped<'w, W> {
-        inner: &'w mut W,
-        left: usize,
-        over: bool,
-    }
-    impl<W: Write> Write for Capped<'_, W> {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            if buf.len() > self.left {
-                self.over = true;
-                return Err(io::ErrorKind::FileTooLarge.into());
-            }
-            self.left -= buf.len();
-            self.inner
-                .write(buf)
-                .inspect(|n| self.left += buf.len() - n)
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            self.inner.flush()
-        }
-    }
     let err = |source| PayloadError::Spill {
         dir: dir.to_path_buf(),
         source,
@@ -188,11 +168,7 @@ pub(super) fn write_spill<S: serde::Serialize + ?Sized>(
     let name = format!("payload-{}-{safe_id}-{n}.json", std::process::id());
     let mut over = false;
     let written = create_spill(&root, &checked, name.as_ref(), |file| {
-        let mut capped = Capped {
-            inner: file,
-            left: cap,
-            over: false,
-        };
+        let mut capped = Capped::new(file, cap);
         let done = serde_json::to_writer(&mut capped, doc).map_err(io::Error::from);
         over = capped.over;
         done

@@ -217,23 +217,48 @@ pub(crate) fn json_len_within<T: serde::Serialize + ?Sized>(
     value: &T,
     cap: usize,
 ) -> Option<usize> {
-    struct Count(usize, usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            if self.0 > self.1 {
-                return Err(std::io::ErrorKind::FileTooLarge.into());
-            }
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+    let mut count = Capped::new(std::io::sink(), cap);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => Some(count.written),
+        Err(_) => None,
+    }
+}
+
+/// A writer that passes at most `cap` bytes to `inner` and refuses the
+/// write that would pass it (`FileTooLarge`, [`Capped::over`] set):
+/// serializing into it stops at the cap.
+pub(crate) struct Capped<W> {
+    inner: W,
+    cap: usize,
+    /// Bytes `inner` took.
+    pub(crate) written: usize,
+    /// Whether a write was refused for the cap.
+    pub(crate) over: bool,
+}
+
+impl<W> Capped<W> {
+    pub(crate) fn new(inner: W, cap: usize) -> Self {
+        Capped {
+            inner,
+            cap,
+            written: 0,
+            over: false,
         }
     }
-    let mut count = Count(0, cap);
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => Some(count.0),
-        Err(_) => None,
+}
+
+impl<W: std::io::Write> std::io::Write for Capped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() > self.cap - self.written {
+            self.over = true;
+            return Err(std::io::ErrorKind::FileTooLarge.into());
+        }
+        let n = self.inner.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
