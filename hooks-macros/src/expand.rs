@@ -323,6 +323,10 @@ fn forwarding(p: &TokenStream, name: &Ident, inner: &Ident, extra: TokenStream) 
                 #p::AgentHook::reads_payload(&self.#inner, kind)
             }
 
+            fn decide_now(&self, event: &#p::StepEvent<'_>) -> ::core::option::Option<#p::Flow> {
+                #p::AgentHook::decide_now(&self.#inner, event)
+            }
+
             #extra
         }
     }

@@ -100,6 +100,14 @@
 //! grow with the conversation (but for a comparison of rig's messages with
 //! those converted before, checking that the history only grew).
 //!
+//! A tool call the hooks decide without a fold
+//! ([`HookStack::before_tool_now`](hooks_runtime::HookStack::before_tool_now):
+//! every hook observing `before_tool` answers at once, as a table without
+//! a shell runtime does when no rule matches or its first matching rule
+//! blocks or terminates) costs no per-run state, no report and no boxed
+//! future. With an [`RigHooks::on_applied`] callback the adapter always
+//! folds, since the callback sees each hook's report.
+//!
 //! # Reporting
 //!
 //! [`RigHooks::on_applied`] registers a callback that sees, per folded
@@ -109,6 +117,7 @@
 
 mod ask;
 mod convert;
+mod dispatch;
 mod invalid;
 mod model;
 mod state;
@@ -120,7 +129,7 @@ use std::sync::Arc;
 use hooks_runtime::AgentHook as _;
 use hooks_runtime::{
     Approver, ContextList, Decided, HookStack, Observed, ReportList, SecretSet, StepEvent,
-    StepEventKind as Phase, StopDecision, ToolCall, ToolDecision, redact_sensitive_text,
+    StepEventKind as Phase, StopDecision, ToolCall, redact_sensitive_text,
 };
 use rig_agent::agent as rig;
 use rig_core::effect::{EffectKind, Outcome};
@@ -450,90 +459,13 @@ impl rig::AgentHook for RigHooks {
         self.model_action(&RunState::of(ctx), &event)
     }
 
+    /// See [`RigHooks::dispatch`] (`dispatch.rs`).
     async fn on_dispatch(
         &self,
         ctx: &rig::HookContext,
         event: rig::DispatchEvent<'_>,
     ) -> rig::DispatchAction {
-        let EffectKind::ToolCall { name, args } = event.kind else {
-            return rig::DispatchAction::proceed();
-        };
-        if !self.stack.observes(Phase::BeforeTool) {
-            return rig::DispatchAction::proceed();
-        }
-        let run = RunState::of(ctx);
-        let turn = run.turn(ctx);
-        // Hooks that read no arguments see `null` (and rewrite nothing).
-        let reads = self.stack.reads_payload(Phase::BeforeTool);
-        let parsed = if reads { args_json(args) } else { Value::Null };
-        let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
-        let call = ToolCall {
-            tool_name: name,
-            call_id: &call_id,
-            args: &parsed,
-        };
-        let decided = self.stack.before_tool(&turn, call).await;
-        run.push_context(&decided.context);
-        // The arguments the model sent, when the hooks did not read them.
-        let mut sent = None;
-        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, Cow<'_, str>) =
-            match &decided.decision {
-                ToolDecision::Run {
-                    args: Cow::Borrowed(_),
-                } => (Ok(None), Cow::Borrowed("proceed")),
-                ToolDecision::Run {
-                    args: Cow::Owned(rewritten),
-                } => (
-                    Ok(Some(rewritten.clone())),
-                    Cow::Owned(format!("patch args: {rewritten}")),
-                ),
-                ToolDecision::Skip { reason, .. } => (
-                    Err(rig::DispatchAction::skip(reason.to_string())),
-                    Cow::Owned(format!("deny: {reason}")),
-                ),
-                ToolDecision::Terminate { reason } => {
-                    (Err(cancel(reason)), Cow::Owned(format!("stop: {reason}")))
-                }
-                ToolDecision::Ask {
-                    reason,
-                    args: asked,
-                } => {
-                    // `permission_request` hooks and the approver see the
-                    // call's arguments, read or not by `before_tool`.
-                    let original = if reads {
-                        &parsed
-                    } else {
-                        sent.insert(args_json(args))
-                    };
-                    let asked = if reads {
-                        asked.clone().into_owned()
-                    } else {
-                        original.clone()
-                    };
-                    let (result, label) = self
-                        .ask(&run, &turn, name, &call_id, original, asked, reason)
-                        .await;
-                    (result, Cow::Owned(label))
-                }
-            };
-        self.report(Phase::BeforeTool, Some(name), &label, &decided);
-        drop(decided);
-        let original = sent.unwrap_or(parsed);
-        match final_args {
-            Ok(None) => rig::DispatchAction::proceed(),
-            Ok(Some(rewritten)) => {
-                if rewritten != original {
-                    run.remember_original(event.id, original);
-                }
-                rig::DispatchAction::rewrite_tool_args(event.kind, rewritten)
-            }
-            Err(action) => {
-                if matches!(action, rig::DispatchAction::Deny(_)) {
-                    run.mark_denied(event.id);
-                }
-                action
-            }
-        }
+        self.dispatch(ctx, event).await
     }
 
     async fn on_outcome(
@@ -541,17 +473,18 @@ impl rig::AgentHook for RigHooks {
         ctx: &rig::HookContext,
         event: rig::OutcomeEvent<'_>,
     ) -> rig::OutcomeAction {
-        let run = RunState::of(ctx);
-        let turn = run.turn(ctx);
         match (event.kind, event.outcome) {
             (EffectKind::ToolCall { name, args }, Ok(Outcome::ToolResult { result })) => {
-                let original = run.take_original(event.id);
-                if run.take_denied(event.id)
-                    || result.is_skipped()
-                    || !self.stack.observes(Phase::AfterTool)
-                {
+                // Without `after_tool` hooks the dispatch kept nothing.
+                if !self.stack.observes(Phase::AfterTool) {
                     return rig::OutcomeAction::proceed();
                 }
+                let run = RunState::of(ctx);
+                let original = run.take_original(event.id);
+                if run.take_denied(event.id) || result.is_skipped() {
+                    return rig::OutcomeAction::proceed();
+                }
+                let turn = run.turn(ctx);
                 // Hooks that read no payload see `null` arguments and result.
                 let reads = self.stack.reads_payload(Phase::AfterTool);
                 let ran = if reads { args_json(args) } else { Value::Null };
@@ -598,6 +531,8 @@ impl rig::AgentHook for RigHooks {
             (EffectKind::Completion { .. }, Ok(Outcome::Completion(response)))
                 if self.stack.observes(Phase::AfterCompletion) =>
             {
+                let run = RunState::of(ctx);
+                let turn = run.turn(ctx);
                 let response = if self.stack.reads_payload(Phase::AfterCompletion) {
                     convert::response_json(&response.choice)
                 } else {

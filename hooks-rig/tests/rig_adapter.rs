@@ -140,6 +140,64 @@ async fn a_block_keeps_the_tool_from_running_and_the_model_sees_the_reason() {
     assert!(dir.path().join("notes.txt").exists());
 }
 
+const BLOCK_THEN_REMIND: &str = r#"
+version: 1
+hooks:
+  - id: no-secrets
+    phase: before_tool
+    include_tools: [touch]
+    when: { pointer: /path, glob: "*secret*" }
+    block: { reason: "secret files are off limits" }
+  - id: remind
+    phase: after_tool
+    include_tools: [touch]
+    inject: { content: "THE TOOL RAN" }
+"#;
+
+/// A table without a shell runtime answers a block without a fold
+/// (`HookStack::before_tool_now`); with an `on_applied` callback the
+/// adapter folds. Both keep the tool from running, give the model the
+/// reason, and run no `after_tool` hook for the denied call.
+#[tokio::test]
+async fn a_block_decided_without_a_fold_acts_as_a_folded_one() {
+    let dir = tempdir();
+    let unbound = || {
+        let table = Table::load_str(BLOCK_THEN_REMIND, "test.yaml").expect("config loads");
+        RigHooks::from_hook("test.yaml", table)
+    };
+    let applied = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&applied);
+    let folded = unbound().on_applied(move |a| seen.lock().unwrap().push(a.action.to_owned()));
+    for (hooks, how) in [(unbound(), "at once"), (folded, "folded")] {
+        let model = touch_then_done("secret.txt");
+        let output = run(&model, hooks, dir.path(), 4).await;
+        assert_eq!(output.as_deref(), Ok("done"), "{how}");
+        assert!(
+            !dir.path().join("secret.txt").exists(),
+            "{how}: the tool ran"
+        );
+        let next = text(&model.requests()[1]);
+        assert!(
+            next.contains("secret files are off limits"),
+            "{how}: {next}"
+        );
+        assert!(
+            !next.contains("THE TOOL RAN"),
+            "{how}: after_tool ran: {next}"
+        );
+    }
+    assert_eq!(
+        applied.lock().unwrap().as_slice(),
+        ["deny: secret files are off limits"],
+        "the callback saw the folded run only"
+    );
+    // An allowed call runs, and its `after_tool` hook with it.
+    let model = touch_then_done("notes.txt");
+    run(&model, unbound(), dir.path(), 4).await.unwrap();
+    assert!(dir.path().join("notes.txt").exists());
+    assert!(text(&model.requests()[1]).contains("THE TOOL RAN"));
+}
+
 #[tokio::test]
 async fn a_rewrite_reaches_the_tool() {
     let dir = tempdir();

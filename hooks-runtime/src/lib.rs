@@ -230,8 +230,8 @@ pub use crate::shell::redact::{
 pub mod __private {
     pub use crate::dispatch::{Dispatcher, Table, TableRef, stack_shell_runtime};
     pub use crate::{
-        AgentHook, Executor, Fold, FoldStep, HookContext, HookFuture, HookStack, ShellRuntime,
-        StackOutcome, StepEvent, StepEventKind,
+        AgentHook, Executor, Flow, Fold, FoldStep, HookContext, HookFuture, HookStack,
+        ShellRuntime, StackOutcome, StepEvent, StepEventKind,
     };
     pub use hooks_plan::{
         ActionSpec, ContextItem, Dfa, History, HttpSpec, Json, List, Params, PermissionRule, Plan,

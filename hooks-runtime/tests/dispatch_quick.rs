@@ -7,7 +7,9 @@
 #[path = "common/stack.rs"]
 mod stack;
 
-use hooks_runtime::{AgentHook, Flow, HookContext, StepEvent, Table};
+use hooks_runtime::{
+    AgentHook, Flow, FnHook, HookContext, HookStack, StepEvent, Table, ToolCall, ToolDecision,
+};
 use serde_json::{Value, json};
 use stack::poll_ready;
 
@@ -99,4 +101,65 @@ fn the_quick_answer_is_the_folds_net_flow() {
     let (quick, folded) = both(&table, &ctx, permission);
     assert_eq!(quick, folded, "a permission answer");
     assert!(matches!(quick, Flow::Ask { .. }), "{quick:?}");
+}
+
+/// `decide_now` answers only where the fold would add nothing a caller
+/// reads, and then with the fold's net flow.
+#[test]
+fn decide_now_answers_as_the_fold_or_not_at_all() {
+    let table = Table::load_str(CONFIG, "quick.yaml").expect("config loads");
+    let ctx = HookContext::new("quick");
+    let rm = json!({"command": "rm -rf /"});
+    let ls = json!({"command": "ls"});
+    let etc = json!({"path": "/etc/passwd"});
+    let none = json!({});
+    let cases = [
+        ("bash", &rm, true),
+        ("bash", &ls, true),
+        ("read_file", &etc, false),
+        ("audit_me", &none, false),
+        ("shutdown", &none, true),
+        ("web_fetch", &none, true),
+    ];
+    for (tool, args, answers) in cases {
+        let event = before_tool(tool, args);
+        let folded = poll_ready(table.fold(None, &ctx, event)).net_flow();
+        match table.decide_now(&event) {
+            Some(now) => assert_eq!(now, folded, "{tool} {args}"),
+            None => assert!(!answers, "{tool} {args}: no answer"),
+        }
+        assert_eq!(table.decide_now(&event).is_some(), answers, "{tool} {args}");
+    }
+}
+
+/// A stack answers at once only when each hook that observes the phase
+/// does: a Rust hook (which only `on_event` can ask) makes it fold.
+#[test]
+fn a_stack_decides_now_when_its_hooks_do() {
+    let table = || Table::load_str(CONFIG, "quick.yaml").expect("config loads");
+    let empty = Table::load_str("version: 1\nhooks: []\n", "empty.yaml").expect("loads");
+    let rm = json!({"command": "rm -rf /"});
+    let ls = json!({"command": "ls"});
+    let call = |args| ToolCall {
+        tool_name: "bash",
+        call_id: "c1",
+        args,
+    };
+    let tables = HookStack::new().with("empty", empty).with("quick", table());
+    let ctx = HookContext::new("quick");
+    let now = tables
+        .before_tool_now(call(&rm))
+        .expect("tables answer at once");
+    let folded = poll_ready(tables.before_tool(&ctx, call(&rm))).decision;
+    assert_eq!(now, folded);
+    assert!(matches!(now, ToolDecision::Skip { .. }), "{now:?}");
+    assert!(matches!(
+        tables.before_tool_now(call(&ls)),
+        Some(ToolDecision::Run { .. })
+    ));
+    let with_rust = HookStack::new()
+        .with("quick", table())
+        .with("rust", FnHook::new(|_, _| Flow::Continue));
+    assert_eq!(with_rust.before_tool_now(call(&ls)), None);
+    assert_eq!(with_rust.decide_now(&before_tool("bash", &ls)), None);
 }

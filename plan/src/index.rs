@@ -70,6 +70,15 @@ impl Bits {
             *o |= w;
         }
     }
+
+    /// Keeps in `out` only the positions of this set.
+    fn and_into(&self, out: &mut [u64]) {
+        let start = self.offset as usize;
+        for (i, o) in out.iter_mut().enumerate() {
+            let word = i.checked_sub(start).and_then(|j| self.words.get(j));
+            *o &= word.copied().unwrap_or(0);
+        }
+    }
 }
 
 /// A multi-pattern DFA whose pattern `i` stands for the rule at position
@@ -182,7 +191,8 @@ impl PhaseIndex {
     /// of the positions of the matching rules), in order: what the index
     /// alone says, before each candidate is decided.
     pub fn candidates(&self, count: usize, facts: &Facts<'_>) -> Vec<usize> {
-        let words = candidates(self, count, facts);
+        let mut words = Words::new();
+        candidates_into(self, count, facts, &mut words);
         let mut out = Vec::new();
         let mut from = 0;
         while let Some(p) = next_set(&words, from) {
@@ -206,24 +216,37 @@ impl PhaseIndex {
 /// allocates nothing below that).
 pub(crate) type Words = SmallVec<[u64; 16]>;
 
-pub(crate) fn candidates(index: &PhaseIndex, count: usize, facts: &Facts<'_>) -> Words {
+/// The candidate positions for `facts` among `count` rules into `tool`
+/// (cleared first), as a bit set.
+pub(crate) fn candidates_into(
+    index: &PhaseIndex,
+    count: usize,
+    facts: &Facts<'_>,
+    tool: &mut Words,
+) {
     let n = count.div_ceil(64);
-    let mut tool: Words = SmallVec::from_elem(0, n);
+    tool.clear();
+    tool.resize(n, 0);
     match facts.tool {
         Some(name) => {
-            index.any_tool.or_into(&mut tool);
+            index.any_tool.or_into(tool);
             if let Ok(at) = index.tools.binary_search_by(|(n, _)| n.as_ref().cmp(name)) {
-                index.tools[at].1.or_into(&mut tool);
+                index.tools[at].1.or_into(tool);
             }
             for group in index.tool_patterns.iter() {
-                group.mark(name, &mut tool);
+                group.mark(name, tool);
             }
         }
         // Without a tool, `include_tools` is not tested.
         None => tool.iter_mut().for_each(|w| *w = u64::MAX),
     }
     if tool.iter().all(|w| *w == 0) {
-        return tool;
+        return;
+    }
+    if index.gates.is_empty() {
+        // No `when` is indexed: the rules without one remain.
+        index.ungated.and_into(tool);
+        return;
     }
     let mut when: Words = SmallVec::from_elem(0, n);
     index.ungated.or_into(&mut when);
@@ -237,7 +260,6 @@ pub(crate) fn candidates(index: &PhaseIndex, count: usize, facts: &Facts<'_>) ->
     for (t, w) in tool.iter_mut().zip(&when) {
         *t &= w;
     }
-    tool
 }
 
 /// The string a `matches` / `glob` leaf on `pointer` tests, if any (the

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use crate::data::{List, Rule, Text, ToolPaths};
 use crate::eval::Facts;
-use crate::index::{PhaseIndex, Words, candidates, next_set};
+use crate::index::{PhaseIndex, Words, candidates_into, next_set};
 use crate::layer::{Layer, Switches};
 use crate::limits::Limits;
 use crate::phase::Phase;
@@ -117,7 +117,9 @@ pub struct Cursor<'p> {
     plan: &'p Plan,
     phase: Phase,
     next: usize,
-    words: Option<Words>,
+    /// The candidates for the facts last given, when `fresh`.
+    words: Words,
+    fresh: bool,
 }
 
 impl<'p> Cursor<'p> {
@@ -127,7 +129,8 @@ impl<'p> Cursor<'p> {
             plan,
             phase,
             next: 0,
-            words: None,
+            words: Words::new(),
+            fresh: false,
         }
     }
 
@@ -137,17 +140,18 @@ impl<'p> Cursor<'p> {
     pub fn next(&mut self, facts: &Facts<'_>) -> Option<u32> {
         let positions = self.plan.rules_for(self.phase);
         let index = &self.plan.index[self.phase.index()];
-        let words = self
-            .words
-            .get_or_insert_with(|| candidates(index, positions.len(), facts));
-        while let Some(pos) = next_set(words, self.next) {
+        if !self.fresh {
+            candidates_into(index, positions.len(), facts, &mut self.words);
+            self.fresh = true;
+        }
+        while let Some(pos) = next_set(&self.words, self.next) {
             self.next = pos + 1;
             let Some(&i) = positions.get(pos) else {
                 break;
             };
             if self.plan.rules[i as usize].matches(facts) {
                 // The caller may rewrite the event before asking again.
-                self.words = None;
+                self.fresh = false;
                 return Some(i);
             }
         }

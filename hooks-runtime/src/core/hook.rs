@@ -85,6 +85,25 @@ pub trait AgentHook: Send + Sync {
         self.observes(kind)
     }
 
+    /// This hook's flow for `event` when it is known at once, without the
+    /// run's context and with nothing beyond the flow that a caller could
+    /// read (no report, context, provenance, record or telemetry span):
+    /// `Some(flow)`; `None` when the hook must be asked through
+    /// [`on_event`](AgentHook::on_event) or
+    /// [`fold_into`](AgentHook::fold_into). An adapter that needs only the
+    /// decision (not the reports) may ask first and skip building the run's
+    /// context when the answer is known
+    /// ([`HookStack::before_tool_now`](crate::HookStack::before_tool_now)).
+    /// A hook that answers `Some` must answer the same flow from
+    /// `on_event`. Default: `None`. A dispatch table without a bound shell
+    /// runtime answers when no rule matches (`Continue`) or when the first
+    /// matching rule blocks or terminates in `mode: enforce` and no
+    /// `tracing` subscriber is set; a [`HookStack`], when its hooks do.
+    fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
+        let _ = event;
+        None
+    }
+
     /// Contributes this hook's answer to `fold`, the fold of the stack
     /// that consults it. The default answers with
     /// [`on_event`](AgentHook::on_event) on [`Fold::event`] (the event as
@@ -152,6 +171,10 @@ macro_rules! forward_to_pointee {
 
             fn reads_payload(&self, kind: StepEventKind) -> bool {
                 (**self).reads_payload(kind)
+            }
+
+            fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
+                (**self).decide_now(event)
             }
 
             fn config_plan(&self) -> Option<&hooks_plan::Plan> {

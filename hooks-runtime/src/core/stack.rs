@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use crate::core::context::HookContext;
 use crate::core::event::{StepEvent, StepEventKind};
+use crate::core::flow::Flow;
 use crate::core::fold::Fold;
 use crate::core::hook::{AgentHook, FoldStep, HookFuture, Step};
 use crate::core::id::HookId;
@@ -378,18 +379,20 @@ impl HookStack {
             }
             _ => (None, None),
         };
-        let mut fold = Fold::new(event);
         // A gate cannot tell which scoped or one-shot hooks hold without
         // the store: it fails closed, as the stop-resume cap does.
         let gate = event.kind().default_failure_policy() == hooks_plan::FailurePolicy::Block;
         let closed = failed.is_some() && gate;
+        let mut fold = Fold::new(event);
         if !closed {
             let _ = self.fold_hooks(ctx, &mut fold).await;
         }
-        let mut outcome = fold.finish();
         if let Some(synced) = synced {
             failed = synced.finish(ctx).await.err();
         }
+        // Finished after the last await: the future keeps the fold (large)
+        // and never the outcome (as large) beside it.
+        let mut outcome = fold.finish();
         if let Some(error) = failed {
             let done = if closed {
                 "refused without running the hooks (fail closed)"
@@ -494,6 +497,34 @@ impl AgentHook for HookStack {
         self.entries
             .iter()
             .any(|entry| entry.hook.observes(kind) && entry.hook.reads_payload(kind))
+    }
+
+    /// The flow when each hook that observes the event's phase answers at
+    /// once ([`AgentHook::decide_now`]): `Continue` when all continue; a
+    /// stopping flow when no later hook of a higher layer would still have
+    /// its say ([`Fold::yield_to_higher_layer`]); `None` otherwise, and
+    /// for a stack whose scoped or `once` rules go through a session store.
+    #[inline]
+    fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
+        if self.marked && self.session_store.is_some() {
+            return None;
+        }
+        let kind = event.kind();
+        let mut observing = self.entries.iter().filter(|e| e.hook.observes(kind));
+        while let Some(entry) = observing.next() {
+            // Checked in place: a flow is large, and moved only once.
+            let answer = entry.hook.decide_now(event);
+            let flow = answer.as_ref()?;
+            if flow.is_continue() {
+                continue;
+            }
+            let stops = flow.stops() && flow.kind().honoured_on(kind);
+            if !stops || observing.any(|later| later.rank > entry.rank) {
+                return None;
+            }
+            return answer;
+        }
+        Some(Flow::Continue)
     }
 
     fn as_stack(&self) -> Option<&HookStack> {

@@ -44,6 +44,7 @@ impl RuleActions for Rule {
     /// nothing; a patch's non-empty `additional_params` (JSON values) and a
     /// `rewrite` (the new arguments or result) are built as owned values.
     /// A loaded table's flows copy their texts.
+    #[inline]
     fn declarative_flow(&self, event: &StepEvent<'_>) -> Option<Flow> {
         Some(match &self.action {
             ActionSpec::Run(_) | ActionSpec::Http(_) | ActionSpec::Policy(_) => return None,

@@ -109,33 +109,24 @@ fn next_claimed(
     }
 }
 
-/// What the pass of an unbound, unmarked table without a containment check
-/// on the event's phase comes to when it needs no fold ([`quick`]).
-pub(super) enum Quick {
-    /// No rule matches: the table lets the event through.
-    Miss,
-    /// The first rule to consult stops the event with this flow, which its
-    /// phase honours, in `mode: enforce`, and no `tracing` subscriber is
-    /// set (one would get the rule's span): the fold would apply it alone and return it as its net
-    /// flow.
-    Decided(Flow),
-    /// Anything else: the pass runs on a fold.
-    Fold,
-}
-
-/// [`Quick`] for `event` through `table`, which is unbound (no records, no
-/// activity, no secrets), has no scoped or `once` rule and no containment
-/// check on the event's phase (the caller checks): a plain declarative
-/// decision costs the index pass and the rule's flow, with no fold, report
-/// or provenance built, since nothing can read them.
-pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Quick {
+/// The net flow of `event` through `table` when it needs no fold:
+/// `Continue` when no rule matches; the first rule's flow when it stops the
+/// event (`block`, `terminate`), its phase honours it, it is in `mode:
+/// enforce` and no `tracing` subscriber is set (one would get the rule's
+/// span); `None` otherwise (the pass runs on a fold). `table` is unbound (no
+/// records, no activity, no secrets), has no scoped or `once` rule and no
+/// containment check on the event's phase (the caller checks): a plain
+/// declarative decision costs the index pass and the rule's flow, with no
+/// fold, report or provenance built, since nothing can read them.
+#[inline]
+pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Option<Flow> {
     let phase = event.kind();
     if table.rules_for(phase).is_empty() {
-        return Quick::Miss;
+        return Some(Flow::Continue);
     }
     let mut cursor = Cursor::new(table.plan(), phase);
     let Some(i) = next_claimed(&mut cursor, table, None, &facts(event)) else {
-        return Quick::Miss;
+        return Some(Flow::Continue);
     };
     let rule = &table.rules()[i as usize];
     // Only a stopping action's flow is built here: a rewrite's or a
@@ -145,17 +136,11 @@ pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Quick {
         Some(FlowKind::Skip | FlowKind::Terminate)
     );
     if rule.mode != Mode::Enforce || !stopping {
-        return Quick::Fold;
+        return None;
     }
-    match rule.declarative_flow(event) {
-        // With any subscriber the fold runs, and opens the rule's span once.
-        Some(flow)
-            if flow.stops() && flow.kind().honoured_on(phase) && !telemetry::subscribed() =>
-        {
-            Quick::Decided(flow)
-        }
-        _ => Quick::Fold,
-    }
+    // With any subscriber the fold runs, and opens the rule's span once.
+    rule.declarative_flow(event)
+        .filter(|flow| flow.stops() && flow.kind().honoured_on(phase) && !telemetry::subscribed())
 }
 
 /// Where the in-process part of a pass stopped.

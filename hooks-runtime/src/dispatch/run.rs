@@ -10,10 +10,11 @@ use hooks_plan::Phase;
 use super::background;
 use super::group;
 use super::marks::Marked;
-use super::pass::{self, OnRun, Pass, Quick, Settled, declarative_report, in_process_flow};
+use super::pass::{self, OnRun, Pass, Settled, declarative_report, in_process_flow};
 use super::table::Table;
 use crate::core::context::HookContext;
 use crate::core::event::{StepEvent, StepEventKind};
+use crate::core::flow::Flow;
 use crate::core::fold::Fold;
 use crate::core::hook::{AgentHook, FoldStep, HookFuture};
 use crate::core::outcome::StackOutcome;
@@ -244,6 +245,24 @@ impl Table {
         fold.finish()
     }
 
+    /// The net flow of `event` when no fold is needed
+    /// ([`AgentHook::decide_now`]): without a bound runtime (`shell`), a
+    /// scoped or `once` rule, or a containment check on the event's phase,
+    /// `Continue` when no rule matches and the first matching rule's flow
+    /// when it blocks or terminates in `mode: enforce` (and no `tracing`
+    /// subscriber would get its span); `None` otherwise.
+    #[inline]
+    pub(crate) fn decide_now(
+        &self,
+        shell: Option<&Arc<ShellRuntime>>,
+        event: &StepEvent<'_>,
+    ) -> Option<Flow> {
+        if shell.is_some() || self.is_marked() || self.checks_containment_on(event.kind()) {
+            return None;
+        }
+        pass::quick(self, event)
+    }
+
     /// Answers `event` as one hook: the fold's net flow
     /// ([`StackOutcome::net_flow`]). Ready (no boxed future) unless a
     /// matching `run` rule must be awaited; with no rule for the event's
@@ -255,12 +274,8 @@ impl Table {
         ctx: &'a HookContext,
         event: StepEvent<'a>,
     ) -> HookFuture<'a> {
-        if shell.is_none() && !self.is_marked() && !self.checks_containment_on(event.kind()) {
-            match pass::quick(self, &event) {
-                Quick::Miss => return HookFuture::cont(),
-                Quick::Decided(flow) => return HookFuture::ready(flow),
-                Quick::Fold => {}
-            }
+        if let Some(flow) = self.decide_now(shell, &event) {
+            return HookFuture::ready(flow);
         }
         let mut fold = Fold::new(event);
         let delivered = background::deliver(shell, ctx, &mut fold);
@@ -453,6 +468,11 @@ impl AgentHook for Table {
     /// The rules' flows, applied to the caller's fold ([`Table::fold_into`]).
     fn fold_into<'a>(&'a self, ctx: &'a HookContext, fold: &'a mut Fold<'_>) -> FoldStep<'a> {
         Table::fold_into(self, None, ctx, fold)
+    }
+
+    /// See [`AgentHook::decide_now`]: a table without a runtime.
+    fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
+        Table::decide_now(self, None, event)
     }
 
     /// The phases with rules or a containment check (`before_tool` /
@@ -677,6 +697,15 @@ impl AgentHook for Dispatcher {
         AgentHook::observes(self.table(), kind)
             || self.workers_to_shut_down(kind).is_some()
             || self.background_wants(kind)
+    }
+
+    /// As the table's ([`AgentHook::decide_now`]) when no runtime is bound
+    /// and this is not a dry run; `None` otherwise (rules write records).
+    fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
+        if self.dry_run {
+            return None;
+        }
+        self.table.decide_now(self.shell.as_ref(), event)
     }
 
     /// As the table's ([`Table`]'s `reads_payload`): shutting workers

@@ -19,6 +19,7 @@ use crate::core::diagnostic::Diagnostic;
 use crate::core::event::{StepEvent, ToolOutcome};
 use crate::core::flow::{ContextList, EnvVars, Flow, Text};
 use crate::core::fold::Fold;
+use crate::core::hook::AgentHook as _;
 use crate::core::outcome::{ProvenanceList, StackOutcome};
 use crate::core::patch::RequestPatch;
 use crate::core::report::ReportList;
@@ -277,7 +278,23 @@ impl CompletionDecision {
     }
 }
 
-impl ToolDecision<'_> {
+impl<'a> ToolDecision<'a> {
+    /// The decision for a fold's decision (`Continue`: no hook stopped it)
+    /// and the arguments as the hooks left them; a flow `before_tool` does
+    /// not honour terminates, naming it.
+    #[inline]
+    fn of(decision: Flow, args: Cow<'a, Value>) -> Self {
+        match decision {
+            Flow::Continue => ToolDecision::Run { args },
+            Flow::Skip { reason } => ToolDecision::Skip { reason, args },
+            Flow::Ask { reason } => ToolDecision::Ask { reason, args },
+            Flow::Terminate { reason } => ToolDecision::Terminate { reason },
+            other => ToolDecision::Terminate {
+                reason: unexpected(&other, Phase::BeforeTool),
+            },
+        }
+    }
+
     /// The decision's name: `run`, `skip`, `ask` or `terminate`.
     pub const fn label(&self) -> &'static str {
         match self {
@@ -428,16 +445,26 @@ impl HookStack {
             Some(rewritten) => Cow::Owned(rewritten),
             None => Cow::Borrowed(call.args),
         };
-        let decision = match outcome.decision.take() {
-            Some(Flow::Skip { reason }) => ToolDecision::Skip { reason, args },
-            Some(Flow::Ask { reason }) => ToolDecision::Ask { reason, args },
-            Some(Flow::Terminate { reason }) => ToolDecision::Terminate { reason },
-            Some(other) => ToolDecision::Terminate {
-                reason: unexpected(&other, Phase::BeforeTool),
-            },
-            None => ToolDecision::Run { args },
-        };
+        let decision = ToolDecision::of(outcome.decision.take().unwrap_or_default(), args);
         Decided::new(decision, outcome)
+    }
+
+    /// The decision of [`HookStack::before_tool`] for `call` when the
+    /// stack decides without a fold ([`AgentHook::decide_now`](crate::AgentHook::decide_now)): no hook
+    /// needs the run's context and none answers with more than a flow. The
+    /// fold's reports, context, provenance and diagnostics would then be
+    /// empty but for the deciding hook's report, which is not built: a
+    /// caller that shows reports folds. `None`: call
+    /// [`HookStack::before_tool`].
+    #[inline]
+    pub fn before_tool_now<'a>(&self, call: ToolCall<'a>) -> Option<ToolDecision<'a>> {
+        let event = StepEvent::BeforeTool {
+            tool_name: call.tool_name,
+            call_id: call.call_id,
+            args: call.args,
+        };
+        let flow = self.decide_now(&event)?;
+        Some(ToolDecision::of(flow, Cow::Borrowed(call.args)))
     }
 
     /// Folds an `after_tool` event: `call` carries the arguments the tool

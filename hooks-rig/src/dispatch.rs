@@ -1,0 +1,175 @@
+//! The tool-dispatch hook point: answered without a fold when the hooks
+//! allow it, else folded in a boxed future.
+
+use std::borrow::Cow;
+
+use hooks_runtime::AgentHook as _;
+use hooks_runtime::{StepEventKind as Phase, Text, ToolCall, ToolDecision};
+use rig_agent::agent as rig;
+use rig_core::effect::EffectKind;
+use rig_core::message::CallId;
+use serde_json::Value;
+
+use crate::state::RunState;
+use crate::{RigHooks, args_json, cancel};
+
+/// What `on_dispatch` answers without a fold, or the arguments to fold
+/// with (as the hooks see them).
+enum Now {
+    Proceed,
+    Skip(Text),
+    Cancel(Text),
+    Fold(Value),
+}
+
+impl RigHooks {
+    /// rig's `on_dispatch`: answers without a fold when the hooks allow it
+    /// ([`HookStack::before_tool_now`](hooks_runtime::HookStack::before_tool_now);
+    /// no `on_applied` callback); otherwise folds in a boxed future (the
+    /// fold's future is large: moving it would cost the quick answers).
+    pub(crate) async fn dispatch(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::DispatchEvent<'_>,
+    ) -> rig::DispatchAction {
+        let parsed = match self.dispatch_now(ctx, &event) {
+            Now::Proceed => return rig::DispatchAction::proceed(),
+            Now::Skip(reason) => return rig::DispatchAction::skip(reason),
+            Now::Cancel(reason) => return cancel(&reason),
+            Now::Fold(parsed) => parsed,
+        };
+        Box::pin(self.dispatch_folded(ctx, event, parsed)).await
+    }
+
+    /// `on_dispatch` when it needs no fold ([`HookStack::before_tool_now`]):
+    /// a small answer, turned into rig's (large) action once by the caller.
+    fn dispatch_now(&self, ctx: &rig::HookContext, event: &rig::DispatchEvent<'_>) -> Now {
+        let EffectKind::ToolCall { name, args } = event.kind else {
+            return Now::Proceed;
+        };
+        if !self.stack.observes(Phase::BeforeTool) {
+            return Now::Proceed;
+        }
+        // Hooks that read no arguments see `null` (and rewrite nothing).
+        let parsed = if self.stack.reads_payload(Phase::BeforeTool) {
+            args_json(args)
+        } else {
+            Value::Null
+        };
+        if self.applied.is_some() {
+            return Now::Fold(parsed);
+        }
+        let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
+        let call = ToolCall {
+            tool_name: name,
+            call_id: &call_id,
+            args: &parsed,
+        };
+        // Decided without a fold: no run state, no report to show.
+        let now = match self.stack.before_tool_now(call) {
+            Some(ToolDecision::Run {
+                args: Cow::Borrowed(_),
+            }) => return Now::Proceed,
+            Some(ToolDecision::Skip { reason, .. }) => Now::Skip(reason),
+            Some(ToolDecision::Terminate { reason }) => Now::Cancel(reason),
+            _ => return Now::Fold(parsed),
+        };
+        self.mark_denied(ctx, event);
+        now
+    }
+
+    /// `on_dispatch` through the fold ([`HookStack::before_tool`]):
+    /// `parsed` the call's arguments as the hooks see them.
+    async fn dispatch_folded(
+        &self,
+        ctx: &rig::HookContext,
+        event: rig::DispatchEvent<'_>,
+        parsed: Value,
+    ) -> rig::DispatchAction {
+        let reads = self.stack.reads_payload(Phase::BeforeTool);
+        let EffectKind::ToolCall { name, args } = event.kind else {
+            return rig::DispatchAction::proceed();
+        };
+        let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
+        let call = ToolCall {
+            tool_name: name,
+            call_id: &call_id,
+            args: &parsed,
+        };
+        let run = RunState::of(ctx);
+        let turn = run.turn(ctx);
+        let decided = self.stack.before_tool(&turn, call).await;
+        run.push_context(&decided.context);
+        // The arguments the model sent, when the hooks did not read them.
+        let mut sent = None;
+        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, Cow<'_, str>) =
+            match &decided.decision {
+                ToolDecision::Run {
+                    args: Cow::Borrowed(_),
+                } => (Ok(None), Cow::Borrowed("proceed")),
+                ToolDecision::Run {
+                    args: Cow::Owned(rewritten),
+                } => (
+                    Ok(Some(rewritten.clone())),
+                    Cow::Owned(format!("patch args: {rewritten}")),
+                ),
+                ToolDecision::Skip { reason, .. } => (
+                    Err(rig::DispatchAction::skip(reason.to_string())),
+                    Cow::Owned(format!("deny: {reason}")),
+                ),
+                ToolDecision::Terminate { reason } => {
+                    (Err(cancel(reason)), Cow::Owned(format!("stop: {reason}")))
+                }
+                ToolDecision::Ask {
+                    reason,
+                    args: asked,
+                } => {
+                    // `permission_request` hooks and the approver see the
+                    // call's arguments, read or not by `before_tool`.
+                    let original = if reads {
+                        &parsed
+                    } else {
+                        sent.insert(args_json(args))
+                    };
+                    let asked = if reads {
+                        asked.clone().into_owned()
+                    } else {
+                        original.clone()
+                    };
+                    // Boxed: the ask's fold would sit beside `decided` in
+                    // this future, which every folded dispatch moves.
+                    let (result, label) =
+                        Box::pin(self.ask(&run, &turn, name, &call_id, original, asked, reason))
+                            .await;
+                    (result, Cow::Owned(label))
+                }
+            };
+        self.report(Phase::BeforeTool, Some(name), &label, &decided);
+        drop(decided);
+        let original = sent.unwrap_or(parsed);
+        match final_args {
+            Ok(None) => rig::DispatchAction::proceed(),
+            Ok(Some(rewritten)) => {
+                if rewritten != original && self.stack.observes(Phase::AfterTool) {
+                    run.remember_original(event.id, original);
+                }
+                rig::DispatchAction::rewrite_tool_args(event.kind, rewritten)
+            }
+            Err(action) => {
+                if matches!(action, rig::DispatchAction::Deny(_)) {
+                    self.mark_denied(ctx, &event);
+                }
+                action
+            }
+        }
+    }
+
+    /// Remembers that the tool dispatch `event` was denied, for
+    /// `on_outcome` (no `after_tool` follows a denied call), when the stack
+    /// has `after_tool` hooks.
+    fn mark_denied(&self, ctx: &rig::HookContext, event: &rig::DispatchEvent<'_>) {
+        if self.stack.observes(Phase::AfterTool) {
+            RunState::of(ctx).mark_denied(event.id);
+        }
+    }
+}
