@@ -140,15 +140,8 @@ async fn a_block_keeps_the_tool_from_running_and_the_model_sees_the_reason() {
     assert!(dir.path().join("notes.txt").exists());
 }
 
-const BLOCK_THEN_REMIND: &str = r#"
-version: 1
-hooks:
-  - id: no-secrets
-    phase: before_tool
-    include_tools: [touch]
-    when: { pointer: /path, glob: "*secret*" }
-    block: { reason: "secret files are off limits" }
-  - id: remind
+/// [`BLOCK`]'s rule, then an `after_tool` rule.
+const REMIND: &str = r#"  - id: remind
     phase: after_tool
     include_tools: [touch]
     inject: { content: "THE TOOL RAN" }
@@ -162,7 +155,8 @@ hooks:
 async fn a_block_decided_without_a_fold_acts_as_a_folded_one() {
     let dir = tempdir();
     let unbound = || {
-        let table = Table::load_str(BLOCK_THEN_REMIND, "test.yaml").expect("config loads");
+        let yaml = format!("{BLOCK}{REMIND}");
+        let table = Table::load_str(&yaml, "test.yaml").expect("config loads");
         RigHooks::from_hook("test.yaml", table)
     };
     let applied = Arc::new(std::sync::Mutex::new(Vec::new()));
