@@ -34,7 +34,9 @@
 //!
 //! Every rig hook point folds our phases through the stack's driver methods
 //! ([`HookStack::before_tool`], [`HookStack::stop`], ...) and answers with
-//! the rig action for the typed decision:
+//! the rig action for the typed decision (a tool dispatch the hooks decide
+//! without a fold takes [`HookStack::before_tool_now`]'s decision instead;
+//! see *Cost per event*):
 //!
 //! | rig hook point | our phases | our decision → rig action |
 //! | --- | --- | --- |
@@ -459,7 +461,9 @@ impl rig::AgentHook for RigHooks {
         self.model_action(&RunState::of(ctx), &event)
     }
 
-    /// See [`RigHooks::dispatch`] (`dispatch.rs`).
+    /// Answers without a fold when the hooks decide at once (no
+    /// `on_applied` callback; see the crate docs, *Cost per event*),
+    /// else folds (`dispatch.rs`).
     async fn on_dispatch(
         &self,
         ctx: &rig::HookContext,

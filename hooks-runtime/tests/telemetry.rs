@@ -245,6 +245,46 @@ hooks:
     );
 }
 
+/// A stack answers a tool call at once only when no subscriber would see
+/// the fold's span: with one set, `before_tool_now` declines, a miss and a
+/// block alike, and the fold gives the subscriber its span.
+#[test]
+fn a_subscriber_gets_the_fold_not_the_quick_answer() {
+    let config = "version: 1
+hooks:
+  - id: no-rm
+    phase: before_tool
+    include_tools: [bash]
+    when: { pointer: /command, matches: 'rm\\s+-rf' }
+    block: { reason: no }
+";
+    let table = Table::load_str(config, "quick.yaml").expect("valid");
+    let stack = HookStack::new().with("quick.yaml", table);
+    let ctx = HookContext::new("quick");
+    let (ls, rm) = (json!({"command": "ls"}), json!({"command": "rm -rf /"}));
+    let call = |args| ToolCall {
+        tool_name: "bash",
+        call_id: "c1",
+        args,
+    };
+    assert!(stack.before_tool_now(call(&ls)).is_some(), "no subscriber");
+    let collect = Collect::default();
+    let subscriber = tracing_subscriber::registry().with(collect.clone());
+    tracing::subscriber::with_default(subscriber, || {
+        for args in [&ls, &rm] {
+            assert_eq!(stack.before_tool_now(call(args)), None, "{args}");
+            futures_lite_ready(stack.before_tool(&ctx, call(args)));
+        }
+    });
+    let seen = collect.0.lock().expect("not poisoned");
+    let folds = seen
+        .spans
+        .values()
+        .filter(|(name, _, _)| name == "agent_hooks.fold")
+        .count();
+    assert_eq!(folds, 2, "one fold span per call");
+}
+
 /// Polls a future that completes on its first poll.
 fn futures_lite_ready<F: std::future::Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);

@@ -502,11 +502,12 @@ impl AgentHook for HookStack {
     /// The flow when each hook that observes the event's phase answers at
     /// once ([`AgentHook::decide_now`]): `Continue` when all continue; a
     /// stopping flow when no later hook of a higher layer would still have
-    /// its say ([`Fold::yield_to_higher_layer`]); `None` otherwise, and
-    /// for a stack whose scoped or `once` rules go through a session store.
+    /// its say ([`Fold::yield_to_higher_layer`]); `None` otherwise, for a
+    /// stack whose scoped or `once` rules go through a session store, and
+    /// whenever a `tracing` subscriber is set (the fold opens its span).
     #[inline]
     fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
-        if self.marked && self.session_store.is_some() {
+        if (self.marked && self.session_store.is_some()) || telemetry::subscribed() {
             return None;
         }
         let kind = event.kind();

@@ -452,10 +452,13 @@ impl HookStack {
     /// The decision of [`HookStack::before_tool`] for `call` when the
     /// stack decides without a fold ([`AgentHook::decide_now`](crate::AgentHook::decide_now)): no hook
     /// needs the run's context and none answers with more than a flow. The
-    /// fold's reports, context, provenance and diagnostics would then be
-    /// empty but for the deciding hook's report, which is not built: a
-    /// caller that shows reports folds. `None`: call
-    /// [`HookStack::before_tool`].
+    /// deciding hook's report and provenance entry are not built (nor any
+    /// span: with a `tracing` subscriber set the answer is `None`), so a
+    /// caller that shows reports folds. Only `Run` with the model's
+    /// arguments, `Skip` and `Terminate` come from here: a rewrite or an
+    /// ask always goes through the fold. `None`: call
+    /// [`HookStack::before_tool`] (docs/embedding.md says when the answer
+    /// is `None`).
     #[inline]
     pub fn before_tool_now<'a>(&self, call: ToolCall<'a>) -> Option<ToolDecision<'a>> {
         let event = StepEvent::BeforeTool {
