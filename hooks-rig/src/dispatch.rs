@@ -13,13 +13,13 @@ use serde_json::Value;
 use crate::state::RunState;
 use crate::{RigHooks, args_json, cancel};
 
-/// What `on_dispatch` answers without a fold, or the arguments to fold
-/// with (as the hooks see them).
+/// What `on_dispatch` answers without a fold, or what the fold starts
+/// from: the arguments as the hooks see them, and whether they read them.
 enum Now {
     Proceed,
     Skip(Text),
     Cancel(Text),
-    Fold(Value),
+    Fold { parsed: Value, reads: bool },
 }
 
 impl RigHooks {
@@ -32,13 +32,13 @@ impl RigHooks {
         ctx: &rig::HookContext,
         event: rig::DispatchEvent<'_>,
     ) -> rig::DispatchAction {
-        let parsed = match self.dispatch_now(ctx, &event) {
+        let folding = match self.dispatch_now(ctx, &event) {
             Now::Proceed => return rig::DispatchAction::proceed(),
             Now::Skip(reason) => return rig::DispatchAction::skip(reason),
             Now::Cancel(reason) => return cancel(&reason),
-            Now::Fold(parsed) => parsed,
+            Now::Fold { parsed, reads } => (parsed, reads),
         };
-        Box::pin(self.dispatch_folded(ctx, event, parsed)).await
+        Box::pin(self.dispatch_folded(ctx, event, folding)).await
     }
 
     /// `on_dispatch` when it needs no fold ([`HookStack::before_tool_now`]):
@@ -51,13 +51,10 @@ impl RigHooks {
             return Now::Proceed;
         }
         // Hooks that read no arguments see `null` (and rewrite nothing).
-        let parsed = if self.stack.reads_payload(Phase::BeforeTool) {
-            args_json(args)
-        } else {
-            Value::Null
-        };
+        let reads = self.stack.reads_payload(Phase::BeforeTool);
+        let parsed = if reads { args_json(args) } else { Value::Null };
         if self.applied.is_some() {
-            return Now::Fold(parsed);
+            return Now::Fold { parsed, reads };
         }
         let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
         let call = ToolCall {
@@ -72,21 +69,21 @@ impl RigHooks {
             }) => return Now::Proceed,
             Some(ToolDecision::Skip { reason, .. }) => Now::Skip(reason),
             Some(ToolDecision::Terminate { reason }) => Now::Cancel(reason),
-            _ => return Now::Fold(parsed),
+            _ => return Now::Fold { parsed, reads },
         };
         self.mark_denied(ctx, event);
         now
     }
 
     /// `on_dispatch` through the fold ([`HookStack::before_tool`]):
-    /// `parsed` the call's arguments as the hooks see them.
+    /// `parsed` the call's arguments as the hooks see them, `reads`
+    /// whether they read them.
     async fn dispatch_folded(
         &self,
         ctx: &rig::HookContext,
         event: rig::DispatchEvent<'_>,
-        parsed: Value,
+        (parsed, reads): (Value, bool),
     ) -> rig::DispatchAction {
-        let reads = self.stack.reads_payload(Phase::BeforeTool);
         let EffectKind::ToolCall { name, args } = event.kind else {
             return rig::DispatchAction::proceed();
         };
