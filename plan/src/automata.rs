@@ -79,8 +79,51 @@ pub fn try_is_match<T: AsRef<[u32]>>(
         Search::Anchored => Anchored::Yes,
         Search::Unanchored => Anchored::No,
     };
+    if search == Search::Anchored
+        && let Ok(start) =
+            dfa.start_state(&regex_automata::util::start::Config::new().anchored(anchored))
+    {
+        // A tool name against tool globs and regexes, walked byte by byte
+        // from the start of text (regex-automata's documented loop over
+        // `next_state`): most names die on their first bytes, before a
+        // search's setup would have been paid.
+        return walk_anchored(dfa, start, haystack.as_bytes());
+    }
     let input = Input::new(haystack).anchored(anchored).earliest(true);
     dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
+}
+
+/// [`try_is_match`] of an anchored DFA from `start`, its start state at the
+/// start of text:
+/// `Some(true)` at the first match state, `Some(false)` at a dead state or
+/// when the end of input matches nothing, `None` at a quit state (the DFA
+/// gives up).
+fn walk_anchored<T: AsRef<[u32]>>(
+    dfa: &dense::DFA<T>,
+    start: regex_automata::util::primitives::StateID,
+    haystack: &[u8],
+) -> Option<bool> {
+    use regex_automata::dfa::Automaton;
+    let mut state = start;
+    for &byte in haystack {
+        state = dfa.next_state(state, byte);
+        if dfa.is_special_state(state) {
+            if dfa.is_match_state(state) {
+                return Some(true);
+            }
+            if dfa.is_dead_state(state) {
+                return Some(false);
+            }
+            if dfa.is_quit_state(state) {
+                return None;
+            }
+        }
+    }
+    state = dfa.next_eoi_state(state);
+    if dfa.is_quit_state(state) {
+        return None;
+    }
+    Some(dfa.is_match_state(state))
 }
 
 /// Whether a DFA built from `regexes` may give up on some input: one of

@@ -104,9 +104,16 @@ impl Plan {
     }
 }
 
+/// The most rules a phase may have for [`Cursor`] to test each in turn
+/// instead of building the index's candidate set (`benches/dispatch_matrix`
+/// at one rule: the candidate set is most of a miss's cost).
+const SCAN_MAX: usize = 4;
+
 /// Walks the rules of one phase that match an event, in declared order,
-/// visiting only the index's candidates. Never allocates for phases of up to
-/// 1,024 enabled rules.
+/// visiting only the index's candidates (a phase of up to four rules
+/// is scanned rule by rule: building the candidate set costs more
+/// than testing a few rules). Never allocates for phases of up to 1,024
+/// enabled rules.
 ///
 /// Each call to [`Cursor::next`] is given the event's facts as they are
 /// now: after a rule was returned (and its flow maybe rewrote the event)
@@ -139,6 +146,16 @@ impl<'p> Cursor<'p> {
     /// does.
     pub fn next(&mut self, facts: &Facts<'_>) -> Option<u32> {
         let positions = self.plan.rules_for(self.phase);
+        if positions.len() <= SCAN_MAX {
+            // The index only narrows what `matches` decides.
+            while let Some(&i) = positions.get(self.next) {
+                self.next += 1;
+                if self.plan.rules[i as usize].matches(facts) {
+                    return Some(i);
+                }
+            }
+            return None;
+        }
         let index = &self.plan.index[self.phase.index()];
         if !self.fresh {
             candidates_into(index, positions.len(), facts, &mut self.words);
