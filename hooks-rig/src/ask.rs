@@ -2,16 +2,16 @@
 //! agent's approver.
 
 use hooks_runtime::{PermissionDecision, StepEventKind as Phase, ToolCall};
-use rig_agent::agent as rig;
 use serde_json::Value;
 
+use crate::RigHooks;
+use crate::dispatch::Answer;
 use crate::state::RunState;
-use crate::{RigHooks, cancel};
 
 impl RigHooks {
     /// A `before_tool` hook asked: `permission_request` hooks answer first,
     /// then the approver (none: denied). Returns the rewritten arguments to
-    /// run with, or the rig action that keeps the tool from running.
+    /// run with, or the answer that keeps the tool from running.
     #[allow(
         clippy::too_many_arguments,
         reason = "one call site, all borrowed parts of one event"
@@ -25,7 +25,7 @@ impl RigHooks {
         original: &Value,
         asked: Value,
         reason: &str,
-    ) -> (Result<Option<Value>, rig::DispatchAction>, String) {
+    ) -> (Result<Option<Value>, Answer>, String) {
         let call = ToolCall {
             tool_name: name,
             call_id,
@@ -56,16 +56,17 @@ impl RigHooks {
                 reason: Some(reason),
                 ..
             } => (
-                Err(rig::DispatchAction::skip(reason.to_string())),
+                Err(Answer::Skip(reason.to_string())),
                 format!("ask → deny: {reason}"),
             ),
             PermissionDecision::Ask { reason: None, .. } => (
-                Err(rig::DispatchAction::skip(reason.to_owned())),
+                Err(Answer::Skip(reason.to_owned())),
                 format!("ask → deny: {reason}"),
             ),
-            PermissionDecision::Terminate { reason } => {
-                (Err(cancel(reason)), format!("ask → stop: {reason}"))
-            }
+            PermissionDecision::Terminate { reason } => (
+                Err(Answer::Cancel(reason.to_string())),
+                format!("ask → stop: {reason}"),
+            ),
         };
         self.report(Phase::PermissionRequest, Some(name), &result.1, &decided);
         result

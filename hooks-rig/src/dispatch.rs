@@ -4,21 +4,46 @@
 use std::borrow::Cow;
 
 use hooks_runtime::AgentHook as _;
-use hooks_runtime::{StepEventKind as Phase, Text, ToolCall, ToolDecision};
+use hooks_runtime::{StepEventKind as Phase, ToolCall, ToolDecision};
 use rig_agent::agent as rig;
 use rig_core::effect::EffectKind;
 use rig_core::message::CallId;
 use serde_json::Value;
 
 use crate::state::RunState;
-use crate::{RigHooks, args_json, cancel};
+use crate::{RigHooks, args_json};
+
+/// What `on_dispatch` answers, before it becomes rig's (400-byte) action
+/// in [`Answer::into_action`], where the future returns: built in place
+/// there, rig's action is not copied on its way out (perf: two 400-byte
+/// copies were half of a quick dispatch).
+pub(crate) enum Answer {
+    Proceed,
+    Skip(String),
+    Cancel(String),
+    /// A patch, built by the folded path: a rig constructor called where
+    /// the future returns would write the action aside and copy it, for
+    /// every answer (one allocation per rewritten call instead).
+    Patch(Box<rig::DispatchAction>),
+}
+
+impl Answer {
+    #[inline]
+    fn into_action(self) -> rig::DispatchAction {
+        match self {
+            Answer::Proceed => rig::DispatchAction::proceed(),
+            Answer::Skip(reason) => rig::DispatchAction::skip(reason),
+            // A denial whose report cancels the run.
+            Answer::Cancel(reason) => rig::DispatchAction::stop(reason),
+            Answer::Patch(action) => *action,
+        }
+    }
+}
 
 /// What `on_dispatch` answers without a fold, or what the fold starts
 /// from: the arguments as the hooks see them, and whether they read them.
 enum Now {
-    Proceed,
-    Skip(Text),
-    Cancel(Text),
+    Answer(Answer),
     Fold { parsed: Value, reads: bool },
 }
 
@@ -32,47 +57,50 @@ impl RigHooks {
         ctx: &rig::HookContext,
         event: rig::DispatchEvent<'_>,
     ) -> rig::DispatchAction {
-        let folding = match self.dispatch_now(ctx, &event) {
-            Now::Proceed => return rig::DispatchAction::proceed(),
-            Now::Skip(reason) => return rig::DispatchAction::skip(reason),
-            Now::Cancel(reason) => return cancel(&reason),
-            Now::Fold { parsed, reads } => (parsed, reads),
+        let answer = match self.dispatch_now(ctx, &event) {
+            Now::Answer(answer) => answer,
+            Now::Fold { parsed, reads } => {
+                Box::pin(self.dispatch_folded(ctx, event, (parsed, reads))).await
+            }
         };
-        Box::pin(self.dispatch_folded(ctx, event, folding)).await
+        answer.into_action()
     }
 
-    /// `on_dispatch` when it needs no fold ([`HookStack::before_tool_now`]):
-    /// a small answer, turned into rig's (large) action once by the caller.
+    /// `on_dispatch` when it needs no fold ([`HookStack::before_tool_now`]).
     fn dispatch_now(&self, ctx: &rig::HookContext, event: &rig::DispatchEvent<'_>) -> Now {
         let EffectKind::ToolCall { name, args } = event.kind else {
-            return Now::Proceed;
+            return Now::Answer(Answer::Proceed);
         };
         if !self.stack.observes(Phase::BeforeTool) {
-            return Now::Proceed;
+            return Now::Answer(Answer::Proceed);
         }
         // Hooks that read no arguments see `null` (and rewrite nothing).
         let reads = self.stack.reads_payload(Phase::BeforeTool);
-        let parsed = if reads { args_json(args) } else { Value::Null };
+        let parsed = reads.then(|| args_json(args));
         if self.applied.is_some() {
+            let parsed = parsed.unwrap_or(Value::Null);
             return Now::Fold { parsed, reads };
         }
         let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
         let call = ToolCall {
             tool_name: name,
             call_id: &call_id,
-            args: &parsed,
+            args: parsed.as_ref().unwrap_or(&Value::Null),
         };
         // Decided without a fold: no run state, no report to show.
-        let now = match self.stack.before_tool_now(call) {
+        let answer = match self.stack.before_tool_now(call) {
             Some(ToolDecision::Run {
                 args: Cow::Borrowed(_),
-            }) => return Now::Proceed,
-            Some(ToolDecision::Skip { reason, .. }) => Now::Skip(reason),
-            Some(ToolDecision::Terminate { reason }) => Now::Cancel(reason),
-            _ => return Now::Fold { parsed, reads },
+            }) => return Now::Answer(Answer::Proceed),
+            Some(ToolDecision::Skip { reason, .. }) => Answer::Skip(reason.into()),
+            Some(ToolDecision::Terminate { reason }) => Answer::Cancel(reason.into()),
+            _ => {
+                let parsed = parsed.unwrap_or(Value::Null);
+                return Now::Fold { parsed, reads };
+            }
         };
         self.mark_denied(ctx, event);
-        now
+        Now::Answer(answer)
     }
 
     /// `on_dispatch` through the fold ([`HookStack::before_tool`]):
@@ -83,9 +111,9 @@ impl RigHooks {
         ctx: &rig::HookContext,
         event: rig::DispatchEvent<'_>,
         (parsed, reads): (Value, bool),
-    ) -> rig::DispatchAction {
+    ) -> Answer {
         let EffectKind::ToolCall { name, args } = event.kind else {
-            return rig::DispatchAction::proceed();
+            return Answer::Proceed;
         };
         let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
         let call = ToolCall {
@@ -99,64 +127,65 @@ impl RigHooks {
         run.push_context(&decided.context);
         // The arguments the model sent, when the hooks did not read them.
         let mut sent = None;
-        let (final_args, label): (Result<Option<Value>, rig::DispatchAction>, Cow<'_, str>) =
-            match &decided.decision {
-                ToolDecision::Run {
-                    args: Cow::Borrowed(_),
-                } => (Ok(None), Cow::Borrowed("proceed")),
-                ToolDecision::Run {
-                    args: Cow::Owned(rewritten),
-                } => (
-                    Ok(Some(rewritten.clone())),
-                    Cow::Owned(format!("patch args: {rewritten}")),
-                ),
-                ToolDecision::Skip { reason, .. } => (
-                    Err(rig::DispatchAction::skip(reason.to_string())),
-                    Cow::Owned(format!("deny: {reason}")),
-                ),
-                ToolDecision::Terminate { reason } => {
-                    (Err(cancel(reason)), Cow::Owned(format!("stop: {reason}")))
-                }
-                ToolDecision::Ask {
-                    reason,
-                    args: asked,
-                } => {
-                    // `permission_request` hooks and the approver see the
-                    // call's arguments, read or not by `before_tool`.
-                    let original = if reads {
-                        &parsed
-                    } else {
-                        sent.insert(args_json(args))
-                    };
-                    let asked = if reads {
-                        asked.clone().into_owned()
-                    } else {
-                        original.clone()
-                    };
-                    // Boxed: the ask's fold would sit beside `decided` in
-                    // this future, which every folded dispatch moves.
-                    let (result, label) =
-                        Box::pin(self.ask(&run, &turn, name, &call_id, original, asked, reason))
-                            .await;
-                    (result, Cow::Owned(label))
-                }
-            };
+        let (final_args, label): (Result<Option<Value>, Answer>, Cow<'_, str>) = match &decided
+            .decision
+        {
+            ToolDecision::Run {
+                args: Cow::Borrowed(_),
+            } => (Ok(None), Cow::Borrowed("proceed")),
+            ToolDecision::Run {
+                args: Cow::Owned(rewritten),
+            } => (
+                Ok(Some(rewritten.clone())),
+                Cow::Owned(format!("patch args: {rewritten}")),
+            ),
+            ToolDecision::Skip { reason, .. } => (
+                Err(Answer::Skip(reason.to_string())),
+                Cow::Owned(format!("deny: {reason}")),
+            ),
+            ToolDecision::Terminate { reason } => (
+                Err(Answer::Cancel(reason.to_string())),
+                Cow::Owned(format!("stop: {reason}")),
+            ),
+            ToolDecision::Ask {
+                reason,
+                args: asked,
+            } => {
+                // `permission_request` hooks and the approver see the
+                // call's arguments, read or not by `before_tool`.
+                let original = if reads {
+                    &parsed
+                } else {
+                    sent.insert(args_json(args))
+                };
+                let asked = if reads {
+                    asked.clone().into_owned()
+                } else {
+                    original.clone()
+                };
+                // Boxed: the ask's fold would sit beside `decided` in
+                // this future, which every folded dispatch moves.
+                let (result, label) =
+                    Box::pin(self.ask(&run, &turn, name, &call_id, original, asked, reason)).await;
+                (result, Cow::Owned(label))
+            }
+        };
         self.report(Phase::BeforeTool, Some(name), &label, &decided);
         drop(decided);
         let original = sent.unwrap_or(parsed);
         match final_args {
-            Ok(None) => rig::DispatchAction::proceed(),
+            Ok(None) => Answer::Proceed,
             Ok(Some(rewritten)) => {
                 if rewritten != original && self.stack.observes(Phase::AfterTool) {
                     run.remember_original(event.id, original);
                 }
-                rig::DispatchAction::rewrite_tool_args(event.kind, rewritten)
+                Answer::Patch(Box::new(rig::DispatchAction::rewrite_tool_args(
+                    event.kind, rewritten,
+                )))
             }
-            Err(action) => {
-                if matches!(action, rig::DispatchAction::Deny(_)) {
-                    self.mark_denied(ctx, &event);
-                }
-                action
+            Err(denied) => {
+                self.mark_denied(ctx, &event);
+                denied
             }
         }
     }

@@ -323,11 +323,6 @@ fn args_json(args: &str) -> Value {
     serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.to_owned()))
 }
 
-/// A rig dispatch denial whose report cancels the run.
-fn cancel(reason: &str) -> rig::DispatchAction {
-    rig::DispatchAction::stop(reason)
-}
-
 impl rig::AgentHook for RigHooks {
     fn name(&self) -> Option<String> {
         Some(String::from("agent-hooks"))
@@ -463,13 +458,14 @@ impl rig::AgentHook for RigHooks {
 
     /// Answers without a fold when the hooks decide at once (no
     /// `on_applied` callback; see the crate docs, *Cost per event*),
-    /// else folds (`dispatch.rs`).
-    async fn on_dispatch(
+    /// else folds (`dispatch.rs`). The future is `dispatch`'s own: a
+    /// wrapping `async fn` would copy rig's 400-byte action once more.
+    fn on_dispatch(
         &self,
         ctx: &rig::HookContext,
         event: rig::DispatchEvent<'_>,
-    ) -> rig::DispatchAction {
-        self.dispatch(ctx, event).await
+    ) -> impl Future<Output = rig::DispatchAction> + Send {
+        self.dispatch(ctx, event)
     }
 
     async fn on_outcome(

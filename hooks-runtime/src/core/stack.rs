@@ -517,6 +517,8 @@ impl AgentHook for HookStack {
             let answer = entry.hook.decide_now(event);
             let flow = answer.as_ref()?;
             if flow.is_continue() {
+                // `Continue` owns nothing: no call to `Flow`'s drop glue.
+                std::mem::forget(answer);
                 continue;
             }
             let stops = flow.stops() && flow.kind().honoured_on(kind);

@@ -31,10 +31,14 @@ pub(crate) fn fold_span(phase: StepEventKind) -> Span {
 }
 
 /// Whether a `tracing` subscriber is set for this thread (scoped or
-/// global): without one no span is recorded, so work done only for spans
-/// can be skipped.
+/// global) and some subscriber may enable `info` spans (ours): without one
+/// no span is recorded, so work done only for spans can be skipped. The
+/// level check is one atomic load (`tracing`'s global maximum level, `OFF`
+/// until a subscriber is registered).
+#[inline]
 pub(crate) fn subscribed() -> bool {
-    tracing::dispatcher::get_default(|d| !d.is::<tracing::subscriber::NoSubscriber>())
+    tracing::level_filters::LevelFilter::current() >= tracing::Level::INFO
+        && tracing::dispatcher::get_default(|d| !d.is::<tracing::subscriber::NoSubscriber>())
 }
 
 /// The span of one invocation of hook `id` (of config `config` in layer

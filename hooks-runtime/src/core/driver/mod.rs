@@ -290,7 +290,7 @@ impl<'a> ToolDecision<'a> {
             Flow::Ask { reason } => ToolDecision::Ask { reason, args },
             Flow::Terminate { reason } => ToolDecision::Terminate { reason },
             other => ToolDecision::Terminate {
-                reason: unexpected(&other, Phase::BeforeTool),
+                reason: unexpected(other, Phase::BeforeTool),
             },
         }
     }
@@ -388,7 +388,7 @@ impl HookStack {
             Some(Flow::Skip { reason }) => PromptDecision::Skip { reason },
             Some(Flow::Terminate { reason }) => PromptDecision::Terminate { reason },
             Some(other) => PromptDecision::Terminate {
-                reason: unexpected(&other, Phase::UserPrompt),
+                reason: unexpected(other, Phase::UserPrompt),
             },
             None => PromptDecision::Send {
                 prompt: match outcome.prompt.take() {
@@ -416,7 +416,7 @@ impl HookStack {
         let decision = match outcome.decision.take() {
             Some(Flow::Terminate { reason }) => CompletionDecision::Terminate { reason },
             Some(other) => CompletionDecision::Terminate {
-                reason: unexpected(&other, Phase::BeforeCompletion),
+                reason: unexpected(other, Phase::BeforeCompletion),
             },
             None => CompletionDecision::Send {
                 patch: std::mem::take(&mut outcome.patch),
@@ -531,7 +531,7 @@ impl HookStack {
         let mut folded = self.fold(ctx, event).await;
         let terminate = match folded.decision.take() {
             Some(Flow::Terminate { reason }) => Some(reason),
-            Some(other) => Some(unexpected(&other, Phase::AfterTool)),
+            Some(other) => Some(unexpected(other, Phase::AfterTool)),
             None => None,
         };
         let decision = AfterToolDecision {
@@ -574,7 +574,7 @@ impl HookStack {
             Some(Flow::Skip { reason }) => InvalidCallDecision::Skip { reason },
             Some(Flow::Terminate { reason }) => InvalidCallDecision::Terminate { reason },
             Some(other) => InvalidCallDecision::Terminate {
-                reason: unexpected(&other, Phase::InvalidToolCall),
+                reason: unexpected(other, Phase::InvalidToolCall),
             },
         };
         Decided::new(decision, outcome)
@@ -616,7 +616,7 @@ impl HookStack {
             Some(Flow::Skip { reason }) => PermissionDecision::Deny { reason },
             Some(Flow::Terminate { reason }) => PermissionDecision::Terminate { reason },
             Some(other) => PermissionDecision::Terminate {
-                reason: unexpected(&other, Phase::PermissionRequest),
+                reason: unexpected(other, Phase::PermissionRequest),
             },
         };
         Decided::new(decision, outcome)
@@ -644,7 +644,7 @@ impl HookStack {
             Some(Flow::Skip { reason }) => CompactionDecision::Skip { reason },
             Some(Flow::Terminate { reason }) => CompactionDecision::Terminate { reason },
             Some(other) => CompactionDecision::Terminate {
-                reason: unexpected(&other, Phase::BeforeCompaction),
+                reason: unexpected(other, Phase::BeforeCompaction),
             },
         };
         Decided::new(decision, outcome)
@@ -714,8 +714,11 @@ fn not_observable(flow: &str, event: StepEvent<'_>) -> Text {
 /// The reason for a decision the fold cannot produce on `phase`:
 /// [`Fold::apply`](crate::Fold::apply) lets only flows the phase honours stop
 /// the stack, so this is unreachable unless the fold has a bug; even then the
-/// driver fails closed rather than panicking in an agent's loop.
-fn unexpected(flow: &Flow, phase: Phase) -> Text {
+/// driver fails closed rather than panicking in an agent's loop. Takes the
+/// flow by value, so that the callers' matches drop no flow themselves (a
+/// call to `Flow`'s drop glue on every decision).
+#[cold]
+fn unexpected(flow: Flow, phase: Phase) -> Text {
     format!(
         "the fold produced flow `{}`, which `{phase}` cannot honour; the run is terminated (fail closed)",
         flow.kind()

@@ -71,7 +71,7 @@ impl HookStack {
             Some(Flow::Skip { reason }) => ModelDecision::Block { reason },
             Some(Flow::Terminate { reason }) => ModelDecision::Terminate { reason },
             Some(other) => ModelDecision::Terminate {
-                reason: unexpected(&other, Phase::BeforeModelSelect),
+                reason: unexpected(other, Phase::BeforeModelSelect),
             },
             None => ModelDecision::Select {
                 model: match outcome.model.take() {

@@ -306,7 +306,7 @@ fn stop_decision(decision: Option<Flow>, phase: Phase) -> StopDecision {
         Some(Flow::Resume { reason }) => StopDecision::Resume { reason },
         Some(Flow::Terminate { reason }) => StopDecision::Terminate { reason },
         Some(other) => StopDecision::Terminate {
-            reason: unexpected(&other, phase),
+            reason: unexpected(other, phase),
         },
     }
 }
