@@ -123,6 +123,10 @@ struct Patterns {
     tokens: Vec<Regex>,
     /// `name<sep>value`: the value (group `value`) is replaced.
     assignment: Regex,
+    /// Every pattern above in one set: most texts (a record line, a hook's
+    /// output) match none, which one search of the set tells, instead of
+    /// one search per pattern.
+    any: regex::RegexSet,
 }
 
 /// One regex per shape: each starts with a literal, so the regex crate's
@@ -146,27 +150,29 @@ const TOKEN_PATTERNS: [&str; 11] = [
     r"(?-u:\b)(?P<keep>[a-zA-Z][a-zA-Z0-9+.\-]*://[^/?#\s:@]+:)[^/?#\s@]+(?P<tail>@)",
 ];
 
+/// `name<sep>value` with a credential-like name: the value (group
+/// `value`) is replaced.
+const ASSIGNMENT_PATTERN: &str = concat!(
+    // `token` but not `tokens` (a count such as `max_tokens`).
+    r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:(?:password|passwd|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*|token(?:[a-rt-z0-9_\-][a-z0-9_\-]*)?)"#,
+    r#"["']?[ \t]*[=:][ \t]*"#,
+    // A value already redacted (a token shape, a declared secret) is
+    // matched whole, marker and all, so it is not redacted twice
+    // (`[REDACTED]]`). A quoted value without its closing quote (cut
+    // off, or a typo) runs to the end of the line: it is redacted, not
+    // skipped.
+    r#"(?P<value>\[REDACTED\][^\s&;,'"\]\}\)]*|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s&;,'"\]\}\)]+)"#,
+);
+
 static PATTERNS: LazyLock<Patterns> = LazyLock::new(|| {
+    let built =
+        |p: &str| Regex::new(p).unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}"));
     Patterns {
-    tokens: TOKEN_PATTERNS
-        .iter()
-        .map(|p| {
-            Regex::new(p).unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}"))
-        })
-        .collect(),
-    assignment: Regex::new(concat!(
-        // `token` but not `tokens` (a count such as `max_tokens`).
-        r#"(?i)(?-u:\b)[a-z0-9_\-]*(?:(?:password|passwd|secret|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential)[a-z0-9_\-]*|token(?:[a-rt-z0-9_\-][a-z0-9_\-]*)?)"#,
-        r#"["']?[ \t]*[=:][ \t]*"#,
-        // A value already redacted (a token shape, a declared secret) is
-        // matched whole, marker and all, so it is not redacted twice
-        // (`[REDACTED]]`). A quoted value without its closing quote (cut
-        // off, or a typo) runs to the end of the line: it is redacted, not
-        // skipped.
-        r#"(?P<value>\[REDACTED\][^\s&;,'"\]\}\)]*|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s&;,'"\]\}\)]+)"#,
-    ))
-    .unwrap_or_else(|e| unreachable!("built-in redaction pattern: {e}")),
-}
+        tokens: TOKEN_PATTERNS.iter().map(|p| built(p)).collect(),
+        assignment: built(ASSIGNMENT_PATTERN),
+        any: regex::RegexSet::new(TOKEN_PATTERNS.iter().chain([&ASSIGNMENT_PATTERN]))
+            .unwrap_or_else(|e| unreachable!("built-in redaction patterns: {e}")),
+    }
 });
 
 /// Redacts credentials from `text`: the token shapes below, `name=value` /
@@ -192,6 +198,9 @@ pub fn redact_sensitive_text<'a>(text: &'a str, secrets: &SecretSet) -> Cow<'a, 
         }
     }
     let p = &*PATTERNS;
+    if !p.any.is_match(&out) {
+        return out;
+    }
     for re in &p.tokens {
         if re.is_match(&out) {
             let replaced = re

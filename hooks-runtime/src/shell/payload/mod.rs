@@ -198,9 +198,22 @@ pub(crate) trait Render {
     type Output;
     /// `doc`, whose compact JSON text is `len` bytes, as the target takes it.
     fn render<S: Serialize + ?Sized>(&self, doc: &S, len: usize) -> Self::Output;
+
+    /// `doc` rendered when its compact JSON text is at most `cap` bytes
+    /// (`hint`: a lower bound of its length), else `None`. Default: the
+    /// text is measured ([`json_len_within`]), then rendered.
+    fn render_within<S: Serialize + ?Sized>(
+        &self,
+        doc: &S,
+        cap: usize,
+        hint: usize,
+    ) -> Option<Self::Output> {
+        let _ = hint;
+        json_len_within(doc, cap).map(|len| self.render(doc, len))
+    }
 }
 
-/// The document as compact JSON text, in one allocation of its exact length.
+/// The document as compact JSON text.
 pub(crate) struct Json;
 
 impl Render for Json {
@@ -210,6 +223,21 @@ impl Render for Json {
         // Writing a serializable value into a vector cannot fail.
         let _ = serde_json::to_writer(&mut out, doc);
         out
+    }
+
+    /// Serialized once, into a buffer that stops at the cap (measuring
+    /// first would serialize the document twice).
+    fn render_within<S: Serialize + ?Sized>(
+        &self,
+        doc: &S,
+        cap: usize,
+        hint: usize,
+    ) -> Option<Vec<u8>> {
+        // Room for the envelope's short fields beside the long ones.
+        let room = hint.saturating_add(hint / 8).saturating_add(512).min(cap);
+        let mut out = crate::shell::protocol::Capped::new(Vec::with_capacity(room), cap);
+        serde_json::to_writer(&mut out, doc).ok()?;
+        Some(out.into_inner())
     }
 }
 
@@ -517,11 +545,11 @@ pub(crate) fn build_as<'e, R: Render>(
     };
     // Measured only when it may fit: a document whose strings alone are
     // over the cap spills without a pass to count it.
-    let fits = (doc.min_json_len() <= input.limits.stdin_cap)
-        .then(|| json_len_within(&doc, input.limits.stdin_cap))
+    let hint = doc.min_json_len();
+    let fits = (hint <= input.limits.stdin_cap)
+        .then(|| render.render_within(&doc, input.limits.stdin_cap, hint))
         .flatten();
-    if let Some(len) = fits {
-        let document = render.render(&doc, len);
+    if let Some(document) = fits {
         drop(doc);
         return Ok(BuiltPayload {
             document,

@@ -245,6 +245,11 @@ impl<W> Capped<W> {
             over: false,
         }
     }
+
+    /// The inner writer.
+    pub(crate) fn into_inner(self) -> W {
+        self.inner
+    }
 }
 
 impl<W: std::io::Write> std::io::Write for Capped<W> {
