@@ -71,15 +71,21 @@ impl RigHooks {
         let EffectKind::ToolCall { name, args } = event.kind else {
             return Now::Answer(Answer::Proceed);
         };
-        if !self.stack.observes(Phase::BeforeTool) {
-            return Now::Answer(Answer::Proceed);
-        }
         // Hooks that read no arguments see `null` (and rewrite nothing).
         let reads = self.stack.reads_payload(Phase::BeforeTool);
         let parsed = reads.then(|| args_json(args));
+        // Whether a hook observes the call is asked only when the quick
+        // answer is not known (with none, the stack answers `Continue`).
+        let fold = |parsed: Option<Value>| {
+            if self.stack.observes(Phase::BeforeTool) {
+                let parsed = parsed.unwrap_or(Value::Null);
+                Now::Fold { parsed, reads }
+            } else {
+                Now::Answer(Answer::Proceed)
+            }
+        };
         if self.applied.is_some() {
-            let parsed = parsed.unwrap_or(Value::Null);
-            return Now::Fold { parsed, reads };
+            return fold(parsed);
         }
         let call_id = event.call_id.map_or(Cow::Borrowed(""), CallId::wire);
         let call = ToolCall {
@@ -94,10 +100,7 @@ impl RigHooks {
             }) => return Now::Answer(Answer::Proceed),
             Some(ToolDecision::Skip { reason, .. }) => Answer::Skip(reason.into()),
             Some(ToolDecision::Terminate { reason }) => Answer::Cancel(reason.into()),
-            _ => {
-                let parsed = parsed.unwrap_or(Value::Null);
-                return Now::Fold { parsed, reads };
-            }
+            _ => return fold(parsed),
         };
         self.mark_denied(ctx, event);
         Now::Answer(answer)

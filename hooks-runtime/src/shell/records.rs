@@ -6,6 +6,7 @@
 //! single `write_all` under a mutex on a file opened in append mode, so lines
 //! of concurrent invocations never interleave.
 
+use std::borrow::Cow;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -357,42 +358,61 @@ impl RecordWriter {
     /// The exact line [`RecordWriter::write`] writes for `record`, with its
     /// trailing `\n`.
     pub fn render(&self, record: &Record, extra: &SecretSet) -> String {
-        // The writer's secrets are copied only when `extra` adds to them.
+        match record {
+            Record::Hook(h) => self.render_hook(h, extra),
+            Record::Injection(i) => Self::line(serde_json::to_string(i), &self.secrets_with(extra)),
+        }
+    }
+
+    /// [`RecordWriter::render`] of a hook record, without wrapping it in a
+    /// [`Record`] (the record is copied only when a field is redacted).
+    pub(crate) fn render_hook(&self, h: &HookRecord, extra: &SecretSet) -> String {
+        let secrets = &*self.secrets_with(extra);
+        let message = h
+            .message
+            .as_deref()
+            .map(|m| redact_sensitive_text(m, secrets));
+        let id = redact_sensitive_text(h.hook_id.as_str(), secrets);
+        let tool = h.tool.as_deref().map(|t| redact_sensitive_text(t, secrets));
+        let owned = |text: &Option<Cow<'_, str>>| matches!(text, Some(Cow::Owned(_)));
+        let json = if owned(&message) || owned(&tool) || matches!(id, Cow::Owned(_)) {
+            let mut redacted = h.clone();
+            redacted.message = message.map(Cow::into_owned);
+            if let Cow::Owned(id) = id {
+                redacted.hook_id = id.into();
+            }
+            redacted.tool = tool.map(Cow::into_owned);
+            serde_json::to_string(&redacted)
+        } else {
+            serde_json::to_string(h)
+        };
+        Self::line(json, secrets)
+    }
+
+    /// The writer's secrets, plus `extra` (copied only when `extra` adds
+    /// to them).
+    fn secrets_with<'s>(&'s self, extra: &SecretSet) -> Cow<'s, SecretSet> {
         let own = &self.inner.secrets;
-        let secrets = if extra.values().iter().all(|v| own.values().contains(v)) {
-            std::borrow::Cow::Borrowed(own)
+        if extra.values().iter().all(|v| own.values().contains(v)) {
+            Cow::Borrowed(own)
         } else {
             let mut secrets = own.clone();
             secrets.extend(extra);
-            std::borrow::Cow::Owned(secrets)
-        };
-        let secrets = &*secrets;
-        let redacted = match record {
-            Record::Hook(h) => {
-                let mut h = h.clone();
-                h.message = h
-                    .message
-                    .map(|m| redact_sensitive_text(&m, secrets).into_owned());
-                if let std::borrow::Cow::Owned(id) =
-                    redact_sensitive_text(h.hook_id.as_str(), secrets)
-                {
-                    h.hook_id = id.into();
-                }
-                h.tool = h
-                    .tool
-                    .map(|t| redact_sensitive_text(&t, secrets).into_owned());
-                Record::Hook(h)
-            }
-            Record::Injection(i) => Record::Injection(i.clone()),
-        };
-        let json = serde_json::to_string(&redacted)
-            .unwrap_or_else(|e| format!("{{\"record\":\"unserializable\",\"error\":\"{e}\"}}"));
+            Cow::Owned(secrets)
+        }
+    }
+
+    /// The record line of `json`, a record serialized: redacted as a
+    /// whole, with its `\n`.
+    fn line(json: serde_json::Result<String>, secrets: &SecretSet) -> String {
+        let json =
+            json.unwrap_or_else(|e| format!("{{\"record\":\"unserializable\",\"error\":\"{e}\"}}"));
         // A second pass over the whole line catches anything a field-level
         // pass missed; keep it only if the line is still one JSON document
         // (checked only when the pass changed something).
         let whole = match redact_sensitive_text(&json, secrets) {
-            std::borrow::Cow::Owned(whole) => Some(whole),
-            std::borrow::Cow::Borrowed(_) => None,
+            Cow::Owned(whole) => Some(whole),
+            Cow::Borrowed(_) => None,
         };
         let mut line = match whole {
             Some(whole) if serde_json::from_str::<serde::de::IgnoredAny>(&whole).is_ok() => whole,

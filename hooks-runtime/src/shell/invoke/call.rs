@@ -192,7 +192,7 @@ impl<'a> Call<'a> {
         let elapsed = self.start.elapsed();
         record.elapsed_ms = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         if self.rt.records.is_some() {
-            self.write(&Record::Hook(record.clone()));
+            self.write_hook(&record);
             self.write_pending();
         }
         self.emit_finished(&record);
@@ -286,19 +286,33 @@ impl<'a> Call<'a> {
     /// caller in a group, else until the call finishes ([`Call::write_pending`]:
     /// one write for the call's records).
     pub(super) fn write(&mut self, record: &Record) {
-        if let (Some(writer), Some(lines)) = (&self.rt.records, &mut self.deferred) {
-            lines.push(writer.render(record, &self.secrets));
-            return;
-        }
         if let Some(writer) = &self.rt.records {
             let line = writer.render(record, &self.secrets);
-            match &mut self.pending {
-                Some((lines, count)) => {
-                    lines.push_str(&line);
-                    *count += 1;
-                }
-                None => self.pending = Some((line, 1)),
+            self.keep(line);
+        }
+    }
+
+    /// [`Call::write`] of a hook record (not copied into a [`Record`]).
+    fn write_hook(&mut self, record: &HookRecord) {
+        if let Some(writer) = &self.rt.records {
+            let line = writer.render_hook(record, &self.secrets);
+            self.keep(line);
+        }
+    }
+
+    /// Keeps a rendered record `line`: with the group's lines (in a
+    /// group), else with the call's pending lines.
+    fn keep(&mut self, line: String) {
+        if let Some(lines) = &mut self.deferred {
+            lines.push(line);
+            return;
+        }
+        match &mut self.pending {
+            Some((lines, count)) => {
+                lines.push_str(&line);
+                *count += 1;
             }
+            None => self.pending = Some((line, 1)),
         }
     }
 
