@@ -95,9 +95,15 @@ impl RigHooks {
         };
         // Decided without a fold: no run state, no report to show.
         let answer = match self.stack.before_tool_now(call) {
-            Some(ToolDecision::Run {
-                args: Cow::Borrowed(_),
-            }) => return Now::Answer(Answer::Proceed),
+            Some(
+                decision @ ToolDecision::Run {
+                    args: Cow::Borrowed(_),
+                },
+            ) => {
+                // It owns nothing: no call to its drop glue.
+                std::mem::forget(decision);
+                return Now::Answer(Answer::Proceed);
+            }
             Some(ToolDecision::Skip { reason, .. }) => Answer::Skip(reason.into()),
             Some(ToolDecision::Terminate { reason }) => Answer::Cancel(reason.into()),
             _ => return fold(parsed),

@@ -130,17 +130,17 @@ pub(super) fn quick(table: &Table, event: &StepEvent<'_>) -> Option<Flow> {
     };
     let rule = &table.rules()[i as usize];
     // Only a stopping action's flow is built here: a rewrite's or a
-    // patch's (owned values) would be built again by the fold.
-    let stopping = matches!(
-        rule.declarative_kind(),
-        Some(FlowKind::Skip | FlowKind::Terminate)
-    );
-    if rule.mode != Mode::Enforce || !stopping {
+    // patch's (owned values) would be built again by the fold. Checked on
+    // its kind, before the (200-byte) flow is built and moved out.
+    let stops = match rule.declarative_kind() {
+        Some(kind @ (FlowKind::Skip | FlowKind::Terminate)) => kind.honoured_on(phase),
+        _ => false,
+    };
+    // With any subscriber the fold runs, and opens the rule's span once.
+    if rule.mode != Mode::Enforce || !stops || telemetry::subscribed() {
         return None;
     }
-    // With any subscriber the fold runs, and opens the rule's span once.
     rule.declarative_flow(event)
-        .filter(|flow| flow.stops() && flow.kind().honoured_on(phase) && !telemetry::subscribed())
 }
 
 /// Where the in-process part of a pass stopped.

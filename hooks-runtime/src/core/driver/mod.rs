@@ -285,7 +285,11 @@ impl<'a> ToolDecision<'a> {
     #[inline]
     fn of(decision: Flow, args: Cow<'a, Value>) -> Self {
         match decision {
-            Flow::Continue => ToolDecision::Run { args },
+            Flow::Continue => {
+                // `Continue` owns nothing: no call to `Flow`'s drop glue.
+                std::mem::forget(decision);
+                ToolDecision::Run { args }
+            }
             Flow::Skip { reason } => ToolDecision::Skip { reason, args },
             Flow::Ask { reason } => ToolDecision::Ask { reason, args },
             Flow::Terminate { reason } => ToolDecision::Terminate { reason },
@@ -466,8 +470,8 @@ impl HookStack {
             call_id: call.call_id,
             args: call.args,
         };
-        let flow = self.decide_now(&event)?;
-        Some(ToolDecision::of(flow, Cow::Borrowed(call.args)))
+        self.decide_now(&event)
+            .map(|flow| ToolDecision::of(flow, Cow::Borrowed(call.args)))
     }
 
     /// Folds an `after_tool` event: `call` carries the arguments the tool
