@@ -98,7 +98,8 @@ pub trait AgentHook: Send + Sync {
     /// `on_event`. Default: `None`. A dispatch table without a bound shell
     /// runtime answers when no rule matches (`Continue`) or when the first
     /// matching rule blocks or terminates in `mode: enforce` and no
-    /// `tracing` subscriber is set; a [`HookStack`], when its hooks do.
+    /// `tracing` subscriber enabling `info` is set; a [`HookStack`], when its
+    /// hooks do.
     fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
         let _ = event;
         None

@@ -504,7 +504,8 @@ impl AgentHook for HookStack {
     /// stopping flow when no later hook of a higher layer would still have
     /// its say ([`Fold::yield_to_higher_layer`]); `None` otherwise, for a
     /// stack whose scoped or `once` rules go through a session store, and
-    /// whenever a `tracing` subscriber is set (the fold opens its span).
+    /// whenever a `tracing` subscriber enabling `info` is set (the fold opens its
+    /// span at that level).
     #[inline]
     fn decide_now(&self, event: &StepEvent<'_>) -> Option<Flow> {
         if (self.marked && self.session_store.is_some()) || telemetry::subscribed() {

@@ -112,7 +112,7 @@ fn next_claimed(
 /// The net flow of `event` through `table` when it needs no fold:
 /// `Continue` when no rule matches; the first rule's flow when it stops the
 /// event (`block`, `terminate`), its phase honours it, it is in `mode:
-/// enforce` and no `tracing` subscriber is set (one would get the rule's
+/// enforce` and no `tracing` subscriber enabling `info` is set (one would get the rule's
 /// span); `None` otherwise (the pass runs on a fold). `table` is unbound (no
 /// records, no activity, no secrets), has no scoped or `once` rule and no
 /// containment check on the event's phase (the caller checks): a plain

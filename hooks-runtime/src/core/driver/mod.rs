@@ -457,7 +457,7 @@ impl HookStack {
     /// stack decides without a fold ([`AgentHook::decide_now`](crate::AgentHook::decide_now)): no hook
     /// needs the run's context and none answers with more than a flow. The
     /// deciding hook's report and provenance entry are not built (nor any
-    /// span: with a `tracing` subscriber set the answer is `None`), so a
+    /// span: with a `tracing` subscriber enabling `info` set the answer is `None`), so a
     /// caller that shows reports folds. Only `Run` with the model's
     /// arguments, `Skip` and `Terminate` come from here: a rewrite or an
     /// ask always goes through the fold. `None`: call
