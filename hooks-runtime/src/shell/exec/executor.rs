@@ -289,12 +289,16 @@ impl Executor {
             };
             let mut io = pin!(io);
             let mut io_done = false;
+            // Made once, not per wake-up: each would register again (the
+            // timer in the runtime's wheel, the waiter in the token's list).
+            let mut cancelled = pin!(cancel.cancelled());
+            let mut expired = pin!(sleep_until(deadline));
             let end = loop {
                 tokio::select! {
                     biased;
-                    () = cancel.cancelled() => break End::Cancelled,
+                    () = &mut cancelled => break End::Cancelled,
                     status = running.wait() => break End::Exited(status),
-                    () = sleep_until(deadline) => break End::TimedOut,
+                    () = &mut expired => break End::TimedOut,
                     () = &mut io, if !io_done => io_done = true,
                 }
             };
@@ -305,7 +309,7 @@ impl Executor {
                 }
             } else {
                 running.terminate();
-                let grace_end = Instant::now() + self.kill_grace;
+                let mut grace = pin!(sleep_until(Instant::now() + self.kill_grace));
                 loop {
                     tokio::select! {
                         biased;
@@ -313,7 +317,7 @@ impl Executor {
                             reaped = status.is_ok();
                             break;
                         }
-                        () = sleep_until(grace_end) => break,
+                        () = &mut grace => break,
                         () = &mut io, if !io_done => io_done = true,
                     }
                 }
