@@ -56,6 +56,24 @@ async fn payload_round_trips_byte_for_byte_with_one_newline() {
     assert_eq!(outcome.stdout.bytes, expected);
 }
 
+/// Payloads up to `PIPE_BUF` with their newline are written into the pipe
+/// before the spawn, larger ones after it: both read the same.
+#[tokio::test]
+async fn payloads_either_side_of_the_prefilled_size_round_trip() {
+    let (_dir, executor) = workspace();
+    for len in [0, 1, 4094, 4095, 4096, 65_535, 65_536, 200_000] {
+        let payload: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut req = ExecRequest::exec(["cat"]);
+        req.stdin = Some(payload.clone());
+        req.stdout_cap = 256 * 1024;
+        let outcome = executor.run(&req, &CancellationToken::new()).await;
+        assert_eq!(outcome.status, ExecStatus::Exited(0), "{len} bytes");
+        let mut expected = payload;
+        expected.push(b'\n');
+        assert!(outcome.stdout.bytes == expected, "{len} bytes");
+    }
+}
+
 #[tokio::test]
 async fn no_payload_means_stdin_is_empty() {
     let (_dir, executor) = workspace();

@@ -62,16 +62,19 @@ impl Prepared {
     /// Spawns the command of the request `shape` builds (called only when
     /// there is no command for `executor`'s root yet), building it first
     /// when needed; the request's stdin decides whether stdin is piped.
+    /// `stdin` is written as the executor's `spawn` writes it: returns the
+    /// child and what is still to write.
     ///
     /// # Errors
     ///
     /// A `spawn_failed` failure: a preflight refusal (its message, as
     /// [`Executor::run`] reports it) or the OS's spawn error.
-    pub(crate) fn spawn(
+    pub(crate) fn spawn<'s>(
         &self,
         executor: &Executor,
         shape: impl FnOnce() -> ExecRequest,
-    ) -> Result<Child, ExecFailure> {
+        stdin: Option<&'s [u8]>,
+    ) -> Result<(Child, Option<&'s [u8]>), ExecFailure> {
         let refused = |err: super::PreflightError| {
             ExecFailure::new(FailureKind::SpawnFailed, err.to_string())
         };
@@ -79,7 +82,7 @@ impl Prepared {
         let req = match slot.take() {
             Some(mut entry) if *entry.root == *executor.workspace_root() => {
                 match entry.fits(executor.workspace_root()) {
-                    Ok(true) => match spawn(&mut entry.command) {
+                    Ok(true) => match spawn(&mut entry.command, stdin) {
                         Ok(child) => {
                             *slot = Some(entry);
                             return Ok(child);
@@ -111,7 +114,7 @@ impl Prepared {
             parent,
             command: built.command,
         };
-        let child = spawn(&mut entry.command);
+        let child = spawn(&mut entry.command, stdin);
         *slot = Some(entry);
         child
     }
