@@ -157,9 +157,10 @@ impl Executor {
     /// Runs `req` to completion, timeout or cancellation.
     ///
     /// Sequence: preflight (cwd, argv, environment names); spawn in a new
-    /// process group (a stdin of up to 4 KiB, `PIPE_BUF`, with its newline
-    /// is already in the child's stdin pipe then, with end-of-file behind
-    /// it); write a larger stdin while reading stdout and stderr; race the
+    /// process group (a stdin of up to `PIPE_BUF` with its newline, 4 KiB
+    /// on Linux and 512 bytes elsewhere, is already in the child's stdin
+    /// pipe then, with end-of-file behind it); write a larger stdin while
+    /// reading stdout and stderr; race the
     /// direct child's exit against `req.timeout` (on the parent's clock) and
     /// `cancel`.
     /// - The child exits: the readers get the drain grace to finish, then the
@@ -467,7 +468,9 @@ pub(super) struct Built {
 /// ([`ExecRequest`]'s fields of the same names).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Launch<'a> {
-    /// Written to stdin, then `"\n"`; `None`: nothing (stdin is `/dev/null`).
+    /// Written to stdin, then `"\n"`; `None`: nothing is written (the
+    /// child's stdin is what its command was built with: `/dev/null` for a
+    /// request without stdin, else a pipe closed at once).
     pub(crate) stdin: Option<&'a [u8]>,
     /// Deadline from the start of the run.
     pub(crate) timeout: Duration,
@@ -521,17 +524,17 @@ pub(super) fn spawn<'s>(
     })
 }
 
-/// The read end of a new close-on-exec pipe holding `payload` and `"\n"`,
-/// its write end closed; `None` when they are over [`PREFILL_MAX`] or the
-/// pipe cannot be made or filled at once.
-fn prefilled_pipe(payload: &[u8]) -> Option<std::os::fd::OwnedFd> {
+/// The read end of a new close-on-exec pipe (`std::io::pipe`) holding
+/// `payload` and `"\n"`, its write end closed; `None` when they are over
+/// [`PREFILL_MAX`] or the pipe cannot be made or filled at once.
+fn prefilled_pipe(payload: &[u8]) -> Option<io::PipeReader> {
     if payload.len() >= PREFILL_MAX {
         return None;
     }
-    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).ok()?;
+    let (read, mut write) = io::pipe().ok()?;
     let parts = [io::IoSlice::new(payload), io::IoSlice::new(b"\n")];
     // At most `PIPE_BUF` bytes into an empty pipe: written whole at once.
-    let written = rustix::io::writev(&write, &parts).ok()?;
+    let written = io::Write::write_vectored(&mut write, &parts).ok()?;
     (written == payload.len() + 1).then_some(read)
 }
 
