@@ -213,16 +213,16 @@ impl Executor {
         if cancel.is_cancelled() {
             return cancelled_before(start);
         }
-        let spawned = self
-            .command(req)
-            .map_err(|err| ExecFailure::new(FailureKind::SpawnFailed, err.to_string()))
-            .and_then(|mut command| spawn(&mut command, req.stdin.as_deref()));
         let launch = Launch {
             stdin: req.stdin.as_deref(),
             timeout: req.timeout,
             stdout_cap: req.stdout_cap,
             stderr_cap: req.stderr_cap,
         };
+        let spawned = self
+            .command(req)
+            .map_err(|err| ExecFailure::new(FailureKind::SpawnFailed, err.to_string()))
+            .and_then(|mut command| spawn(&mut command, launch.stdin));
         self.drive(spawned, launch, cancel, start).await
     }
 
@@ -250,8 +250,9 @@ impl Executor {
         self.drive(spawned, launch, cancel, start).await
     }
 
-    /// Drives a spawned child (or reports why it was not spawned): stdin
-    /// written while stdout and stderr are read, the race of its exit
+    /// Drives a spawned child (or reports why it was not spawned) with the
+    /// stdin its [`spawn`] left to write: that written while stdout and
+    /// stderr are read, the race of its exit
     /// against the deadline and `cancel`, termination and reaping
     /// ([`Executor::run`]).
     async fn drive(
@@ -503,19 +504,20 @@ pub(super) fn spawn<'s>(
     command: &mut Command,
     stdin: Option<&'s [u8]>,
 ) -> Result<(Child, Option<&'s [u8]>), ExecFailure> {
-    let prefilled = stdin.and_then(prefilled_pipe);
-    let left = if let Some(read) = prefilled {
-        command.stdin(Stdio::from(read));
-        None
-    } else {
-        stdin
+    let prefilled = match stdin.and_then(prefilled_pipe) {
+        Some(read) => {
+            command.stdin(Stdio::from(read));
+            true
+        }
+        None => false,
     };
     let spawned = command.spawn();
-    if left.is_none() && stdin.is_some() {
+    if prefilled {
         // The kept command's stdin is a pipe made per spawn again (this
         // drops the parent's copy of the read end).
         command.stdin(Stdio::piped());
     }
+    let left = if prefilled { None } else { stdin };
     spawned.map(|child| (child, left)).map_err(|err| {
         ExecFailure::new(
             FailureKind::SpawnFailed,
